@@ -1,0 +1,17 @@
+#pragma once
+// authHash = hex(MD5(lower(a) ":" lower(b) ":" lower(c))) (SPEC.md §4), and its comparison.
+#include <string>
+#include <string_view>
+
+namespace keeper::core {
+
+std::string md5_hex(std::string_view data);
+
+// The expected hash for three parts, each lower-cased (Unicode-aware) before joining.
+std::string expected_auth_hash(std::string_view a, std::string_view b, std::string_view c);
+
+// Constant-time comparison of two 32-digit hex hashes, either case. Takes the same time whether
+// or not they match, and wherever they first differ.
+bool auth_hash_matches(std::string_view expected_lower_hex, std::string_view given);
+
+}  // namespace keeper::core

@@ -1,0 +1,34 @@
+#pragma once
+// The one error type that reaches a client. Everything else thrown inside a call is turned into
+// a generic server fault at one boundary (request_router.cpp), with details kept for the log.
+#include <stdexcept>
+#include <string>
+
+namespace keeper::core {
+
+enum class fault_kind {
+    malformed,               // unreadable XML, empty body, DOCTYPE: HTTP 400
+    client,                  // decodes, but names a bad value, action or parameter
+    unknown_operation,       // no such operation in this group
+    version_mismatch,        // envelope namespace is not the content type's SOAP version
+    must_understand,         // a header block with mustUnderstand we do not understand
+    server,                  // anything that failed inside: generic reason only
+    no_such_endpoint,        // path names no group: 404
+    method_not_allowed,      // HEAD, PUT, DELETE, OPTIONS...: 405
+    unsupported_media_type,  // POST that is neither SOAP nor form: 415
+    body_too_large,          // over the configured body limit: 413
+};
+
+class fault : public std::runtime_error {
+public:
+    // reason is public: one line that names what was wrong, never internals.
+    fault(fault_kind kind, const std::string& reason) : std::runtime_error(reason), m_kind(kind) {}
+    fault_kind kind() const noexcept { return m_kind; }
+
+private:
+    fault_kind m_kind;
+};
+
+std::string_view fault_kind_name(fault_kind kind);
+
+}  // namespace keeper::core

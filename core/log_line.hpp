@@ -1,0 +1,13 @@
+#pragma once
+// The one log line per request (SPEC.md §7): logfmt, values sanitised so a client cannot forge
+// lines. Holds no secret, hash or code: the request's arguments are never part of it.
+#include <chrono>
+#include <string>
+
+#include "request_router.hpp"
+
+namespace keeper::core {
+
+std::string format_log_line(const std::string& request_id, const handled_request& handled, std::chrono::microseconds took);
+
+}  // namespace keeper::core

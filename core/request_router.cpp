@@ -1,0 +1,110 @@
+#include "request_router.hpp"
+
+#include "call_runner.hpp"
+#include "endpoint_path.hpp"
+#include "fault.hpp"
+#include "media_type.hpp"
+#include "operation_table.hpp"
+#include "response_writer.hpp"
+#include "service_pages.hpp"
+
+namespace keeper::core {
+namespace {
+
+constexpr std::string_view form_type = "application/x-www-form-urlencoded";
+
+std::string outcome_of(const result_value& value) {
+    if (const auto* code = std::get_if<result_code>(&value)) return "result=" + std::to_string(static_cast<int>(*code));
+    return "ok";
+}
+
+const operation& path_operation(const endpoint_path& ep, request_log& log) {
+    const auto* op = find_operation(ep.group, *ep.operation_name);
+    if (!op) {
+        throw fault(fault_kind::unknown_operation,
+                    "Unknown operation '" + *ep.operation_name + "' in " + std::string{group_name(ep.group)} + ".");
+    }
+    log.operation = op->name;
+    return *op;
+}
+
+decoded_call decode_form_request(const http_request& req, const endpoint_path& ep, request_log& log) {
+    if (req.method == "GET") {
+        log.via = transport::http_get;
+        return decode_form_call(path_operation(ep, log), req.query);
+    }
+    log.via = transport::http_post;
+    const auto& op = path_operation(ep, log);
+    if (parse_media_type(req.content_type).essence != form_type) {
+        throw fault(fault_kind::unsupported_media_type,
+                    "An HTTP POST to an operation must be application/x-www-form-urlencoded.");
+    }
+    return decode_form_call(op, req.body);  // a POST reads only its form body, never the query
+}
+
+decoded_call decode_soap_request(const http_request& req, const endpoint_path& ep, const settings& cfg, request_log& log) {
+    const auto media = parse_media_type(req.content_type);
+    if (media.essence == "text/xml") {
+        log.via = transport::soap11;
+        auto call = decode_soap_call(req.body, soap_version::v11, req.soap_action, ep.group, cfg.api_namespace);
+        log.operation = call.op->name;
+        return call;
+    }
+    if (media.essence == "application/soap+xml") {
+        log.via = transport::soap12;
+        const auto action = media.params.find("action");
+        const auto hint = action == media.params.end() ? std::nullopt : std::optional{action->second};
+        auto call = decode_soap_call(req.body, soap_version::v12, hint, ep.group, cfg.api_namespace);
+        log.operation = call.op->name;
+        return call;
+    }
+    throw fault(fault_kind::unsupported_media_type,
+                "Content type '" + media.essence + "' is not SOAP (text/xml, application/soap+xml) or a form.");
+}
+
+http_response route(const http_request& req, store& st, const settings& cfg, request_log& log) {
+    const auto ep = parse_endpoint_path(req.path);
+    if (!ep) throw fault(fault_kind::no_such_endpoint, "No service here.");
+    log.group = group_name(ep->group);
+    if (req.method != "GET" && req.method != "POST") {
+        throw fault(fault_kind::method_not_allowed, "Method " + req.method + " is not allowed; use GET or POST.");
+    }
+    if (req.body_too_large) {
+        throw fault(fault_kind::body_too_large, "The request body is larger than " + std::to_string(cfg.body_limit) + " bytes.");
+    }
+    if (!ep->operation_name && req.method == "GET") {
+        log.outcome = "page";
+        return service_page(req, *ep, cfg);
+    }
+    if (!ep->operation_name && parse_media_type(req.content_type).essence == form_type) {
+        throw fault(fault_kind::no_such_endpoint, "A form POST must name the operation in the path: " + ep->group_path + "/Operation.");
+    }
+    const auto call = ep->operation_name ? decode_form_request(req, *ep, log) : decode_soap_request(req, *ep, cfg, log);
+    const auto value = run_call(call, st, cfg, req.request_id);
+    log.outcome = outcome_of(value);
+    return write_result(log.via, *call.op, value, cfg.api_namespace);
+}
+
+}  // namespace
+
+handled_request handle_request(const http_request& request, store& st, const settings& cfg) {
+    handled_request out;
+    try {
+        out.response = route(request, st, cfg, out.log);
+        return out;
+    } catch (const fault& f) {
+        out.log.outcome = "fault=" + std::string{fault_kind_name(f.kind())};
+        out.response = write_fault(out.log.via, f);
+        return out;
+    } catch (const std::exception& e) {
+        out.log.detail = e.what();
+    } catch (...) {
+        out.log.detail = "unknown exception";
+    }
+    out.log.outcome = "fault=server";
+    const fault generic{fault_kind::server, "Server was unable to process request (request id " + request.request_id + ")."};
+    out.response = write_fault(out.log.via, generic);
+    return out;
+}
+
+}  // namespace keeper::core

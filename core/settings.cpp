@@ -1,0 +1,160 @@
+#include "settings.hpp"
+
+#include <charconv>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "text_util.hpp"
+
+extern char** environ;
+
+namespace keeper::core {
+namespace {
+
+using setter = std::function<void(settings&, const std::string&)>;
+
+struct setting_def {
+    setting_doc doc;
+    setter apply;
+};
+
+long long parse_int(const std::string& key, const std::string& v, long long min, long long max) {
+    long long n = 0;
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (ec != std::errc{} || end != v.data() + v.size() || n < min || n > max) {
+        throw config_error("config key '" + key + "': '" + v + "' is not a whole number from " +
+                           std::to_string(min) + " to " + std::to_string(max));
+    }
+    return n;
+}
+
+std::string parse_decimal(const std::string& key, const std::string& v) {
+    // digits, optionally '.' and at most 2 more digits: money in the purse's currency
+    const auto dot = v.find('.');
+    const auto whole = v.substr(0, dot);
+    const auto frac = dot == std::string::npos ? std::string{} : v.substr(dot + 1);
+    const auto all_digits = [](const std::string& s) {
+        return s.find_first_not_of("0123456789") == std::string::npos;
+    };
+    if (whole.empty() || !all_digits(whole) || !all_digits(frac) || frac.size() > 2 ||
+        (dot != std::string::npos && frac.empty())) {
+        throw config_error("config key '" + key + "': '" + v + "' is not an amount like 15000 or 99.50");
+    }
+    return v;
+}
+
+std::string parse_nonempty(const std::string& key, const std::string& v) {
+    if (v.empty()) throw config_error("config key '" + key + "' must not be empty");
+    return v;
+}
+
+const std::vector<setting_def>& definitions() {
+    static const std::vector<setting_def> defs{
+        {{"api_namespace", "http://tempuri.org/", "XML namespace of the API (WSDL targetNamespace, SOAPAction prefix)."},
+         [](settings& s, const std::string& v) { s.api_namespace = parse_nonempty("api_namespace", v); }},
+        {{"database_url", "dbname=keeper", "libpq connection string of the PostgreSQL database."},
+         [](settings& s, const std::string& v) { s.database_url = parse_nonempty("database_url", v); }},
+        {{"listen", "", "FastCGI socket: a unix socket path or 127.0.0.1:PORT; empty = inherited on fd 0 (systemd)."},
+         [](settings& s, const std::string& v) { s.listen = v; }},
+        {{"workers", "8",
+          "Worker processes. Writes wait on PostgreSQL commits, so more workers than cores pay off: "
+          "on 2 cores, 6-8 workers did 1.45x the throughput of 2."},
+         [](settings& s, const std::string& v) { s.workers = static_cast<int>(parse_int("workers", v, 1, 256)); }},
+        {{"body_limit", "65536", "Largest request body in bytes; larger gets 413 before any parsing. nginx's client_max_body_size must match."},
+         [](settings& s, const std::string& v) { s.body_limit = static_cast<std::size_t>(parse_int("body_limit", v, 1024, 16 << 20)); }},
+        {{"session_ttl_seconds", "86400", "How long a session stays valid after Authenticate."},
+         [](settings& s, const std::string& v) { s.session_ttl = std::chrono::seconds{parse_int("session_ttl_seconds", v, 1, 366LL * 86400)}; }},
+        {{"auth_max_failures", "5", "Failed Authenticate calls per login within the window before it answers 11."},
+         [](settings& s, const std::string& v) { s.auth_max_failures = static_cast<int>(parse_int("auth_max_failures", v, 1, 1000)); }},
+        {{"auth_failure_window_seconds", "900", "The window for auth_max_failures."},
+         [](settings& s, const std::string& v) { s.auth_failure_window = std::chrono::seconds{parse_int("auth_failure_window_seconds", v, 1, 86400)}; }},
+        {{"code_max_attempts", "5", "Wrong protection/confirmation codes that lock a transfer or task for good."},
+         [](settings& s, const std::string& v) { s.code_max_attempts = static_cast<int>(parse_int("code_max_attempts", v, 1, 100)); }},
+        {{"topup_max_amount", "15000", "Largest amount of one TopupPurseFromAtmCard."},
+         [](settings& s, const std::string& v) { s.topup_max_amount = parse_decimal("topup_max_amount", v); }},
+        {{"card_daily_limit", "50000", "Default limit of a card's top-ups over 24 hours (a card may have its own)."},
+         [](settings& s, const std::string& v) { s.card_daily_limit = parse_decimal("card_daily_limit", v); }},
+    };
+    return defs;
+}
+
+const setting_def* find_definition(const std::string& key) {
+    for (const auto& d : definitions()) {
+        if (d.doc.key == key) return &d;
+    }
+    return nullptr;
+}
+
+std::string trim(std::string_view s) { return std::string{trim_xml_space(s)}; }
+
+void apply_file(settings& s, const std::string& text) {
+    std::istringstream in{text};
+    std::string line;
+    for (int number = 1; std::getline(in, line); ++number) {
+        const auto content = trim(line);
+        if (content.empty() || content.front() == '#') continue;
+        const auto eq = content.find('=');
+        if (eq == std::string::npos) {
+            throw config_error("config line " + std::to_string(number) + ": expected 'key = value'");
+        }
+        const auto key = trim(content.substr(0, eq));
+        const auto* def = find_definition(key);
+        if (!def) throw config_error("config line " + std::to_string(number) + ": unknown key '" + key + "'");
+        def->apply(s, trim(content.substr(eq + 1)));
+    }
+}
+
+std::string env_name(const std::string& key) {
+    std::string name = "KEEPER_";
+    for (char c : key) name += static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+    return name;
+}
+
+}  // namespace
+
+const std::vector<setting_doc>& setting_docs() {
+    static const std::vector<setting_doc> docs = [] {
+        std::vector<setting_doc> out;
+        for (const auto& d : definitions()) out.push_back(d.doc);
+        return out;
+    }();
+    return docs;
+}
+
+settings parse_settings(const std::string& file_text, const std::map<std::string, std::string>& env) {
+    settings s;
+    apply_file(s, file_text);
+    for (const auto& d : definitions()) {
+        const auto it = env.find(env_name(d.doc.key));
+        if (it != env.end()) d.apply(s, it->second);
+    }
+    return s;
+}
+
+std::string default_config_path() {
+    if (const char* env = std::getenv("KEEPER_CONFIG"); env && *env) return env;
+    const std::string system_path = "/etc/keeper/keeper.conf";
+    return std::ifstream{system_path} ? system_path : std::string{};
+}
+
+settings load_settings(const std::string& path) {
+    std::string text;
+    if (!path.empty()) {
+        std::ifstream in{path};
+        if (!in) throw config_error("cannot read config file " + path);
+        std::ostringstream buf;
+        buf << in.rdbuf();
+        text = buf.str();
+    }
+    std::map<std::string, std::string> env;
+    for (char** e = environ; *e; ++e) {
+        const std::string entry = *e;
+        const auto eq = entry.find('=');
+        if (entry.rfind("KEEPER_", 0) == 0 && eq != std::string::npos) env[entry.substr(0, eq)] = entry.substr(eq + 1);
+    }
+    return parse_settings(text, env);
+}
+
+}  // namespace keeper::core

@@ -1,0 +1,51 @@
+#pragma once
+// keeper's configuration: one file of `key = value` lines, every key with a default, each
+// overridable by the environment variable KEEPER_<KEY in upper case>. Unknown keys and bad values
+// stop the start with a message naming the key (validated once, never per request).
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace keeper::core {
+
+struct settings {
+    std::string api_namespace = "http://tempuri.org/";
+    std::string database_url = "dbname=keeper";  // a libpq connection string
+    std::string listen;                           // empty: the socket inherited on fd 0
+    int workers = 8;
+    std::size_t body_limit = 65536;
+    std::chrono::seconds session_ttl{86400};
+    int auth_max_failures = 5;
+    std::chrono::seconds auth_failure_window{900};
+    int code_max_attempts = 5;
+    std::string topup_max_amount = "15000";  // exact decimal, compared as NUMERIC
+    std::string card_daily_limit = "50000";  // exact decimal, compared as NUMERIC
+};
+
+class config_error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct setting_doc {
+    std::string key;
+    std::string default_value;
+    std::string description;
+};
+
+// Every key, its default and what it means, in file order (docs and the sample file use it).
+const std::vector<setting_doc>& setting_docs();
+
+// Applies file text, then environment overrides (KEEPER_*), to the defaults.
+settings parse_settings(const std::string& file_text, const std::map<std::string, std::string>& env);
+
+// KEEPER_CONFIG if set, else /etc/keeper/keeper.conf if it exists, else "" (defaults only).
+std::string default_config_path();
+
+// Reads the file at path (empty path: no file) and the process environment.
+settings load_settings(const std::string& path);
+
+}  // namespace keeper::core

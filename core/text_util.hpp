@@ -1,0 +1,27 @@
+#pragma once
+// Small text helpers shared by decoders, writers and format rules.
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace keeper::core {
+
+// Strips XML white space (space, tab, CR, LF) from both ends.
+std::string_view trim_xml_space(std::string_view s);
+bool iequals_ascii(std::string_view a, std::string_view b);
+std::string to_lower_ascii(std::string_view s);
+
+// Escapes &, <, > and both quotes, so the result is safe in element text and attribute values.
+std::string xml_escape(std::string_view s);
+
+// UTF-8: number of code points, or nullopt when the bytes are not well-formed UTF-8.
+std::optional<std::size_t> utf8_length(std::string_view s);
+// True when any code point is a control character (C0, DEL or C1). Expects valid UTF-8.
+bool has_control_characters(std::string_view s);
+// Unicode simple lower-case mapping (C.UTF-8 locale tables), for logins and app ids that may
+// be Cyrillic. Expects valid UTF-8.
+std::string to_lower_utf8(std::string_view s);
+// Cuts s to at most max_bytes without splitting a UTF-8 sequence, marking the cut with "…".
+std::string shorten_for_message(std::string_view s, std::size_t max_bytes = 64);
+
+}  // namespace keeper::core

@@ -1,0 +1,109 @@
+#include "fcgi_exchange.hpp"
+
+#include <unistd.h>
+
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+namespace keeper::fcgi {
+namespace {
+
+std::string param(FCGX_Request& r, const char* name) {
+    const char* v = FCGX_GetParam(name, r.envp);
+    return v ? v : "";
+}
+
+std::optional<std::string> optional_param(FCGX_Request& r, const char* name) {
+    const char* v = FCGX_GetParam(name, r.envp);
+    return v ? std::optional<std::string>{v} : std::nullopt;
+}
+
+// nginx passes $request_id; without it (another front, a test) make one that is unique enough
+// to find a line in the log: pid, time and a counter.
+std::string make_request_id() {
+    static unsigned counter = 0;
+    const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "w%d-%llx-%u", static_cast<int>(getpid()), static_cast<unsigned long long>(now), ++counter);
+    return buf;
+}
+
+// The id is echoed in a response header and the log: accept only what nginx makes.
+bool is_safe_request_id(const std::string& id) {
+    if (id.empty() || id.size() > 64) return false;
+    for (char c : id) {
+        const bool ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' || c == '_';
+        if (!ok) return false;
+    }
+    return true;
+}
+
+std::string read_body(FCGX_Request& r, std::size_t limit, bool& too_large) {
+    std::string body;
+    char buf[8192];
+    while (true) {
+        const int n = FCGX_GetStr(buf, sizeof buf, r.in);
+        if (n <= 0) break;
+        if (body.size() + static_cast<std::size_t>(n) > limit) {
+            too_large = true;
+            return {};
+        }
+        body.append(buf, static_cast<std::size_t>(n));
+    }
+    return body;
+}
+
+const char* reason_phrase(int status) {
+    switch (status) {
+        case 200: return "OK";
+        case 400: return "Bad Request";
+        case 404: return "Not Found";
+        case 405: return "Method Not Allowed";
+        case 413: return "Payload Too Large";
+        case 415: return "Unsupported Media Type";
+        case 503: return "Service Unavailable";
+        default: return "Internal Server Error";
+    }
+}
+
+}  // namespace
+
+core::http_request read_request(FCGX_Request& r, std::size_t body_limit) {
+    core::http_request req;
+    req.method = param(r, "REQUEST_METHOD");
+    req.path = param(r, "DOCUMENT_URI");
+    if (req.path.empty()) req.path = param(r, "SCRIPT_NAME") + param(r, "PATH_INFO");
+    req.query = param(r, "QUERY_STRING");
+    req.content_type = param(r, "CONTENT_TYPE");
+    req.soap_action = optional_param(r, "HTTP_SOAPACTION");
+    req.host = param(r, "HTTP_HOST");
+    const auto scheme = param(r, "REQUEST_SCHEME");
+    req.scheme = !scheme.empty() ? scheme : (param(r, "HTTPS") == "on" ? "https" : "http");
+    req.request_id = param(r, "REQUEST_ID");
+    if (!is_safe_request_id(req.request_id)) req.request_id = make_request_id();
+
+    const auto length_text = param(r, "CONTENT_LENGTH");
+    unsigned long long declared = 0;
+    std::from_chars(length_text.data(), length_text.data() + length_text.size(), declared);
+    if (declared > body_limit) {
+        req.body_too_large = true;  // refused before reading a byte of it
+    } else {
+        req.body = read_body(r, body_limit, req.body_too_large);
+    }
+    return req;
+}
+
+void write_response(FCGX_Request& r, const core::http_response& res, const std::string& request_id) {
+    std::string head = "Status: " + std::to_string(res.status) + " " + reason_phrase(res.status) + "\r\n";
+    head += "Content-Type: " + res.content_type + "\r\n";
+    head += "Content-Length: " + std::to_string(res.body.size()) + "\r\n";
+    head += "X-Request-Id: " + request_id + "\r\n";
+    for (const auto& [name, value] : res.headers) head += name + ": " + value + "\r\n";
+    head += "\r\n";
+    FCGX_PutStr(head.data(), static_cast<int>(head.size()), r.out);
+    FCGX_PutStr(res.body.data(), static_cast<int>(res.body.size()), r.out);
+}
+
+}  // namespace keeper::fcgi

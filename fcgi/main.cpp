@@ -1,0 +1,84 @@
+// keeper-fcgi: the FastCGI worker pool. Listens on the socket systemd hands over on fd 0, or on
+// --listen (a unix socket path or 127.0.0.1:PORT), and runs N single-threaded workers on it.
+#include <fcgiapp.h>
+#include <sys/stat.h>
+
+#include <iostream>
+#include <pqxx/pqxx>
+#include <string>
+
+#include "core/settings.hpp"
+#include "db/migrator.hpp"
+#include "worker_pool.hpp"
+
+namespace {
+
+constexpr int listen_backlog = 1024;
+
+void print_usage(std::ostream& out) {
+    out << "usage: keeper-fcgi [--config FILE] [--listen ADDRESS] [--workers N]\n\n"
+           "Runs the keeper FastCGI worker pool. ADDRESS is a unix socket path or HOST:PORT;\n"
+           "without it the pool uses the socket inherited on fd 0 (systemd socket activation).\n"
+           "Configuration: FILE (default $KEEPER_CONFIG or /etc/keeper/keeper.conf), then\n"
+           "KEEPER_<KEY> environment variables. Logs one line per request to stderr.\n";
+}
+
+int open_listen_socket(const std::string& address) {
+    if (address.empty()) {
+        struct stat st {};
+        if (fstat(0, &st) != 0 || !S_ISSOCK(st.st_mode)) {
+            throw std::runtime_error("no socket on fd 0: start from the systemd socket unit, or give --listen");
+        }
+        return 0;
+    }
+    const int fd = FCGX_OpenSocket(address.c_str(), listen_backlog);
+    if (fd < 0) throw std::runtime_error("cannot listen on " + address);
+    // A unix socket is for nginx, which runs as the same service user or its group.
+    if (address.find(':') == std::string::npos) chmod(address.c_str(), 0660);
+    return fd;
+}
+
+// Workers that expect another schema would fail on every call: refuse to start instead.
+void check_schema(const keeper::core::settings& cfg) {
+    int found = 0;
+    try {
+        pqxx::connection conn{cfg.database_url};
+        found = keeper::db::current_schema_version(conn);
+    } catch (const pqxx::broken_connection&) {
+        std::cerr << "keeper-fcgi: database unreachable at start; workers will connect when it is back" << std::endl;
+        return;
+    }
+    if (found != keeper::db::expected_schema_version()) {
+        throw std::runtime_error("database schema version is " + std::to_string(found) + ", this keeper needs " +
+                                 std::to_string(keeper::db::expected_schema_version()) + " (run keeperctl migrate)");
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string config_path = keeper::core::default_config_path();
+    std::string listen, workers;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        const bool has_value = i + 1 < argc;
+        if (arg == "--help" || arg == "-h") { print_usage(std::cout); return 0; }
+        if (arg == "--config" && has_value) { config_path = argv[++i]; continue; }
+        if (arg == "--listen" && has_value) { listen = argv[++i]; continue; }
+        if (arg == "--workers" && has_value) { workers = argv[++i]; continue; }
+        print_usage(std::cerr);
+        return 2;
+    }
+    try {
+        if (!listen.empty()) setenv("KEEPER_LISTEN", listen.c_str(), 1);
+        if (!workers.empty()) setenv("KEEPER_WORKERS", workers.c_str(), 1);
+        const auto cfg = keeper::core::load_settings(config_path);
+        check_schema(cfg);
+        FCGX_Init();
+        const int fd = open_listen_socket(cfg.listen);
+        return keeper::fcgi::run_pool(fd, cfg);
+    } catch (const std::exception& e) {
+        std::cerr << "keeper-fcgi: " << e.what() << std::endl;
+        return 1;
+    }
+}

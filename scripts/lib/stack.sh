@@ -1,0 +1,178 @@
+# Shared by scripts/serve and scripts/test: install, build, and run a private keeper stack
+# (PostgreSQL, the worker pool, nginx) under one state directory. Source it; it defines functions.
+# Runs as root (it installs packages); PostgreSQL and the workers run as the unprivileged user
+# "keeper", because PostgreSQL refuses root and the workers need no privilege.
+
+KEEPER_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+SERVICE_USER=keeper
+KEEPER_PACKAGES=(
+  build-essential cmake pkg-config
+  libfcgi-dev libxml2-dev libssl-dev libpqxx-dev libboost-test-dev
+  postgresql nginx curl libxml2-utils
+  python3-zeep php-cli php-soap
+)
+
+say() { printf '%s\n' "$*" >&2; }
+die() { say "error: $*"; exit 1; }
+
+ensure_root() { [ "$(id -u)" = 0 ] || die "run as root: it installs Debian packages and starts services as user $SERVICE_USER"; }
+
+ensure_packages() {
+  local missing=() p
+  for p in "${KEEPER_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  say "installing: ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+ensure_service_user() {
+  id "$SERVICE_USER" >/dev/null 2>&1 ||
+    useradd --system --user-group --home-dir /nonexistent --shell /usr/sbin/nologin "$SERVICE_USER"
+}
+
+# Runs a command as the service user, in place (exec, no extra process: pids stay signalable).
+as_service() { setpriv --reuid="$SERVICE_USER" --regid="$SERVICE_USER" --init-groups -- "$@"; }
+
+pg_bin() { ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1; }
+
+# The state directory for a stack named $1: var/$1 in the checkout when the service user can
+# reach it, else under /var/tmp (a checkout under /root is not reachable by other users).
+state_dir() {
+  local name=$1 dir="$KEEPER_ROOT/var/$1"
+  mkdir -p "$dir"
+  if ! as_service test -x "$dir"; then
+    dir="/var/tmp/keeper-$(printf '%s' "$KEEPER_ROOT" | md5sum | cut -c1-8)/$name"
+    mkdir -p "$dir"
+    chmod 755 "$(dirname "$dir")"
+  fi
+  chmod 755 "$dir"
+  printf '%s\n' "$dir"
+}
+
+build_keeper() {
+  cmake -S "$KEEPER_ROOT" -B "$KEEPER_ROOT/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build "$KEEPER_ROOT/build" -j "$(nproc)"
+}
+
+# Installs the built binaries into $1/install, where the service user can run them.
+install_keeper() {
+  local state=$1
+  cmake --install "$KEEPER_ROOT/build" --prefix "$state/install" >/dev/null
+  chmod -R a+rX "$state/install"
+}
+
+database_url() { printf 'host=%s/run dbname=keeper user=%s' "$1" "$SERVICE_USER"; }
+
+# Starts (creating on first use) a private PostgreSQL listening only on a unix socket in $1/run.
+# Extra server settings may follow, e.g. "-c fsync=off" for throw-away test data.
+start_postgres() {
+  local state=$1; shift
+  local bin; bin=$(pg_bin)
+  mkdir -p "$state/pg" "$state/run" "$state/log"
+  chown "$SERVICE_USER:" "$state/pg" "$state/run" "$state/log"
+  chmod 700 "$state/pg"
+  if [ ! -f "$state/pg/PG_VERSION" ]; then
+    (cd "$state" && as_service "$bin/initdb" -D "$state/pg" -U "$SERVICE_USER" --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null)
+  fi
+  (cd "$state" && as_service "$bin/pg_ctl" -D "$state/pg" -l "$state/log/postgres.log" -w -s \
+      -o "-c listen_addresses='' -c unix_socket_directories='$state/run' $*" start)
+  as_service psql -h "$state/run" -d postgres -qtAc "SELECT 1 FROM pg_database WHERE datname = 'keeper'" | grep -q 1 ||
+    as_service "$bin/createdb" -h "$state/run" keeper
+}
+
+stop_postgres() {
+  local state=$1
+  [ -f "$state/pg/postmaster.pid" ] || return 0
+  (cd "$state" && as_service "$(pg_bin)/pg_ctl" -D "$state/pg" -m fast -w -s stop) || true
+}
+
+keeperctl() {
+  local state=$1; shift
+  KEEPER_CONFIG=/dev/null KEEPER_DATABASE_URL=$(database_url "$state") "$state/install/bin/keeperctl" "$@"
+}
+
+# Starts the worker pool on $1/run/keeper.sock, logging to $1/log/keeper.log.
+start_pool() {
+  local state=$1 workers=${2:-}
+  local args=(--listen "$state/run/keeper.sock")
+  [ -n "$workers" ] && args+=(--workers "$workers")
+  (cd "$state" && KEEPER_DATABASE_URL=$(database_url "$state") KEEPER_CONFIG=/dev/null \
+     as_service "$state/install/sbin/keeper-fcgi" "${args[@]}" >>"$state/log/keeper.log" 2>&1 &
+   echo $! >"$state/run/keeper.pid")
+  local i
+  for i in $(seq 100); do
+    [ -S "$state/run/keeper.sock" ] && return 0
+    kill -0 "$(cat "$state/run/keeper.pid")" 2>/dev/null || { tail -n 5 "$state/log/keeper.log" >&2; die "keeper-fcgi did not start"; }
+    sleep 0.1
+  done
+  die "keeper-fcgi did not create its socket"
+}
+
+stop_pool() {
+  local state=$1 pid
+  [ -f "$state/run/keeper.pid" ] || return 0
+  pid=$(cat "$state/run/keeper.pid")
+  if kill "$pid" 2>/dev/null; then
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  fi
+  rm -f "$state/run/keeper.pid" "$state/run/keeper.sock"
+}
+
+# Starts nginx on 127.0.0.1:$2 with the shipped nginx/keeper-locations.conf.
+start_nginx() {
+  local state=$1 port=$2 conf="$1/nginx/nginx.conf"
+  mkdir -p "$state/nginx/tmp"
+  chown "$SERVICE_USER:" "$state/nginx/tmp"
+  cat >"$conf" <<NGINX
+# Generated by scripts/lib/stack.sh for a private stack; production uses nginx/keeper-site.conf.
+user $SERVICE_USER;
+worker_processes 2;
+pid $state/nginx/nginx.pid;
+error_log $state/log/nginx-error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log $state/log/nginx-access.log;
+    client_body_temp_path $state/nginx/tmp/body;
+    fastcgi_temp_path $state/nginx/tmp/fastcgi;
+    proxy_temp_path $state/nginx/tmp/proxy;
+    uwsgi_temp_path $state/nginx/tmp/uwsgi;
+    scgi_temp_path $state/nginx/tmp/scgi;
+    upstream keeper_pool { server unix:$state/run/keeper.sock; }
+    server {
+        listen 127.0.0.1:$port;
+        include $KEEPER_ROOT/nginx/keeper-locations.conf;
+    }
+}
+NGINX
+  nginx -t -q -p "$state/nginx" -c "$conf" -e "$state/log/nginx-error.log" || die "nginx rejected $conf"
+  nginx -p "$state/nginx" -c "$conf" -e "$state/log/nginx-error.log"
+}
+
+stop_nginx() {
+  local state=$1
+  [ -f "$state/nginx/nginx.pid" ] || return 0
+  nginx -p "$state/nginx" -c "$state/nginx/nginx.conf" -e "$state/log/nginx-error.log" -s quit 2>/dev/null || true
+  for _ in $(seq 50); do [ -f "$state/nginx/nginx.pid" ] || break; sleep 0.1; done
+}
+
+# Waits until GetUtcNow answers through nginx on port $1.
+wait_for_http() {
+  local port=$1
+  for _ in $(seq 100); do
+    curl -fsS -o /dev/null "http://127.0.0.1:$port/GlobalApi.asmx/GetUtcNow" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  die "the stack does not answer on port $port"
+}
+
+stop_stack() {
+  local state=$1
+  stop_nginx "$state"
+  stop_pool "$state"
+  stop_postgres "$state"
+}
+
+auth_hash() { printf '%s' "$(printf '%s:%s:%s' "$1" "$2" "$3" | tr '[:upper:]' '[:lower:]')" | md5sum | cut -d' ' -f1; }
