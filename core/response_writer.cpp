@@ -33,7 +33,7 @@ std::string_view fault_code(soap_version v, fault_kind kind) {
 
 std::string soap_fault_body(soap_version v, const fault& f) {
     const auto code = fault_code(v, f.kind());
-    const auto reason = xml_escape(f.what());
+    const auto reason = xml_escape_text(f.what());
     if (v == soap_version::v11) {
         return "<soap:Fault><faultcode>" + std::string{code} + "</faultcode><faultstring>" + reason +
                "</faultstring><detail /></soap:Fault>";
@@ -80,12 +80,12 @@ std::string_view result_type_name(result_type type) {
 std::string result_text(const result_value& value) {
     if (const auto* code = std::get_if<result_code>(&value)) return std::to_string(static_cast<int>(*code));
     if (const auto* time = std::get_if<utc_time>(&value)) return format_date_time(*time);
-    return xml_escape(std::get<std::string>(value));
+    return xml_escape_text(std::get<std::string>(value));
 }
 
 http_response write_result(transport t, const operation& op, const result_value& value, std::string_view ns) {
     const auto text = result_text(value);
-    const auto escaped_ns = xml_escape(ns);
+    const auto escaped_ns = xml_escape_attribute(ns);
     if (t == transport::soap11 || t == transport::soap12) {
         const std::string name{op.name};
         const auto body = "<" + name + R"(Response xmlns=")" + escaped_ns + R"("><)" + name + "Result>" + text +

@@ -13,9 +13,9 @@ std::string group_page(const endpoint_path& ep) {
                        " Web Service</title></head><body>\n<h1>" + name + "</h1>\n<p>The following operations are supported.</p>\n<ul>\n";
     for (const auto& op : operations()) {
         if (op.group != ep.group) continue;
-        const auto op_name = xml_escape(op.name);
-        html += "<li><a href=\"" + xml_escape(ep.group_path) + "?op=" + op_name + "\">" + op_name + "</a><br>" +
-                xml_escape(op.summary) + "</li>\n";
+        const auto op_name = xml_escape_attribute(op.name);
+        html += "<li><a href=\"" + xml_escape_attribute(ep.group_path) + "?op=" + op_name + "\">" + op_name + "</a><br>" +
+                xml_escape_attribute(op.summary) + "</li>\n";
     }
     html += "</ul>\n</body></html>\n";
     return html;

@@ -95,7 +95,7 @@ std::string to_lower_ascii(std::string_view s) {
     return out;
 }
 
-std::string xml_escape(std::string_view s) {
+std::string xml_escape_text(std::string_view s) {
     std::string out;
     out.reserve(s.size());
     for (char c : s) {
@@ -103,10 +103,17 @@ std::string xml_escape(std::string_view s) {
             case '&': out += "&amp;"; break;
             case '<': out += "&lt;"; break;
             case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            case '\'': out += "&apos;"; break;
             default: out += c;
         }
+    }
+    return out;
+}
+
+std::string xml_escape_attribute(std::string_view s) {
+    std::string out;
+    for (char c : xml_escape_text(s)) {
+        if (c == '"') out += "&quot;";
+        else out += c;
     }
     return out;
 }

@@ -11,8 +11,10 @@ std::string_view trim_xml_space(std::string_view s);
 bool iequals_ascii(std::string_view a, std::string_view b);
 std::string to_lower_ascii(std::string_view s);
 
-// Escapes &, <, > and both quotes, so the result is safe in element text and attribute values.
-std::string xml_escape(std::string_view s);
+// Element text as .NET's XmlWriter writes it: &, < and > escaped, quotes left alone.
+std::string xml_escape_text(std::string_view s);
+// Attribute values (double-quoted) and HTML: also escapes '"'.
+std::string xml_escape_attribute(std::string_view s);
 
 // UTF-8: number of code points, or nullopt when the bytes are not well-formed UTF-8.
 std::optional<std::size_t> utf8_length(std::string_view s);

@@ -33,7 +33,7 @@ ensure_service_user() {
     useradd --system --user-group --home-dir /nonexistent --shell /usr/sbin/nologin "$SERVICE_USER"
 }
 
-# Runs a command as the service user, in place (exec, no extra process: pids stay signalable).
+# Runs a command as the service user (setpriv execs it: no extra process in between).
 as_service() { setpriv --reuid="$SERVICE_USER" --regid="$SERVICE_USER" --init-groups -- "$@"; }
 
 pg_bin() { ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1; }
@@ -99,9 +99,15 @@ start_pool() {
   local state=$1 workers=${2:-}
   local args=(--listen "$state/run/keeper.sock")
   [ -n "$workers" ] && args+=(--workers "$workers")
-  (cd "$state" && KEEPER_DATABASE_URL=$(database_url "$state") KEEPER_CONFIG=/dev/null \
-     as_service "$state/install/sbin/keeper-fcgi" "${args[@]}" >>"$state/log/keeper.log" 2>&1 &
-   echo $! >"$state/run/keeper.pid")
+  # exec all the way down, so the recorded pid is keeper-fcgi's own and `kill` reaches the pool.
+  (
+    cd "$state"
+    export KEEPER_DATABASE_URL KEEPER_CONFIG=/dev/null
+    KEEPER_DATABASE_URL=$(database_url "$state")
+    exec setpriv --reuid="$SERVICE_USER" --regid="$SERVICE_USER" --init-groups -- \
+      "$state/install/sbin/keeper-fcgi" "${args[@]}" >>"$state/log/keeper.log" 2>&1
+  ) &
+  echo $! >"$state/run/keeper.pid"
   local i
   for i in $(seq 100); do
     [ -S "$state/run/keeper.sock" ] && return 0

@@ -1,0 +1,79 @@
+#include "db_fixture.hpp"
+
+#include <unistd.h>
+
+#include "core/form_reader.hpp"
+
+namespace keeper::test {
+namespace {
+
+// Created on first use, dropped when the module ends.
+struct shared_database_holder {
+    fresh_database db;
+};
+
+std::string percent_encode(const std::string& s) {
+    static constexpr char hex[] = "0123456789ABCDEF";
+    std::string out;
+    for (unsigned char c : s) {
+        if (std::isalnum(c) || c == '-' || c == '_' || c == '.') {
+            out += static_cast<char>(c);
+        } else {
+            out += '%';
+            out += hex[c >> 4];
+            out += hex[c & 15];
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+fresh_database& shared_database() {
+    static shared_database_holder holder;
+    return holder.db;
+}
+
+std::string db_fixture::unique(const std::string& prefix) {
+    static int counter = 0;
+    return prefix + std::to_string(getpid()) + "x" + std::to_string(++counter);
+}
+
+long long db_fixture::add_login(const std::string& login, const std::string& secret) {
+    pqxx::work tx{sql()};
+    const auto id = tx.exec_params1("INSERT INTO logins (login, shared_secret) VALUES ($1, $2) RETURNING id", login, secret)[0].as<long long>();
+    tx.commit();
+    return id;
+}
+
+void db_fixture::add_app(const std::string& app_id, const std::string& secret, const std::string& provider, bool enabled) {
+    pqxx::work tx{sql()};
+    tx.exec_params("INSERT INTO applications (app_id, shared_secret, push_provider, enabled) VALUES ($1, $2, $3, $4)",
+                   app_id, secret, provider, enabled);
+    tx.commit();
+}
+
+int db_fixture::call(const std::string& path, const std::string& query) {
+    core::http_request r{"GET", path, query, "", std::nullopt, "h", "http", unique("rid"), "", false};
+    const auto out = core::handle_request(r, store, cfg);
+    if (out.response.status != 200) return -out.response.status;
+    const auto& b = out.response.body;
+    const auto open = b.find('>', b.find("<int"));
+    return std::stoi(b.substr(open + 1, b.find("</int>") - open - 1));
+}
+
+int db_fixture::authenticate(const std::string& session, const std::string& login, const std::string& hash) {
+    return call("/SimpleAuthApi.asmx/Authenticate",
+                "sessionId=" + percent_encode(session) + "&login=" + percent_encode(login) + "&authHash=" + hash);
+}
+
+int db_fixture::check_session(const std::string& session, const std::string& app_id) {
+    return call("/AccountApi.asmx/CheckSessionEx", "sessionId=" + percent_encode(session) + "&appId=" + percent_encode(app_id));
+}
+
+long long db_fixture::count(const std::string& query) {
+    pqxx::work tx{sql()};
+    return tx.exec1(query)[0].as<long long>();
+}
+
+}  // namespace keeper::test

@@ -1,0 +1,40 @@
+#pragma once
+// One fresh database for the whole module, plus helpers that call operations the way a worker
+// does (core's pipeline on the PostgreSQL store) and set up rows with plain SQL.
+#include <boost/test/unit_test.hpp>
+#include <pqxx/pqxx>
+#include <string>
+
+#include "core/auth_hash.hpp"
+#include "core/request_router.hpp"
+#include "db/pg_store.hpp"
+#include "tests/support/fresh_database.hpp"
+
+namespace keeper::test {
+
+fresh_database& shared_database();
+
+struct db_fixture {
+    core::settings cfg;
+    db::pg_store store{shared_database().url()};
+
+    pqxx::connection& sql() { return shared_database().sql(); }
+
+    // A name no other test uses, so tests never see each other's rows.
+    static std::string unique(const std::string& prefix);
+
+    long long add_login(const std::string& login, const std::string& secret);
+    void add_app(const std::string& app_id, const std::string& secret, const std::string& provider, bool enabled);
+
+    // Runs one HTTP GET call through the pipeline; returns the int result, or -HTTP status.
+    int call(const std::string& path, const std::string& query);
+    int authenticate(const std::string& session, const std::string& login, const std::string& hash);
+    int authenticate_with_secret(const std::string& session, const std::string& login, const std::string& secret) {
+        return authenticate(session, login, core::expected_auth_hash(login, secret, session));
+    }
+    int check_session(const std::string& session, const std::string& app_id);
+
+    long long count(const std::string& query);
+};
+
+}  // namespace keeper::test

@@ -1,0 +1,113 @@
+// SPEC.md §6 faults, as a client sees them through nginx.
+#include <boost/test/unit_test.hpp>
+
+#include "stack_fixture.hpp"
+
+using namespace keeper::test;
+
+namespace {
+
+struct faults_fixture : stack_fixture {
+    http_reply post_xml(const std::string& path, const std::string& content_type, const std::string& body,
+                        std::map<std::string, std::string> extra = {}) {
+        extra["Content-Type"] = content_type;
+        return http_request(port, "POST", path, extra, body);
+    }
+    static bool has(const http_reply& r, const std::string& text) { return r.body.find(text) != std::string::npos; }
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(e2e_faults, faults_fixture)
+
+BOOST_AUTO_TEST_CASE(malformed_xml_empty_body_and_doctype_are_400_with_a_client_fault) {
+    const auto bad = post_xml("/GlobalApi.asmx", "text/xml; charset=utf-8", "<soap:Envelope");
+    BOOST_TEST(bad.status == 400);
+    BOOST_TEST(has(bad, "<faultcode>soap:Client</faultcode>"));
+    const auto empty = post_xml("/GlobalApi.asmx", "text/xml; charset=utf-8", "");
+    BOOST_TEST(empty.status == 400);
+    BOOST_TEST(has(empty, "empty"));
+    const auto doctype = post_xml("/GlobalApi.asmx", "application/soap+xml",
+                                  R"(<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><x>&e;</x>)");
+    BOOST_TEST(doctype.status == 400);
+    BOOST_TEST(has(doctype, "<soap:Value>soap:Sender</soap:Value>"));
+    BOOST_TEST(!has(doctype, "root:"));
+}
+
+BOOST_AUTO_TEST_CASE(the_wrong_envelope_version_is_version_mismatch) {
+    const auto r = post_xml("/GlobalApi.asmx", "text/xml; charset=utf-8", soap12("GetUtcNow", {}));
+    BOOST_TEST(r.status == 500);
+    BOOST_TEST(has(r, "<faultcode>soap:VersionMismatch</faultcode>"));
+    const auto r12 = post_xml("/GlobalApi.asmx", "application/soap+xml; charset=utf-8", "<Envelope/>");
+    BOOST_TEST(r12.status == 500);
+    BOOST_TEST(has(r12, "<soap:Value>soap:VersionMismatch</soap:Value>"));
+}
+
+BOOST_AUTO_TEST_CASE(a_must_understand_header_is_refused) {
+    const auto body = envelope(soap11_ns, wrapper("GetUtcNow", {}), R"(<h:Security xmlns:h="urn:sec" soap:mustUnderstand="1"/>)");
+    const auto r = post_xml("/GlobalApi.asmx", "text/xml; charset=utf-8", body);
+    BOOST_TEST(r.status == 500);
+    BOOST_TEST(has(r, "<faultcode>soap:MustUnderstand</faultcode>"));
+}
+
+BOOST_AUTO_TEST_CASE(unknown_actions_body_elements_and_mismatches_are_client_faults) {
+    const auto action = post_xml("/GlobalApi.asmx", "text/xml; charset=utf-8", soap11("GetUtcNow", {}),
+                                 {{"SOAPAction", "\"http://tempuri.org/Nope\""}});
+    BOOST_TEST(action.status == 500);
+    BOOST_TEST(has(action, "soap:Client"));
+    BOOST_TEST(has(action, "http://tempuri.org/Nope"));
+    const auto element = post_xml("/GlobalApi.asmx", "application/soap+xml", soap12("Nope", {}));
+    BOOST_TEST(element.status == 500);
+    BOOST_TEST(has(element, "soap:Sender"));
+    const auto mismatch = post_xml("/ErrorsApi.asmx", "text/xml", soap11("GetUtcNow", {}),
+                                   {{"SOAPAction", "http://tempuri.org/GetErrorDesc"}});
+    BOOST_TEST(mismatch.status == 500);
+    BOOST_TEST(has(mismatch, "soap:Client"));
+}
+
+BOOST_AUTO_TEST_CASE(an_undecodable_soap_value_is_a_client_fault_naming_it) {
+    const auto r = soap11_call("ErrorsApi", "GetErrorDesc", {{"errorCode", "four"}, {"cultureCode", "1033"}});
+    BOOST_TEST(r.status == 500);
+    BOOST_TEST(has(r, "errorCode"));
+    BOOST_TEST(has(r, "four"));
+}
+
+BOOST_AUTO_TEST_CASE(a_post_that_is_neither_soap_nor_form_is_415) {
+    BOOST_TEST(post_xml("/GlobalApi.asmx", "application/json", "{}").status == 415);
+    BOOST_TEST(post_xml("/GlobalApi.asmx/GetUtcNow", "text/xml", "").status == 415);
+}
+
+BOOST_AUTO_TEST_CASE(form_parameter_problems_are_400_one_line_naming_the_parameter) {
+    const auto missing = get_call("ErrorsApi", "GetErrorDesc", {{"errorCode", "1"}});
+    BOOST_TEST(missing.status == 400);
+    BOOST_TEST(missing.header("content-type") == "text/plain; charset=utf-8");
+    BOOST_TEST(missing.body == "Missing parameter: cultureCode.\r\n");
+    const auto bad = post_call("ErrorsApi", "GetErrorDesc", {{"errorCode", "1"}, {"cultureCode", "12,5"}});
+    BOOST_TEST(bad.status == 400);
+    BOOST_TEST(has(bad, "cultureCode"));
+}
+
+BOOST_AUTO_TEST_CASE(unknown_operations_and_groups_are_404) {
+    BOOST_TEST(get_call("GlobalApi", "Nope", {}).status == 404);
+    BOOST_TEST(post_call("GlobalApi", "Nope", {}).status == 404);
+    BOOST_TEST(http_get(port, "/NopeApi.asmx").status == 404);
+    BOOST_TEST(http_get(port, "/globalapi.asmx/GetUtcNow").status == 404);
+}
+
+BOOST_AUTO_TEST_CASE(other_methods_are_405) {
+    for (const std::string method : {"HEAD", "PUT", "DELETE", "OPTIONS"}) {
+        const auto r = http_request(port, method, "/GlobalApi.asmx/GetUtcNow");
+        BOOST_TEST(r.status == 405, method);
+    }
+    BOOST_TEST(http_request(port, "PUT", "/AccountApi.asmx", {{"Content-Type", "text/xml"}}, "<a/>").status == 405);
+}
+
+BOOST_AUTO_TEST_CASE(a_body_over_64_kib_is_413_and_one_at_the_limit_is_read) {
+    const std::string pad(70000, ' ');
+    BOOST_TEST(post_xml("/GlobalApi.asmx", "text/xml", soap11("GetUtcNow", {}) + pad).status == 413);
+    const auto base = soap11("GetUtcNow", {});
+    const auto at_limit = base + std::string(65536 - base.size(), ' ');
+    BOOST_TEST(post_xml("/GlobalApi.asmx", "text/xml", at_limit).status == 200);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

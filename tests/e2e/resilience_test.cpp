@@ -1,0 +1,66 @@
+// The pool keeps serving when PostgreSQL drops its connections and when a worker dies.
+// Run alone (RUN_SERIAL): it disturbs every worker of the stack.
+#include <signal.h>
+
+#include <boost/test/unit_test.hpp>
+#include <algorithm>
+#include <fstream>
+#include <thread>
+
+#include "stack_fixture.hpp"
+
+using namespace keeper::test;
+
+namespace {
+
+std::vector<int> children_of(int parent) {
+    std::vector<int> out;
+    std::ifstream in{"/proc/" + std::to_string(parent) + "/task/" + std::to_string(parent) + "/children"};
+    for (int pid; in >> pid;) out.push_back(pid);
+    return out;
+}
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(e2e_resilience, stack_fixture)
+
+BOOST_AUTO_TEST_CASE(a_lost_database_connection_costs_one_server_fault_and_the_worker_reconnects) {
+    const auto workers = children_of(stack_pool_pid());
+    BOOST_TEST_REQUIRE(!workers.empty());
+    const fields f{{"sessionId", unique("s")}, {"appId", "a"}};
+    // Make sure every worker has a connection, then cut them all.
+    for (std::size_t i = 0; i < workers.size() * 3; ++i) get_call("AccountApi", "CheckSessionEx", f);
+    exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'keeper-fcgi'");
+    int faults = 0;
+    for (std::size_t i = 0; i < workers.size() * 4; ++i) {
+        const auto r = soap11_call("AccountApi", "CheckSessionEx", f);
+        if (r.status == 500) {
+            ++faults;
+            BOOST_TEST(r.body.find("<faultcode>soap:Server</faultcode>") != std::string::npos);
+            BOOST_TEST(r.body.find("Server was unable to process request") != std::string::npos);
+        } else {
+            BOOST_TEST(r.body == soap_success(soap11_ns, "CheckSessionEx", "2"));
+        }
+    }
+    BOOST_TEST(faults >= 1);
+    BOOST_TEST(faults <= static_cast<int>(workers.size()));
+    for (std::size_t i = 0; i < workers.size() * 2; ++i) BOOST_TEST(int_result(get_call("AccountApi", "CheckSessionEx", f)) == 2);
+    BOOST_TEST((children_of(stack_pool_pid()) == workers));  // the same workers lived on
+}
+
+BOOST_AUTO_TEST_CASE(a_worker_that_dies_is_replaced) {
+    const auto before = children_of(stack_pool_pid());
+    BOOST_TEST_REQUIRE(before.size() >= 2u);
+    kill(before.front(), SIGKILL);
+    std::vector<int> after;
+    for (int i = 0; i < 50; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds{100});
+        after = children_of(stack_pool_pid());
+        if (after.size() == before.size() && std::find(after.begin(), after.end(), before.front()) == after.end()) break;
+    }
+    BOOST_TEST(after.size() == before.size());
+    BOOST_TEST((std::find(after.begin(), after.end(), before.front()) == after.end()));
+    for (int i = 0; i < 20; ++i) BOOST_TEST(get_call("GlobalApi", "GetUtcNow", {}).status == 200);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

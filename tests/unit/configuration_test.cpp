@@ -1,0 +1,115 @@
+#include <boost/test/unit_test.hpp>
+
+#include "tests/support/printers.hpp"
+
+#include "core/log_line.hpp"
+#include "core/operation_table.hpp"
+#include "core/settings.hpp"
+
+using namespace keeper::core;
+
+BOOST_AUTO_TEST_SUITE(settings_file)
+
+BOOST_AUTO_TEST_CASE(defaults_hold_without_a_file) {
+    const auto s = parse_settings("", {});
+    BOOST_TEST(s.api_namespace == "http://tempuri.org/");
+    BOOST_TEST(s.body_limit == 65536u);
+    BOOST_TEST(s.session_ttl.count() == 86400);
+    BOOST_TEST(s.auth_max_failures == 5);
+    BOOST_TEST(s.auth_failure_window.count() == 900);
+    BOOST_TEST(s.topup_max_amount == "15000");
+    BOOST_TEST(s.card_daily_limit == "50000");
+}
+
+BOOST_AUTO_TEST_CASE(file_values_apply_and_environment_overrides_them) {
+    const auto s = parse_settings("# comment\nworkers = 3\n\n  session_ttl_seconds=60  \napi_namespace = urn:x\n",
+                                  {{"KEEPER_WORKERS", "5"}, {"KEEPER_OTHER", "ignored"}});
+    BOOST_TEST(s.workers == 5);
+    BOOST_TEST(s.session_ttl.count() == 60);
+    BOOST_TEST(s.api_namespace == "urn:x");
+}
+
+BOOST_AUTO_TEST_CASE(unknown_keys_and_bad_values_name_the_key) {
+    const auto message = [](const std::string& text) {
+        try {
+            parse_settings(text, {});
+        } catch (const config_error& e) {
+            return std::string{e.what()};
+        }
+        return std::string{"no error"};
+    };
+    BOOST_TEST(message("wokers = 3").find("'wokers'") != std::string::npos);
+    BOOST_TEST(message("workers = three").find("'workers'") != std::string::npos);
+    BOOST_TEST(message("workers = 0").find("'workers'") != std::string::npos);
+    BOOST_TEST(message("topup_max_amount = 1.234").find("'topup_max_amount'") != std::string::npos);
+    BOOST_TEST(message("just words").find("line 1") != std::string::npos);
+    BOOST_CHECK_THROW(parse_settings("", {{"KEEPER_BODY_LIMIT", "-1"}}), config_error);
+}
+
+BOOST_AUTO_TEST_CASE(every_key_is_documented_with_its_default) {
+    for (const auto& d : setting_docs()) {
+        BOOST_TEST(!d.description.empty());
+        BOOST_CHECK_NO_THROW(parse_settings(d.key + " = " + d.default_value + "\n", {}));
+    }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(operation_table)
+
+BOOST_AUTO_TEST_CASE(session_operations_have_the_published_signatures) {
+    const auto* auth = find_operation(api_group::simple_auth, "Authenticate");
+    BOOST_TEST_REQUIRE(auth != nullptr);
+    BOOST_TEST(auth->params.size() == 3u);
+    BOOST_TEST(auth->params[0].name == "sessionId");
+    BOOST_TEST(auth->params[1].name == "login");
+    BOOST_TEST(auth->params[2].name == "authHash");
+    BOOST_TEST((auth->result == result_type::int32));
+    const auto* check = find_operation(api_group::account, "CheckSessionEx");
+    BOOST_TEST_REQUIRE(check != nullptr);
+    BOOST_TEST(check->params.at(1).name == "appId");
+    const auto* now = find_operation(api_group::global, "GetUtcNow");
+    BOOST_TEST_REQUIRE(now != nullptr);
+    BOOST_TEST(now->params.empty());
+    BOOST_TEST((now->result == result_type::date_time));
+    const auto* desc = find_operation(api_group::errors, "GetErrorDesc");
+    BOOST_TEST_REQUIRE(desc != nullptr);
+    BOOST_TEST((desc->params.at(0).type == param_type::int32));
+    BOOST_TEST((desc->result == result_type::string));
+}
+
+BOOST_AUTO_TEST_CASE(names_are_unique_within_a_group_and_every_entry_is_documented) {
+    for (const auto& a : operations()) {
+        BOOST_TEST(!a.summary.empty());
+        int same = 0;
+        for (const auto& b : operations()) same += (a.group == b.group && a.name == b.name) ? 1 : 0;
+        BOOST_TEST(same == 1);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(group_names_map_both_ways) {
+    for (auto g : all_groups()) BOOST_TEST((group_from_name(group_name(g)) == g));
+    BOOST_TEST(!group_from_name("accountapi").has_value());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(log_lines)
+
+BOOST_AUTO_TEST_CASE(a_line_names_request_operation_transport_outcome_and_duration) {
+    handled_request h;
+    h.log = {"SimpleAuthApi", "Authenticate", transport::soap11, "result=0", ""};
+    h.response.status = 200;
+    BOOST_TEST(format_log_line("abc", h, std::chrono::microseconds{1500}) ==
+               "request_id=abc group=SimpleAuthApi operation=Authenticate transport=soap11 outcome=result=0 status=200 duration_ms=1.500");
+}
+
+BOOST_AUTO_TEST_CASE(values_cannot_forge_lines) {
+    handled_request h;
+    h.log.detail = "bad\nrequest_id=forged \"x\"";
+    const auto line = format_log_line("r", h, std::chrono::microseconds{0});
+    BOOST_TEST(line.find('\n') == std::string::npos);
+    BOOST_TEST(line.find("detail=\"bad?request_id=forged ?x?\"") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

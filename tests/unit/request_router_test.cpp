@@ -1,0 +1,237 @@
+// The pipeline end to end, without a socket or a database: routing, decoding, faults and the
+// error boundary. The store here is one whose database is down, which proves two things: calls
+// that need no database never touch it, and bad input is refused before the database is asked.
+#include <boost/test/unit_test.hpp>
+
+#include "tests/support/printers.hpp"
+
+#include "core/request_router.hpp"
+#include "tests/support/soap_messages.hpp"
+
+using namespace keeper::core;
+namespace t = keeper::test;
+
+namespace {
+
+struct unreachable_store final : store {
+    int begun = 0;
+    std::unique_ptr<transaction> begin() override {
+        ++begun;
+        throw store_error("cannot connect to the database");
+    }
+};
+
+struct router_fixture {
+    settings cfg;
+    unreachable_store db;
+
+    handled_request soap11(const std::string& path, const std::string& body, std::optional<std::string> action) {
+        http_request r{"POST", path, "", "text/xml; charset=utf-8", std::move(action), "h", "http", "rid-1", body, false};
+        return handle_request(r, db, cfg);
+    }
+    handled_request soap12(const std::string& path, const std::string& body, const std::string& content_type =
+                                                                                "application/soap+xml; charset=utf-8") {
+        http_request r{"POST", path, "", content_type, std::nullopt, "h", "http", "rid-2", body, false};
+        return handle_request(r, db, cfg);
+    }
+    handled_request get(const std::string& path, const std::string& query) {
+        http_request r{"GET", path, query, "", std::nullopt, "h", "http", "rid-3", "", false};
+        return handle_request(r, db, cfg);
+    }
+    handled_request post_form(const std::string& path, const std::string& body, const std::string& query = {}) {
+        http_request r{"POST", path, query, "application/x-www-form-urlencoded", std::nullopt, "h", "http", "rid-4", body, false};
+        return handle_request(r, db, cfg);
+    }
+};
+
+const std::string desc_1049 = "Ошибка аутентификации.";
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(request_router, router_fixture)
+
+BOOST_AUTO_TEST_CASE(soap11_is_routed_by_soapaction_with_or_without_quotes) {
+    const auto body = t::soap11("GetErrorDesc", {{"errorCode", "4"}, {"cultureCode", "1049"}});
+    for (const std::string action : {"\"http://tempuri.org/GetErrorDesc\"", "http://tempuri.org/GetErrorDesc"}) {
+        const auto r = soap11("/ErrorsApi.asmx", body, action);
+        BOOST_TEST(r.response.status == 200);
+        BOOST_TEST(r.response.body == t::soap_success(t::soap11_ns, "GetErrorDesc", desc_1049));
+    }
+    BOOST_TEST(db.begun == 0);
+}
+
+BOOST_AUTO_TEST_CASE(soap11_without_soapaction_is_routed_by_the_body_element) {
+    const auto r = soap11("/ErrorsApi.asmx", t::soap11("GetErrorDesc", {{"errorCode", "4"}, {"cultureCode", "1033"}}), std::nullopt);
+    BOOST_TEST(r.response.body == t::soap_success(t::soap11_ns, "GetErrorDesc", "Authentication failed."));
+    const auto empty = soap11("/GlobalApi.asmx", t::soap11("GetUtcNow", {}), std::string{"\"\""});
+    BOOST_TEST(empty.response.status == 200);
+}
+
+BOOST_AUTO_TEST_CASE(an_unknown_soapaction_is_a_client_fault_naming_it) {
+    const auto r = soap11("/ErrorsApi.asmx", t::soap11("GetErrorDesc", {}), std::string{"\"http://tempuri.org/Nope\""});
+    BOOST_TEST(r.response.status == 500);
+    BOOST_TEST(r.response.body.find("<faultcode>soap:Client</faultcode>") != std::string::npos);
+    BOOST_TEST(r.response.body.find("http://tempuri.org/Nope") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(an_operation_of_another_group_is_unknown_here) {
+    const auto r = soap11("/GlobalApi.asmx", t::soap11("GetErrorDesc", {}), std::string{"http://tempuri.org/GetErrorDesc"});
+    BOOST_TEST(r.response.status == 500);
+    BOOST_TEST(r.log.outcome == "fault=client");
+}
+
+BOOST_AUTO_TEST_CASE(soapaction_and_body_naming_different_operations_is_refused) {
+    const auto r = soap11("/AccountApi.asmx", t::soap11("CheckSessionEx", {}), std::string{"http://tempuri.org/GetUtcNow"});
+    BOOST_TEST(r.response.status == 500);
+    BOOST_TEST(r.response.body.find("<faultcode>soap:Client</faultcode>") != std::string::npos);
+    const auto x = soap11("/ErrorsApi.asmx", t::soap11("GetUtcNow", {}), std::string{"http://tempuri.org/GetErrorDesc"});
+    BOOST_TEST(x.response.body.find("soap:Client") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(an_unknown_body_element_or_namespace_is_a_client_fault) {
+    BOOST_TEST(soap11("/GlobalApi.asmx", t::soap11("Nope", {}), std::nullopt).response.status == 500);
+    const auto other_ns = t::envelope(t::soap11_ns, t::wrapper("GetUtcNow", {}, "urn:other"));
+    const auto r = soap11("/GlobalApi.asmx", other_ns, std::nullopt);
+    BOOST_TEST(r.response.body.find("{urn:other}GetUtcNow") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(soap12_uses_the_action_parameter_when_it_names_an_operation) {
+    const auto body = t::soap12("GetErrorDesc", {{"errorCode", "0"}, {"cultureCode", "1033"}});
+    const auto r = soap12("/ErrorsApi.asmx", body, R"(application/soap+xml; charset=utf-8; action="http://tempuri.org/GetErrorDesc")");
+    BOOST_TEST(r.response.body == t::soap_success(t::soap12_ns, "GetErrorDesc", "Success."));
+    const auto unknown = soap12("/ErrorsApi.asmx", body, R"(application/soap+xml; action="urn:whatever")");
+    BOOST_TEST(unknown.response.status == 200);  // an unknown action falls back to the body
+    const auto clash = soap12("/ErrorsApi.asmx", t::soap12("GetUtcNow", {}), R"(application/soap+xml; action="http://tempuri.org/GetErrorDesc")");
+    BOOST_TEST(clash.response.body.find("<soap:Value>soap:Sender</soap:Value>") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(parameter_order_does_not_matter_and_unknown_elements_are_ignored) {
+    const auto body = t::soap11("GetErrorDesc", {{"extra", "x"}, {"cultureCode", "1049"}, {"errorCode", " 4 "}});
+    BOOST_TEST(soap11("/ErrorsApi.asmx", body, std::nullopt).response.body == t::soap_success(t::soap11_ns, "GetErrorDesc", desc_1049));
+}
+
+BOOST_AUTO_TEST_CASE(a_missing_or_nil_element_gets_the_type_default) {
+    const auto missing = soap11("/ErrorsApi.asmx", t::soap11("GetErrorDesc", {}), std::nullopt);
+    BOOST_TEST(missing.response.body == t::soap_success(t::soap11_ns, "GetErrorDesc", "Success."));
+    const auto nil = t::envelope(t::soap11_ns, R"(<GetErrorDesc xmlns="http://tempuri.org/" xmlns:i="http://www.w3.org/2001/XMLSchema-instance"><errorCode i:nil="true"/><cultureCode>1049</cultureCode></GetErrorDesc>)");
+    BOOST_TEST(soap11("/ErrorsApi.asmx", nil, std::nullopt).response.body == t::soap_success(t::soap11_ns, "GetErrorDesc", "Операция выполнена успешно."));
+}
+
+BOOST_AUTO_TEST_CASE(an_undecodable_soap_value_is_a_client_fault_naming_parameter_and_value) {
+    const auto r = soap11("/ErrorsApi.asmx", t::soap11("GetErrorDesc", {{"errorCode", "99999999999"}}), std::nullopt);
+    BOOST_TEST(r.response.status == 500);
+    BOOST_TEST(r.response.body.find("errorCode") != std::string::npos);
+    BOOST_TEST(r.response.body.find("99999999999") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(format_errors_answer_1_without_asking_the_database) {
+    const auto r = get("/SimpleAuthApi.asmx/Authenticate", "sessionId=bad%20id&login=bob&authHash=00000000000000000000000000000000");
+    BOOST_TEST(r.response.body == t::plain_success("int", "1"));
+    const auto s = soap11("/AccountApi.asmx", t::soap11("CheckSessionEx", {}), std::nullopt);  // null strings
+    BOOST_TEST(s.response.body == t::soap_success(t::soap11_ns, "CheckSessionEx", "1"));
+    BOOST_TEST(db.begun == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_database_failure_is_a_generic_server_fault_with_details_only_in_the_log) {
+    const auto body = t::soap11("Authenticate", {{"sessionId", "abc"}, {"login", "bob"}, {"authHash", std::string(32, 'a')}});
+    const auto r = soap11("/SimpleAuthApi.asmx", body, std::nullopt);
+    BOOST_TEST(r.response.status == 500);
+    BOOST_TEST(r.response.body.find("<faultcode>soap:Server</faultcode>") != std::string::npos);
+    BOOST_TEST(r.response.body.find("rid-1") != std::string::npos);
+    BOOST_TEST(r.response.body.find("database") == std::string::npos);
+    BOOST_TEST(r.log.detail == "cannot connect to the database");
+    BOOST_TEST(r.log.outcome == "fault=server");
+    const auto g = get("/AccountApi.asmx/CheckSessionEx", "sessionId=abc&appId=x");
+    BOOST_TEST(g.response.status == 500);
+    BOOST_TEST(g.response.content_type == "text/plain; charset=utf-8");
+    const auto s12 = soap12("/AccountApi.asmx", t::soap12("CheckSessionEx", {{"sessionId", "a"}, {"appId", "b"}}));
+    BOOST_TEST(s12.response.body.find("<soap:Value>soap:Receiver</soap:Value>") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(get_and_post_read_named_parameters) {
+    const auto g = get("/ErrorsApi.asmx/GetErrorDesc", "cultureCode=1049&errorCode=4&unused=1");
+    BOOST_TEST(g.response.body == t::plain_success("string", desc_1049));
+    BOOST_TEST(g.log.via == transport::http_get);
+    const auto p = post_form("/ErrorsApi.asmx/GetErrorDesc", "errorCode=4&cultureCode=1033");
+    BOOST_TEST(p.response.body == t::plain_success("string", "Authentication failed."));
+    BOOST_TEST(p.log.via == transport::http_post);
+}
+
+BOOST_AUTO_TEST_CASE(a_post_reads_only_its_form_body) {
+    const auto p = post_form("/ErrorsApi.asmx/GetErrorDesc", "errorCode=4", "cultureCode=1049");
+    BOOST_TEST(p.response.status == 400);
+    BOOST_TEST(p.response.body == "Missing parameter: cultureCode.\r\n");
+}
+
+BOOST_AUTO_TEST_CASE(form_parameter_errors_are_400_naming_the_parameter) {
+    BOOST_TEST(get("/ErrorsApi.asmx/GetErrorDesc", "errorCode=4").response.body == "Missing parameter: cultureCode.\r\n");
+    BOOST_TEST(get("/ErrorsApi.asmx/GetErrorDesc", "errorcode=4&cultureCode=1").response.body == "Missing parameter: errorCode.\r\n");
+    const auto bad = get("/ErrorsApi.asmx/GetErrorDesc", "errorCode=12,5&cultureCode=1");
+    BOOST_TEST(bad.response.status == 400);
+    BOOST_TEST(bad.response.body == "Parameter 'errorCode' has an invalid value '12,5': not a valid int.\r\n");
+    BOOST_TEST(get("/ErrorsApi.asmx/GetErrorDesc", "errorCode=1&errorCode=2&cultureCode=1").response.status == 400);
+    BOOST_TEST(get("/SimpleAuthApi.asmx/Authenticate", "sessionId=a&login=%FF&authHash=x").response.body ==
+               "Parameter 'login' is not valid UTF-8.\r\n");
+    BOOST_TEST(get("/ErrorsApi.asmx/GetErrorDesc", "errorCode=%G1").response.status == 400);
+}
+
+BOOST_AUTO_TEST_CASE(an_unknown_operation_in_the_path_is_404) {
+    BOOST_TEST(get("/ErrorsApi.asmx/Nope", "").response.status == 404);
+    BOOST_TEST(post_form("/ErrorsApi.asmx/getErrorDesc", "").response.status == 404);
+    BOOST_TEST(get("/ErrorsApi.asmx/GetUtcNow", "").response.status == 404);
+}
+
+BOOST_AUTO_TEST_CASE(unknown_groups_and_paths_are_404) {
+    BOOST_TEST(get("/Nope.asmx", "").response.status == 404);
+    BOOST_TEST(get("/globalapi.asmx", "").response.status == 404);
+    BOOST_TEST(get("/GlobalApi.asmx/GetUtcNow/more", "").response.status == 404);
+}
+
+BOOST_AUTO_TEST_CASE(other_methods_are_405) {
+    for (const std::string method : {"HEAD", "PUT", "DELETE", "OPTIONS", "PATCH"}) {
+        http_request r{method, "/GlobalApi.asmx", "", "", std::nullopt, "h", "http", "r", "", false};
+        const auto out = handle_request(r, db, cfg);
+        BOOST_TEST(out.response.status == 405);
+        BOOST_TEST(out.response.headers.at(0).first == "Allow");
+    }
+}
+
+BOOST_AUTO_TEST_CASE(a_body_over_the_limit_is_413_before_parsing) {
+    http_request r{"POST", "/GlobalApi.asmx", "", "text/xml", std::nullopt, "h", "http", "r", "", true};
+    BOOST_TEST(handle_request(r, db, cfg).response.status == 413);
+}
+
+BOOST_AUTO_TEST_CASE(a_post_that_is_neither_soap_nor_form_is_415) {
+    BOOST_TEST(soap12("/GlobalApi.asmx", "{}", "application/json").response.status == 415);
+    BOOST_TEST(soap12("/GlobalApi.asmx", "", "").response.status == 415);
+    http_request r{"POST", "/GlobalApi.asmx/GetUtcNow", "", "text/xml", std::nullopt, "h", "http", "r", "", false};
+    BOOST_TEST(handle_request(r, db, cfg).response.status == 415);
+}
+
+BOOST_AUTO_TEST_CASE(malformed_soap_is_400_with_a_fault_that_says_why) {
+    const auto r = soap11("/GlobalApi.asmx", "", std::nullopt);
+    BOOST_TEST(r.response.status == 400);
+    BOOST_TEST(r.response.body.find("empty") != std::string::npos);
+    BOOST_TEST(soap11("/GlobalApi.asmx", "<a>", std::nullopt).response.status == 400);
+    BOOST_TEST(soap12("/GlobalApi.asmx", "<a>").response.body.find("soap:Sender") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(version_mismatch_and_must_understand_are_500_faults) {
+    const auto vm = soap11("/GlobalApi.asmx", t::soap12("GetUtcNow", {}), std::nullopt);
+    BOOST_TEST(vm.response.status == 500);
+    BOOST_TEST(vm.response.body.find("soap:VersionMismatch") != std::string::npos);
+    const auto mu = soap12("/GlobalApi.asmx", t::envelope(t::soap12_ns, t::wrapper("GetUtcNow", {}),
+                                                         R"(<x:A xmlns:x="urn:x" soap:mustUnderstand="true"/>)"));
+    BOOST_TEST(mu.response.status == 500);
+    BOOST_TEST(mu.response.body.find("<soap:Value>soap:MustUnderstand</soap:Value>") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(the_group_page_lists_its_operations) {
+    const auto r = get("/AccountApi.asmx", "");
+    BOOST_TEST(r.response.status == 200);
+    BOOST_TEST(r.response.content_type == "text/html; charset=utf-8");
+    BOOST_TEST(r.response.body.find("CheckSessionEx") != std::string::npos);
+    BOOST_TEST(r.response.body.find("GetUtcNow") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

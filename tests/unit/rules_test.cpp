@@ -1,0 +1,131 @@
+// Formats (SPEC.md §3), authHash (§4), error texts (§2), dates, text helpers.
+#include <boost/test/unit_test.hpp>
+
+#include "tests/support/printers.hpp"
+
+#include "core/auth_hash.hpp"
+#include "core/date_time.hpp"
+#include "core/error_descriptions.hpp"
+#include "core/formats.hpp"
+#include "core/result_code.hpp"
+#include "core/text_util.hpp"
+
+using namespace keeper::core;
+
+BOOST_AUTO_TEST_SUITE(identifier_formats)
+
+BOOST_AUTO_TEST_CASE(session_id_is_1_to_64_of_the_allowed_characters) {
+    BOOST_TEST(formats::is_session_id("{0F8FAD5B-D9CB-469F-A165-70867728950E}"));
+    BOOST_TEST(formats::is_session_id("a_b"));
+    BOOST_TEST(formats::is_session_id(std::string(64, 'x')));
+    BOOST_TEST(!formats::is_session_id(std::string(65, 'x')));
+    BOOST_TEST(!formats::is_session_id(""));
+    BOOST_TEST(!formats::is_session_id("a b"));
+    BOOST_TEST(!formats::is_session_id("a.b"));
+    BOOST_TEST(!formats::is_session_id("\xD0\xAF"));
+}
+
+BOOST_AUTO_TEST_CASE(login_counts_characters_not_bytes_and_refuses_controls) {
+    std::string cyrillic;
+    for (int i = 0; i < 64; ++i) cyrillic += "\xD0\xAF";  // 64 characters, 128 bytes
+    BOOST_TEST(formats::is_login(cyrillic));
+    BOOST_TEST(!formats::is_login(cyrillic + "\xD0\xAF"));
+    BOOST_TEST(!formats::is_login(""));
+    BOOST_TEST(!formats::is_login("bob\n"));
+    BOOST_TEST(!formats::is_login("bob\x7F"));
+    BOOST_TEST(!formats::is_login("bob\xC2\x85"));  // U+0085, a C1 control
+    BOOST_TEST(!formats::is_login("\xFF"));
+    BOOST_TEST(formats::is_login("Bob Smith"));
+}
+
+BOOST_AUTO_TEST_CASE(auth_hash_is_32_hex_digits_either_case) {
+    BOOST_TEST(formats::is_auth_hash("0123456789abcdefABCDEF0123456789"));
+    BOOST_TEST(!formats::is_auth_hash("0123456789abcdefABCDEF012345678"));
+    BOOST_TEST(!formats::is_auth_hash("0123456789abcdefABCDEF01234567890"));
+    BOOST_TEST(!formats::is_auth_hash("g123456789abcdefABCDEF0123456789"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(auth_hashes)
+
+BOOST_AUTO_TEST_CASE(md5_matches_the_reference_vectors) {
+    BOOST_TEST(md5_hex("") == "d41d8cd98f00b204e9800998ecf8427e");
+    BOOST_TEST(md5_hex("abc") == "900150983cd24fb0d6963f7d28e17f72");
+}
+
+BOOST_AUTO_TEST_CASE(the_expected_hash_lower_cases_every_part) {
+    BOOST_TEST(expected_auth_hash("Demo", "Demo-Secret", "0F8FAD5B-D9CB") == md5_hex("demo:demo-secret:0f8fad5b-d9cb"));
+    BOOST_TEST(expected_auth_hash("\xD0\x98\xD0\x92\xD0\x90\xD0\x9D", "S", "x") ==
+               md5_hex("\xD0\xB8\xD0\xB2\xD0\xB0\xD0\xBD:s:x"));  // ИВАН -> иван
+}
+
+BOOST_AUTO_TEST_CASE(comparison_accepts_either_case_and_refuses_any_difference) {
+    const auto h = md5_hex("abc");
+    BOOST_TEST(auth_hash_matches(h, "900150983CD24FB0D6963F7D28E17F72"));
+    BOOST_TEST(!auth_hash_matches(h, "900150983cd24fb0d6963f7d28e17f73"));
+    BOOST_TEST(!auth_hash_matches(h, "000150983cd24fb0d6963f7d28e17f72"));
+    BOOST_TEST(!auth_hash_matches(h, "900150983cd24fb0d6963f7d28e17f7"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(error_texts)
+
+BOOST_AUTO_TEST_CASE(every_code_has_an_english_and_a_russian_text) {
+    for (int code = 0; code <= last_result_code; ++code) {
+        const auto en = describe_error(code, culture_english);
+        const auto ru = describe_error(code, culture_russian);
+        BOOST_TEST(!en.empty());
+        BOOST_TEST(!ru.empty());
+        BOOST_TEST(en != ru);
+        BOOST_TEST(en.find("Unknown error code") == std::string::npos);
+    }
+    BOOST_TEST(describe_error(4, culture_english) == "Authentication failed.");
+    BOOST_TEST(describe_error(4, culture_russian) == "Ошибка аутентификации.");
+}
+
+BOOST_AUTO_TEST_CASE(other_cultures_get_english_and_unknown_codes_say_so) {
+    BOOST_TEST(describe_error(2, 1031) == describe_error(2, culture_english));
+    BOOST_TEST(describe_error(2, -5) == describe_error(2, culture_english));
+    BOOST_TEST(describe_error(13, culture_english) == "Unknown error code 13");
+    BOOST_TEST(describe_error(-1, culture_russian) == "Неизвестный код ошибки -1");
+    BOOST_TEST(describe_error(2147483647, 0) == "Unknown error code 2147483647");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(date_times)
+
+BOOST_AUTO_TEST_CASE(fractions_keep_7_digits_and_drop_trailing_zeros) {
+    using namespace std::chrono;
+    const sys_days day = 2026y / 11 / 22;
+    BOOST_TEST(format_date_time(day + 1h + 46min + 25s + 1054us) == "2026-11-22T01:46:25.001054Z");
+    BOOST_TEST(format_date_time(day) == "2026-11-22T00:00:00Z");
+    BOOST_TEST(format_date_time(day + 500ms) == "2026-11-22T00:00:00.5Z");
+    BOOST_TEST(format_date_time(day + 123456789ns) == "2026-11-22T00:00:00.1234567Z");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(text_helpers)
+
+BOOST_AUTO_TEST_CASE(utf8_length_refuses_malformed_sequences) {
+    BOOST_TEST(utf8_length("\xD0\xAF\xD0\xAF").value() == 2u);
+    BOOST_TEST(!utf8_length("\xC0\xAF").has_value());      // overlong
+    BOOST_TEST(!utf8_length("\xED\xA0\x80").has_value());  // surrogate
+    BOOST_TEST(!utf8_length("\xD0").has_value());          // truncated
+    BOOST_TEST(!utf8_length("\xF4\x90\x80\x80").has_value());  // above U+10FFFF
+}
+
+BOOST_AUTO_TEST_CASE(lower_casing_covers_cyrillic) {
+    BOOST_TEST(to_lower_utf8("ПРИВЕТ World") == "привет world");
+    BOOST_TEST(to_lower_ascii("AbC-{}") == "abc-{}");
+}
+
+BOOST_AUTO_TEST_CASE(text_escaping_is_xmlwriters_and_attributes_also_escape_quotes) {
+    BOOST_TEST(xml_escape_text(R"(<a href="x">&'</a>)") == R"(&lt;a href="x"&gt;&amp;'&lt;/a&gt;)");
+    BOOST_TEST(xml_escape_attribute(R"(<"&'>)") == "&lt;&quot;&amp;'&gt;");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
