@@ -59,8 +59,10 @@ const std::vector<setting_def>& definitions() {
         {{"listen", "", "FastCGI socket: a unix socket path or 127.0.0.1:PORT; empty = inherited on fd 0 (systemd)."},
          [](settings& s, const std::string& v) { s.listen = v; }},
         {{"workers", "8",
-          "Worker processes. Writes wait on PostgreSQL commits, so more workers than cores pay off: "
-          "on 2 cores, 6-8 workers did 1.45x the throughput of 2."},
+          "Worker processes (single-threaded). Calls wait on PostgreSQL round trips and commits, so more "
+          "workers than cores keep the CPUs busy: with PostgreSQL on another host 6-8 workers on 2 cores did "
+          "1.45x what 2 did; with everything on one 2-core box (scripts/bench) 8 did 1.05-1.08x and 16 no "
+          "better, at a few ms more p99. 8 is the default."},
          [](settings& s, const std::string& v) { s.workers = static_cast<int>(parse_int("workers", v, 1, 256)); }},
         {{"body_limit", "65536", "Largest request body in bytes; larger gets 413 before any parsing. nginx's client_max_body_size must match."},
          [](settings& s, const std::string& v) { s.body_limit = static_cast<std::size_t>(parse_int("body_limit", v, 1024, 16 << 20)); }},

@@ -127,9 +127,15 @@ stop_pool() {
   rm -f "$state/run/keeper.pid" "$state/run/keeper.sock"
 }
 
-# Starts nginx on 127.0.0.1:$2 with the shipped nginx/keeper-locations.conf.
+# Starts nginx on 127.0.0.1:$2 with the shipped nginx/keeper-locations.conf. A third argument N
+# turns on upstream keepalive with N kept connections (scripts/bench compares it).
 start_nginx() {
-  local state=$1 port=$2 conf="$1/nginx/nginx.conf"
+  local state=$1 port=$2 keepalive=${3:-0} conf="$1/nginx/nginx.conf"
+  local upstream_extra="" server_extra=""
+  if [ "$keepalive" -gt 0 ]; then
+    upstream_extra="keepalive $keepalive;"
+    server_extra="fastcgi_keep_conn on;"
+  fi
   mkdir -p "$state/nginx/tmp"
   chown "$SERVICE_USER:" "$state/nginx/tmp"
   cat >"$conf" <<NGINX
@@ -146,9 +152,10 @@ http {
     proxy_temp_path $state/nginx/tmp/proxy;
     uwsgi_temp_path $state/nginx/tmp/uwsgi;
     scgi_temp_path $state/nginx/tmp/scgi;
-    upstream keeper_pool { server unix:$state/run/keeper.sock; }
+    upstream keeper_pool { server unix:$state/run/keeper.sock; $upstream_extra }
     server {
         listen 127.0.0.1:$port;
+        $server_extra
         include $KEEPER_ROOT/nginx/keeper-locations.conf;
     }
 }
