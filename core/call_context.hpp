@@ -12,9 +12,11 @@ namespace keeper::core {
 
 class call_context {
 public:
-    call_context(store& s, const settings& cfg) : m_store(s), m_settings(cfg) {}
+    call_context(store& s, const settings& cfg, std::string request_id = {})
+        : m_store(s), m_settings(cfg), m_request_id(std::move(request_id)) {}
 
     const settings& config() const { return m_settings; }
+    const std::string& request_id() const { return m_request_id; }
 
     transaction& tx() {
         if (!m_tx) m_tx = m_store.begin();
@@ -31,6 +33,7 @@ public:
 private:
     store& m_store;
     const settings& m_settings;
+    std::string m_request_id;
     std::unique_ptr<transaction> m_tx;
     std::string m_audit_login;
     std::string m_audit_app;

@@ -144,6 +144,20 @@ std::string to_lower_utf8(std::string_view s) {
     return out;
 }
 
+std::string trim_unicode_space(std::string_view s) {
+    const auto cps = code_points(s);
+    const locale_t loc = utf8_ctype();
+    const auto is_space = [&](char32_t cp) {
+        return cp == 0xA0 || cp == 0xFEFF || (loc ? iswspace_l(static_cast<wint_t>(cp), loc) != 0 : cp == ' ');
+    };
+    std::size_t first = 0, last = cps.size();
+    while (first < last && is_space(cps[first])) ++first;
+    while (last > first && is_space(cps[last - 1])) --last;
+    std::string out;
+    for (std::size_t i = first; i < last; ++i) append_utf8(out, cps[i]);
+    return out;
+}
+
 std::string shorten_for_message(std::string_view s, std::size_t max_bytes) {
     if (s.size() <= max_bytes) return std::string{s};
     std::size_t cut = max_bytes;

@@ -23,6 +23,8 @@ bool has_control_characters(std::string_view s);
 // Unicode simple lower-case mapping (C.UTF-8 locale tables), for logins and app ids that may
 // be Cyrillic. Expects valid UTF-8.
 std::string to_lower_utf8(std::string_view s);
+// Strips Unicode white space (C.UTF-8 iswspace, plus U+00A0 and U+FEFF) from both ends.
+std::string trim_unicode_space(std::string_view s);
 // Cuts s to at most max_bytes without splitting a UTF-8 sequence, marking the cut with "…".
 std::string shorten_for_message(std::string_view s, std::size_t max_bytes = 64);
 

@@ -1,59 +1,100 @@
 // keeperctl: schema migrations and provisioning of what other parts of the payment system would
 // create. Talks to the database named by the same configuration as the workers.
+#include <charconv>
 #include <functional>
 #include <iostream>
 #include <map>
 #include <pqxx/pqxx>
+#include <set>
 #include <string>
 #include <vector>
 
-#include "core/formats.hpp"
-#include "core/provider.hpp"
 #include "core/settings.hpp"
-#include "core/text_util.hpp"
 #include "db/migrator.hpp"
+#include "db/provisioning.hpp"
 
 namespace {
 
-using args_t = std::vector<std::string>;
+using keeper::db::provisioning_error;
 
-class usage_error : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
+// Positional arguments, --flags and --options with a value.
+struct arguments {
+    std::vector<std::string> positional;
+    std::set<std::string> flags;
+    std::map<std::string, std::string> options;
+
+    const std::string& at(std::size_t i) const { return positional.at(i); }
+    bool flag(const std::string& name) const { return flags.count(name) > 0; }
+    std::optional<std::string> option(const std::string& name) const {
+        const auto it = options.find(name);
+        return it == options.end() ? std::nullopt : std::optional{it->second};
+    }
 };
+
+const std::set<std::string> valued_options{"--daily-limit", "--expires-in", "--balance"};
+
+arguments parse_arguments(const std::vector<std::string>& raw) {
+    arguments out;
+    for (std::size_t i = 0; i < raw.size(); ++i) {
+        if (raw[i].rfind("--", 0) != 0) {
+            out.positional.push_back(raw[i]);
+        } else if (valued_options.count(raw[i])) {
+            if (i + 1 >= raw.size()) throw provisioning_error(raw[i] + " needs a value");
+            const auto& name = raw[i];
+            out.options[name] = raw[i + 1];
+            ++i;
+        } else {
+            out.flags.insert(raw[i]);
+        }
+    }
+    return out;
+}
+
+std::int64_t number(const std::string& text, const char* what) {
+    std::int64_t n = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (ec != std::errc{} || end != text.data() + text.size()) throw provisioning_error(std::string{what} + " must be a whole number");
+    return n;
+}
+
+std::int32_t number32(const std::string& text, const char* what) {
+    const auto n = number(text, what);
+    if (n < INT32_MIN || n > INT32_MAX) throw provisioning_error(std::string{what} + " is out of range");
+    return static_cast<std::int32_t>(n);
+}
+
+// A secret or code given as "-" is read from the first line of standard input, which keeps it
+// out of the process list and shell history.
+std::string secret_value(const std::string& arg) {
+    if (arg != "-") return arg;
+    std::string line;
+    if (!std::getline(std::cin, line)) throw provisioning_error("nothing on standard input");
+    return line;
+}
+
+keeper::db::expiry expiry_of(const arguments& a) {
+    const auto e = a.option("--expires-in");
+    return {e ? number(*e, "--expires-in") : 3600};
+}
 
 struct command {
     std::string usage;
-    std::size_t min_args;
-    std::function<int(pqxx::connection&, const args_t&)> run;
+    std::size_t positional;
+    std::function<int(pqxx::connection&, const arguments&)> run;
 };
 
-// A secret given as "-" is read from the first line of standard input, which keeps it out of
-// the process list and shell history.
-std::string secret_argument(const std::string& arg) {
-    std::string secret = arg;
-    if (arg == "-" && !std::getline(std::cin, secret)) throw usage_error("no secret on standard input");
-    if (secret.empty() || secret.size() > 256) throw usage_error("a secret is 1-256 bytes");
-    if (!keeper::core::utf8_length(secret) || keeper::core::has_control_characters(secret)) {
-        throw usage_error("a secret is UTF-8 text without control characters");
-    }
-    return secret;
+int report(const std::string& line) {
+    std::cout << line << "\n";
+    return 0;
 }
 
-bool has_flag(const args_t& args, const std::string& flag) {
-    for (const auto& a : args) {
-        if (a == flag) return true;
-    }
-    return false;
-}
-
-int cmd_migrate(pqxx::connection& conn, const args_t&) {
+int cmd_migrate(pqxx::connection& conn, const arguments&) {
     const int applied = keeper::db::migrate(conn, std::cout);
     std::cout << (applied ? "" : "nothing to apply; ") << "schema version " << keeper::db::current_schema_version(conn) << "\n";
     return 0;
 }
 
-int cmd_status(pqxx::connection& conn, const args_t&) {
+int cmd_status(pqxx::connection& conn, const arguments&) {
     int pending = 0;
     for (const auto& s : keeper::db::migration_status(conn)) {
         std::cout << (s.applied ? "applied  " : "pending  ") << s.file.version << "_" << s.file.name
@@ -63,44 +104,46 @@ int cmd_status(pqxx::connection& conn, const args_t&) {
     return pending ? 3 : 0;  // non-zero tells scripts that migrate is due
 }
 
-int cmd_add_login(pqxx::connection& conn, const args_t& a) {
-    if (!keeper::core::formats::is_login(a[0])) throw usage_error("a login is 1-64 characters without control characters");
-    const auto login = keeper::core::to_lower_utf8(a[0]);
-    const auto secret = secret_argument(a[1]);
-    pqxx::work tx{conn};
-    const auto r = tx.exec_params1(
-        "INSERT INTO logins (login, shared_secret) VALUES ($1, $2) "
-        "ON CONFLICT (login) DO UPDATE SET shared_secret = EXCLUDED.shared_secret RETURNING id, (xmax = 0)",
-        login, secret);
-    tx.commit();
-    std::cout << "login " << login << (r[1].as<bool>() ? " added" : " updated") << " (id " << r[0].as<long long>() << ")\n";
-    return 0;
-}
-
-int cmd_add_app(pqxx::connection& conn, const args_t& a) {
-    if (!keeper::core::formats::is_app_id(a[0])) throw usage_error("an appId is 1-64 characters without control characters");
-    const auto provider = keeper::core::provider_from_name(a[2]);
-    if (!provider) throw usage_error("unknown provider '" + a[2] + "' (names as in the Provider enumeration, e.g. Android)");
-    const auto app_id = keeper::core::to_lower_utf8(a[0]);
-    const auto secret = secret_argument(a[1]);
-    const bool enabled = !has_flag(a, "--disabled");
-    pqxx::work tx{conn};
-    tx.exec_params(
-        "INSERT INTO applications (app_id, shared_secret, push_provider, enabled) VALUES ($1, $2, $3, $4) "
-        "ON CONFLICT (app_id) DO UPDATE SET shared_secret = EXCLUDED.shared_secret, "
-        "push_provider = EXCLUDED.push_provider, enabled = EXCLUDED.enabled",
-        app_id, secret, std::string{keeper::core::provider_name(*provider)}, enabled);
-    tx.commit();
-    std::cout << "application " << app_id << (enabled ? " enabled" : " disabled") << "\n";
+int cmd_list(pqxx::connection& conn, const arguments& a) {
+    for (const auto& line : keeper::db::list(conn, a.at(0))) std::cout << line << "\n";
     return 0;
 }
 
 const std::map<std::string, command>& commands() {
+    namespace p = keeper::db;
     static const std::map<std::string, command> all{
-        {"migrate", {"migrate                       apply pending db/migrations", 0, cmd_migrate}},
-        {"status", {"status                        list migrations, applied or pending (exit 3 if any pending)", 0, cmd_status}},
-        {"add-login", {"add-login LOGIN SECRET        add a login, or set its secret (SECRET '-' reads stdin)", 2, cmd_add_login}},
-        {"add-app", {"add-app APPID SECRET PROVIDER [--disabled]   register or update an application", 3, cmd_add_app}},
+        {"migrate", {"migrate                                  apply pending db/migrations", 0, cmd_migrate}},
+        {"status", {"status                                   list migrations (exit 3 if any is pending)", 0, cmd_status}},
+        {"add-login", {"add-login LOGIN SECRET                   add a login, or set its secret", 2,
+            [](auto& c, const arguments& a) { return report(p::add_login(c, a.at(0), secret_value(a.at(1)))); }}},
+        {"add-app", {"add-app APPID SECRET PROVIDER [--disabled]   register or update an application", 3,
+            [](auto& c, const arguments& a) {
+                return report(p::add_app(c, a.at(0), secret_value(a.at(1)), a.at(2), !a.flag("--disabled")));
+            }}},
+        {"add-purse", {"add-purse LOGIN PURSE [--balance AMOUNT]  add a purse (e.g. Z123456789012)", 2,
+            [](auto& c, const arguments& a) {
+                return report(p::add_purse(c, a.at(0), a.at(1), a.option("--balance").value_or("0")));
+            }}},
+        {"add-card", {"add-card LOGIN CARD_ID [--daily-limit AMOUNT] [--blocked]", 2,
+            [](auto& c, const arguments& a) {
+                return report(p::add_card(c, a.at(0), number(a.at(1), "CARD_ID"), a.option("--daily-limit"), a.flag("--blocked")));
+            }}},
+        {"add-transfer", {"add-transfer LOGIN TRAN_ID AMOUNT CODE [--expires-in SECONDS]   a pending protected transfer", 4,
+            [](auto& c, const arguments& a) {
+                return report(p::add_transfer(c, a.at(0), number(a.at(1), "TRAN_ID"), a.at(2), secret_value(a.at(3)), expiry_of(a)));
+            }}},
+        {"add-profile", {"add-profile LOGIN PROFILE_ID NAME        a telepay profile", 3,
+            [](auto& c, const arguments& a) {
+                return report(p::add_profile(c, a.at(0), number32(a.at(1), "PROFILE_ID"), a.at(2)));
+            }}},
+        {"add-task", {"add-task PROFILE_ID TASK_ID CODE [--expires-in SECONDS]   a pending scheduler task", 3,
+            [](auto& c, const arguments& a) {
+                return report(p::add_task(c, number32(a.at(0), "PROFILE_ID"), number32(a.at(1), "TASK_ID"),
+                                          secret_value(a.at(2)), expiry_of(a)));
+            }}},
+        {"add-sms", {"add-sms LOGIN SMS_ID                     a push SMS awaiting delivery", 2,
+            [](auto& c, const arguments& a) { return report(p::add_sms(c, a.at(0), number32(a.at(1), "SMS_ID"))); }}},
+        {"list", {"list KIND                                KIND: logins apps purses cards transfers profiles tasks sms", 1, cmd_list}},
     };
     return all;
 }
@@ -108,13 +151,15 @@ const std::map<std::string, command>& commands() {
 void print_usage(std::ostream& out) {
     out << "usage: keeperctl [--config FILE] COMMAND [ARGS]\n\ncommands:\n";
     for (const auto& [name, c] : commands()) out << "  " << c.usage << "\n";
-    out << "\nThe database is the config's database_url (KEEPER_DATABASE_URL overrides it).\n";
+    out << "\nA SECRET or CODE given as '-' is read from standard input. The database is the config's\n"
+           "database_url (KEEPER_DATABASE_URL overrides it); config: --config, $KEEPER_CONFIG or\n"
+           "/etc/keeper/keeper.conf.\n";
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    args_t args(argv + 1, argv + argc);
+    std::vector<std::string> args(argv + 1, argv + argc);
     std::string config_path = keeper::core::default_config_path();
     if (args.size() >= 2 && args[0] == "--config") {
         config_path = args[1];
@@ -124,15 +169,15 @@ int main(int argc, char** argv) {
         print_usage(args.empty() ? std::cerr : std::cout);
         return args.empty() ? 2 : 0;
     }
-    const auto it = commands().find(args[0]);
     try {
-        if (it == commands().end()) throw usage_error("unknown command '" + args[0] + "'");
-        const args_t rest(args.begin() + 1, args.end());
-        if (rest.size() < it->second.min_args) throw usage_error("usage: keeperctl " + it->second.usage);
+        const auto it = commands().find(args[0]);
+        if (it == commands().end()) throw provisioning_error("unknown command '" + args[0] + "' (keeperctl --help)");
+        const auto parsed = parse_arguments({args.begin() + 1, args.end()});
+        if (parsed.positional.size() != it->second.positional) throw provisioning_error("usage: keeperctl " + it->second.usage);
         const auto cfg = keeper::core::load_settings(config_path);
         pqxx::connection conn{cfg.database_url};
-        return it->second.run(conn, rest);
-    } catch (const usage_error& e) {
+        return it->second.run(conn, parsed);
+    } catch (const provisioning_error& e) {
         std::cerr << "keeperctl: " << e.what() << "\n";
         return 2;
     } catch (const std::exception& e) {

@@ -31,6 +31,21 @@ auto translated(std::string_view what, bool& broken, F&& f) -> decltype(f()) {
 
 std::chrono::seconds::rep seconds(std::chrono::seconds s) { return s.count(); }
 
+std::string text(std::string_view v) { return std::string{v}; }
+
+// Transfers say 'completed', tasks 'active': both are done.
+core::coded_status coded_status_of(const std::string& status) {
+    if (status == "pending") return core::coded_status::pending;
+    if (status == "locked") return core::coded_status::locked;
+    return core::coded_status::done;
+}
+
+std::optional<core::coded_object> coded_object_of(const pqxx::result& r) {
+    if (r.empty()) return std::nullopt;
+    return core::coded_object{coded_status_of(r[0][0].as<std::string>()), r[0][1].as<std::string>(), r[0][2].as<int>(),
+                              r[0][3].as<bool>()};
+}
+
 class pg_transaction final : public core::transaction {
 public:
     pg_transaction(pqxx::connection& conn, bool& broken) : m_broken(broken), m_work(conn) {}
@@ -69,6 +84,76 @@ public:
         const auto provider = core::provider_from_name(r[0][2].as<std::string>());
         return core::application_record{r[0][0].as<std::string>(), r[0][1].as<std::string>(),
                                         provider.value_or(core::provider::Undefined), r[0][3].as<bool>()};
+    }
+
+    void set_account_permits(std::int64_t login_id, bool payments, bool invoices, bool messages) override {
+        run("set_account_permits", login_id, payments, invoices, messages);
+    }
+
+    void set_contact_permits(std::int64_t login_id, std::string_view wmid, bool payments, bool invoices, bool messages,
+                             bool dont_use_confirmation) override {
+        run("set_contact_permits", login_id, text(wmid), payments, invoices, messages, dont_use_confirmation);
+    }
+
+    std::optional<core::coded_object> find_transfer_for_update(std::int64_t tran_id, std::int64_t login_id) override {
+        return coded_object_of(run("find_transfer_for_update", tran_id, login_id));
+    }
+
+    void complete_transfer(std::int64_t tran_id) override { run("complete_transfer", tran_id); }
+
+    void record_transfer_failure(std::int64_t tran_id, bool lock) override {
+        run("record_transfer_failure", tran_id, lock);
+    }
+
+    bool purse_belongs_to(std::string_view purse, std::int64_t login_id) override {
+        return !run("purse_belongs_to", text(purse), login_id).empty();
+    }
+
+    std::optional<core::card_record> find_card_for_update(std::int64_t card_id, std::int64_t login_id) override {
+        const auto r = run("find_card_for_update", card_id, login_id);
+        if (r.empty()) return std::nullopt;
+        return core::card_record{r[0][0].as<bool>(), r[0][1].as<std::string>()};
+    }
+
+    bool exceeds_daily_limit(std::int64_t card_id, std::string_view amount, std::string_view limit) override {
+        return run("exceeds_daily_limit", card_id, text(amount), text(limit))[0][0].as<bool>();
+    }
+
+    void record_topup(std::int64_t card_id, std::string_view purse, std::string_view amount,
+                      std::string_view request_id) override {
+        run("insert_topup", card_id, text(purse), text(amount), text(request_id));
+        run("credit_purse", text(purse), text(amount));
+    }
+
+    bool rename_profile(std::int32_t profile_id, std::int64_t login_id, std::string_view name) override {
+        return !run("rename_profile", profile_id, login_id, text(name)).empty();
+    }
+
+    std::optional<core::coded_object> find_task_for_update(std::int32_t profile_id, std::int32_t task_id,
+                                                           std::int64_t login_id) override {
+        return coded_object_of(run("find_task_for_update", profile_id, task_id, login_id));
+    }
+
+    void activate_task(std::int32_t profile_id, std::int32_t task_id) override { run("activate_task", profile_id, task_id); }
+
+    void record_task_failure(std::int32_t profile_id, std::int32_t task_id, bool lock) override {
+        run("record_task_failure", profile_id, task_id, lock);
+    }
+
+    void subscribe_device(const core::device_key& device, std::int64_t login_id, std::int32_t tag,
+                          std::int32_t locale) override {
+        run("subscribe_device", text(core::provider_name(device.push_provider)), device.push_service_user_id, login_id,
+            tag, locale);
+    }
+
+    void subscribe_app_device(const core::device_key& device, std::string_view app_id, std::string_view user_id,
+                              std::int32_t tag, std::int32_t locale) override {
+        run("subscribe_app_device", text(core::provider_name(device.push_provider)), device.push_service_user_id,
+            text(app_id), text(user_id), tag, locale);
+    }
+
+    bool mark_sms_delivered(std::int32_t sms_id, std::int64_t login_id) override {
+        return !run("mark_sms_delivered", sms_id, login_id).empty();
     }
 
     void write_audit(const core::audit_record& a) override {
