@@ -1,33 +1,44 @@
 #include "service_pages.hpp"
 
 #include "fault.hpp"
+#include "form_reader.hpp"
+#include "help_pages.hpp"
 #include "operation_table.hpp"
 #include "text_util.hpp"
+#include "wsdl_writer.hpp"
 
 namespace keeper::core {
 namespace {
 
-std::string group_page(const endpoint_path& ep) {
-    const std::string name{group_name(ep.group)};
-    std::string html = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" + name +
-                       " Web Service</title></head><body>\n<h1>" + name + "</h1>\n<p>The following operations are supported.</p>\n<ul>\n";
-    for (const auto& op : operations()) {
-        if (op.group != ep.group) continue;
-        const auto op_name = xml_escape_attribute(op.name);
-        html += "<li><a href=\"" + xml_escape_attribute(ep.group_path) + "?op=" + op_name + "\">" + op_name + "</a><br>" +
-                xml_escape_attribute(op.summary) + "</li>\n";
-    }
-    html += "</ul>\n</body></html>\n";
-    return html;
+constexpr std::string_view xml_type = "text/xml; charset=utf-8";
+constexpr std::string_view html_type = "text/html; charset=utf-8";
+
+// The URL the client used for this group: WSDL addresses point back at it.
+std::string base_url(const http_request& req, const endpoint_path& ep) {
+    const std::string host = req.host.empty() ? "localhost" : req.host;
+    return (req.scheme == "https" ? "https" : "http") + std::string{"://"} + host + ep.group_path;
+}
+
+http_response operation_help(const http_request& req, const endpoint_path& ep, const settings& cfg) {
+    const auto form = read_form(req.query);
+    const auto name = form.find("op")->second;
+    const auto* op = find_operation(ep.group, name);
+    if (!op) throw fault(fault_kind::no_such_endpoint, "No operation '" + shorten_for_message(name) + "' in " + std::string{group_name(ep.group)} + ".");
+    return {200, std::string{html_type}, {}, operation_page(*op, ep.group_path, req.host.empty() ? "localhost" : req.host, cfg.api_namespace)};
 }
 
 }  // namespace
 
-http_response service_page(const http_request& request, const endpoint_path& ep, const settings&) {
-    if (!request.query.empty()) {
-        throw fault(fault_kind::no_such_endpoint, "This service description is not available.");
+http_response service_page(const http_request& request, const endpoint_path& ep, const settings& cfg) {
+    const auto& q = request.query;
+    if (iequals_ascii(q, "wsdl")) {
+        return {200, std::string{xml_type}, {}, write_wsdl(ep.group, cfg.api_namespace, base_url(request, ep))};
     }
-    return {200, "text/html; charset=utf-8", {}, group_page(ep)};
+    if (iequals_ascii(q, "disco")) {
+        return {200, std::string{xml_type}, {}, write_disco(ep.group, cfg.api_namespace, base_url(request, ep))};
+    }
+    if (q.rfind("op=", 0) == 0) return operation_help(request, ep, cfg);
+    return {200, std::string{html_type}, {}, group_page(ep.group, ep.group_path)};
 }
 
 }  // namespace keeper::core
