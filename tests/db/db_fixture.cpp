@@ -71,6 +71,32 @@ int db_fixture::check_session(const std::string& session, const std::string& app
     return call("/AccountApi.asmx/CheckSessionEx", "sessionId=" + percent_encode(session) + "&appId=" + percent_encode(app_id));
 }
 
+std::string db_fixture::scalar(const std::string& query) {
+    pqxx::work tx{sql()};
+    const auto f = tx.exec1(query)[0];
+    return f.is_null() ? std::string{"NULL"} : f.as<std::string>();
+}
+
+void db_fixture::exec(const std::string& statement) {
+    pqxx::work tx{sql()};
+    tx.exec(statement);
+    tx.commit();
+}
+
+int db_fixture::call_op(const std::string& group, const std::string& op,
+                        const std::vector<std::pair<std::string, std::string>>& fields) {
+    std::string query;
+    for (const auto& [name, value] : fields) query += (query.empty() ? "" : "&") + name + "=" + percent_encode(value);
+    return call("/" + group + ".asmx/" + op, query);
+}
+
+db_fixture::user db_fixture::new_user() {
+    user u{unique("u"), unique("sess")};
+    add_login(u.login, "secret");
+    BOOST_TEST_REQUIRE(authenticate_with_secret(u.session, u.login, "secret") == 0);
+    return u;
+}
+
 long long db_fixture::count(const std::string& query) {
     pqxx::work tx{sql()};
     return tx.exec1(query)[0].as<long long>();

@@ -4,6 +4,8 @@
 #include <boost/test/unit_test.hpp>
 #include <pqxx/pqxx>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/auth_hash.hpp"
 #include "core/request_router.hpp"
@@ -35,6 +37,19 @@ struct db_fixture {
     int check_session(const std::string& session, const std::string& app_id);
 
     long long count(const std::string& query);
+    std::string scalar(const std::string& query);
+    void exec(const std::string& sql);
+
+    // Any operation over HTTP GET with these fields (values percent-encoded here).
+    int call_op(const std::string& group, const std::string& op,
+                const std::vector<std::pair<std::string, std::string>>& fields);
+
+    // A fresh login with an authenticated session; returns the session id.
+    struct user {
+        std::string login;
+        std::string session;
+    };
+    user new_user();
 };
 
 }  // namespace keeper::test
