@@ -234,4 +234,22 @@ BOOST_AUTO_TEST_CASE(the_group_page_lists_its_operations) {
     BOOST_TEST(r.response.body.find("GetUtcNow") == std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(wsdl_in_any_case_disco_and_operation_pages_are_served) {
+    for (const std::string q : {"WSDL", "wsdl", "wSdL"}) {
+        const auto r = get("/GlobalApi.asmx", q);
+        BOOST_TEST(r.response.status == 200);
+        BOOST_TEST(r.response.content_type == "text/xml; charset=utf-8");
+        BOOST_TEST(r.response.body.find(R"(<soap:address location="http://h/GlobalApi.asmx" />)") != std::string::npos);
+    }
+    http_request tls{"GET", "/api/GlobalApi.asmx", "wsdl", "", std::nullopt, "example.test", "https", "r", "", false};
+    BOOST_TEST(handle_request(tls, db, cfg).response.body.find(R"(location="https://example.test/api/GlobalApi.asmx")") != std::string::npos);
+    BOOST_TEST(get("/GlobalApi.asmx", "disco").response.body.find("<discovery") != std::string::npos);
+    const auto op = get("/GlobalApi.asmx", "op=GetUtcNow");
+    BOOST_TEST(op.response.content_type == "text/html; charset=utf-8");
+    BOOST_TEST(op.response.body.find("SOAP 1.2") != std::string::npos);
+    BOOST_TEST(get("/GlobalApi.asmx", "op=Nope").response.status == 404);
+    BOOST_TEST(get("/GlobalApi.asmx", "op=GetErrorDesc").response.status == 404);  // another group's
+    BOOST_TEST(db.begun == 0);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

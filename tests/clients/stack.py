@@ -1,0 +1,52 @@
+"""The running stack for the client tests: URLs, provisioning with keeperctl, and SQL checks with psql."""
+import hashlib
+import os
+import subprocess
+
+PORT = int(os.environ["KEEPER_TEST_PORT"])
+DATABASE_URL = os.environ["KEEPER_TEST_DATABASE_URL"]
+KEEPERCTL = os.environ["KEEPER_TEST_KEEPERCTL"]
+BASE = f"http://127.0.0.1:{PORT}"
+
+
+def wsdl(group):
+    return f"{BASE}/{group}.asmx?WSDL"
+
+
+def keeperctl(*args):
+    env = dict(os.environ, KEEPER_DATABASE_URL=DATABASE_URL, KEEPER_CONFIG="/dev/null")
+    subprocess.run([KEEPERCTL, *map(str, args)], env=env, check=True, stdout=subprocess.DEVNULL)
+
+
+def sql(query):
+    out = subprocess.run(["psql", DATABASE_URL, "-XAtqc", query], check=True, capture_output=True, text=True)
+    return out.stdout.strip()
+
+
+def auth_hash(*parts):
+    return hashlib.md5(":".join(p.lower() for p in parts).encode()).hexdigest()
+
+
+class Objects:
+    """A login with one object of every kind, ids unique to this test run and binding."""
+
+    def __init__(self, tag):
+        n = (os.getpid() % 10000) * 100 + tag
+        self.login = f"zc{n}"
+        self.secret = f"secret-{n}"
+        self.session = f"client-session-{n}"
+        self.app = f"zc-app-{n}"
+        self.app_secret = f"app-secret-{n}"
+        self.purse = f"Z{700000000000 + n}"
+        self.id = 700000 + n
+        keeperctl("add-login", self.login, self.secret)
+        keeperctl("add-app", self.app, self.app_secret, "iOS")
+        keeperctl("add-purse", self.login, self.purse, "--balance", "1.10")
+        keeperctl("add-card", self.login, self.id)
+        keeperctl("add-transfer", self.login, self.id, "50", "4321")
+        keeperctl("add-profile", self.login, self.id, "Old name")
+        keeperctl("add-task", self.id, 1, "777")
+        keeperctl("add-sms", self.login, self.id)
+
+    def login_id(self):
+        return sql(f"SELECT id FROM logins WHERE login = '{self.login}'")
