@@ -2,7 +2,7 @@
 
 #include "decoded_call.hpp"
 #include "operation_table.hpp"
-#include "provider.hpp"
+#include "samples.hpp"
 #include "response_writer.hpp"
 #include "soap_version.hpp"
 #include "text_util.hpp"
@@ -16,41 +16,6 @@ std::string page(const std::string& title, const std::string& body) {
     return "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" + html(title) +
            "</title><style>body{font-family:sans-serif;margin:2em;max-width:60em}pre{background:#f4f4f4;padding:1em;"
            "overflow:auto}</style></head><body>\n" + body + "</body></html>\n";
-}
-
-// The placeholder ASMX shows for a value of each type.
-std::string placeholder(param_type t) {
-    if (t != param_type::provider) return std::string{xsd_type_name(t)};
-    std::string out;
-    for (const auto name : provider_names()) out += (out.empty() ? "" : " or ") + std::string{name};
-    return out;
-}
-
-std::string soap_sample(const operation& op, std::string_view ns, soap_version v, bool response) {
-    const std::string name{op.name};
-    std::string body = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<soap:Envelope xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" "
-                       "xmlns:xsd=\"http://www.w3.org/2001/XMLSchema\" xmlns:soap=\"" + std::string{envelope_ns(v)} +
-                       "\">\n  <soap:Body>\n    <" + name + (response ? "Response" : "") + " xmlns=\"" + std::string{ns} + "\">\n";
-    if (response) {
-        body += "      <" + name + "Result>" + std::string{result_type_name(op.result)} + "</" + name + "Result>\n";
-    } else {
-        for (const auto& p : op.params) {
-            body += "      <" + std::string{p.name} + ">" + placeholder(p.type) + "</" + std::string{p.name} + ">\n";
-        }
-    }
-    return body + "    </" + name + (response ? "Response" : "") + ">\n  </soap:Body>\n</soap:Envelope>";
-}
-
-std::string form_sample(const operation& op) {
-    std::string out;
-    for (const auto& p : op.params) out += (out.empty() ? "" : "&") + std::string{p.name} + "=" + placeholder(p.type);
-    return out;
-}
-
-std::string plain_response_sample(const operation& op, std::string_view ns) {
-    const std::string type{result_type_name(op.result)};
-    return "HTTP/1.1 200 OK\nContent-Type: text/xml; charset=utf-8\nContent-Length: length\n\n"
-           "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<" + type + " xmlns=\"" + std::string{ns} + "\">" + type + "</" + type + ">";
 }
 
 std::string section(const std::string& title, const std::string& intro, const std::string& request, const std::string& response) {
@@ -78,22 +43,22 @@ std::string operation_page(const operation& op, std::string_view group_path, std
                        html(name) + "</h1>\n<p>" + html(op.summary) + "</p>\n";
     body += section("SOAP 1.1", "The placeholders shown need to be replaced with actual values.",
                     "POST " + path + " HTTP/1.1\n" + host_line + "Content-Type: text/xml; charset=utf-8\nContent-Length: length\n"
-                    "SOAPAction: \"" + action + "\"\n\n" + soap_sample(op, ns, soap_version::v11, false),
+                    "SOAPAction: \"" + action + "\"\n\n" + sample_soap_envelope(op, ns, soap_version::v11, false),
                     "HTTP/1.1 200 OK\nContent-Type: text/xml; charset=utf-8\nContent-Length: length\n\n" +
-                        soap_sample(op, ns, soap_version::v11, true));
+                        sample_soap_envelope(op, ns, soap_version::v11, true));
     body += section("SOAP 1.2", "The placeholders shown need to be replaced with actual values.",
                     "POST " + path + " HTTP/1.1\n" + host_line + "Content-Type: application/soap+xml; charset=utf-8\n"
-                    "Content-Length: length\n\n" + soap_sample(op, ns, soap_version::v12, false),
+                    "Content-Length: length\n\n" + sample_soap_envelope(op, ns, soap_version::v12, false),
                     "HTTP/1.1 200 OK\nContent-Type: application/soap+xml; charset=utf-8\nContent-Length: length\n\n" +
-                        soap_sample(op, ns, soap_version::v12, true));
-    const auto query = form_sample(op);
+                        sample_soap_envelope(op, ns, soap_version::v12, true));
+    const auto query = sample_form(op);
     body += section("HTTP GET", "The placeholders shown need to be replaced with actual values.",
                     "GET " + path + "/" + name + (query.empty() ? "" : "?" + query) + " HTTP/1.1\n" + host_line,
-                    plain_response_sample(op, ns));
+                    "HTTP/1.1 200 OK\nContent-Type: text/xml; charset=utf-8\nContent-Length: length\n\n" + sample_plain_response(op, ns));
     body += section("HTTP POST", "The placeholders shown need to be replaced with actual values.",
                     "POST " + path + "/" + name + " HTTP/1.1\n" + host_line +
                         "Content-Type: application/x-www-form-urlencoded\nContent-Length: length\n\n" + query,
-                    plain_response_sample(op, ns));
+                    "HTTP/1.1 200 OK\nContent-Type: text/xml; charset=utf-8\nContent-Length: length\n\n" + sample_plain_response(op, ns));
     return page(std::string{group_name(op.group)} + " Web Service: " + name, body);
 }
 

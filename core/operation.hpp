@@ -38,6 +38,7 @@ struct operation {
     std::string_view summary;  // one sentence for help pages and docs
     std::vector<param_spec> params;
     result_type result;
+    std::vector<result_code> results;  // the int results it can give (empty for dateTime/string)
     // Decoded arguments, one per param, of the declared types, in declaration order.
     result_value (*invoke)(call_context&, const std::vector<param_value>&);
 };
@@ -88,10 +89,10 @@ std::vector<param_spec> param_specs(const std::string_view (&names)[N]) {
 
 template <auto Handler, std::size_t N>
 operation make_operation(api_group group, std::string_view name, const std::string_view (&param_names)[N],
-                         std::string_view summary) {
+                         std::vector<result_code> results, std::string_view summary) {
     using traits = detail::handler_traits<decltype(Handler)>;
     return {group, name, summary, detail::param_specs<Handler>(param_names),
-            detail::result_type_of<typename traits::result>::value, &detail::invoke<Handler>};
+            detail::result_type_of<typename traits::result>::value, std::move(results), &detail::invoke<Handler>};
 }
 
 // For operations without parameters.
@@ -99,7 +100,7 @@ template <auto Handler>
 operation make_operation(api_group group, std::string_view name, std::string_view summary) {
     using traits = detail::handler_traits<decltype(Handler)>;
     static_assert(traits::arity == 0);
-    return {group, name, summary, {}, detail::result_type_of<typename traits::result>::value,
+    return {group, name, summary, {}, detail::result_type_of<typename traits::result>::value, {},
             &detail::invoke<Handler>};
 }
 

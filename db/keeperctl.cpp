@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/api_reference.hpp"
 #include "core/settings.hpp"
 #include "db/migrator.hpp"
 #include "db/provisioning.hpp"
@@ -151,6 +152,7 @@ const std::map<std::string, command>& commands() {
 void print_usage(std::ostream& out) {
     out << "usage: keeperctl [--config FILE] COMMAND [ARGS]\n\ncommands:\n";
     for (const auto& [name, c] : commands()) out << "  " << c.usage << "\n";
+    out << "  api-reference                            print docs/api-reference.md (no database needed)\n";
     out << "\nA SECRET or CODE given as '-' is read from standard input. The database is the config's\n"
            "database_url (KEEPER_DATABASE_URL overrides it); config: --config, $KEEPER_CONFIG or\n"
            "/etc/keeper/keeper.conf.\n";
@@ -168,6 +170,10 @@ int main(int argc, char** argv) {
     if (args.empty() || args[0] == "--help" || args[0] == "-h") {
         print_usage(args.empty() ? std::cerr : std::cout);
         return args.empty() ? 2 : 0;
+    }
+    if (args[0] == "api-reference") {
+        std::cout << keeper::core::write_api_reference();
+        return 0;
     }
     try {
         const auto it = commands().find(args[0]);

@@ -2,6 +2,11 @@
 
 #include "tests/support/printers.hpp"
 
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "core/api_reference.hpp"
 #include "core/log_line.hpp"
 #include "core/operation_table.hpp"
 #include "core/settings.hpp"
@@ -85,6 +90,22 @@ BOOST_AUTO_TEST_CASE(names_are_unique_within_a_group_and_every_entry_is_document
         for (const auto& b : operations()) same += (a.group == b.group && a.name == b.name) ? 1 : 0;
         BOOST_TEST(same == 1);
     }
+}
+
+BOOST_AUTO_TEST_CASE(every_result_code_is_reachable_through_some_operation) {
+    std::set<int> reachable;
+    for (const auto& op : operations()) {
+        for (auto code : op.results) reachable.insert(static_cast<int>(code));
+        BOOST_TEST((op.results.empty() == (op.result != result_type::int32)), op.name);
+    }
+    BOOST_TEST(reachable.size() == static_cast<std::size_t>(last_result_code + 1));
+}
+
+BOOST_AUTO_TEST_CASE(the_committed_api_reference_is_the_generated_one) {
+    std::ifstream in{std::string{KEEPER_SOURCE_DIR} + "/docs/api-reference.md"};
+    std::ostringstream text;
+    text << in.rdbuf();
+    BOOST_TEST((text.str() == write_api_reference()), "regenerate: build/db/keeperctl api-reference > docs/api-reference.md");
 }
 
 BOOST_AUTO_TEST_CASE(group_names_map_both_ways) {
