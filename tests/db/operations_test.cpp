@@ -317,6 +317,10 @@ BOOST_AUTO_TEST_CASE(an_application_subscribes_its_users_devices_with_its_provid
     BOOST_TEST(sub(app, "User-1", std::string(32, '0')) == 4);
     BOOST_TEST(sub(unique("nope"), "User-1", hash) == 4);
     BOOST_TEST(sub(app, "User-1", "short") == 1);
+    BOOST_TEST(sub(app, "", hash) == 1);                        // userId empty
+    BOOST_TEST(sub(app, std::string(65, 'u'), hash) == 1);     // userId too long
+    BOOST_TEST(sub(app, "bad\tuser", hash) == 1);             // userId with a control character
+    BOOST_TEST(sub("", "User-1", hash) == 1);                  // appId empty
     const auto off = unique("off");
     p::add_app(sql(), off, "s", "Android", false);
     BOOST_TEST(sub(off, "u", keeper::core::expected_auth_hash(off, "s", "u")) == 4);
