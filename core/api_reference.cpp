@@ -50,7 +50,8 @@ std::string write_api_reference() {
     std::string out =
         "# keeper API reference\n\n"
         "Generated from the operation table (`core/operation_table.cpp`) by `keeperctl api-reference`;\n"
-        "do not edit by hand. Behaviour and decisions: `docs/api.md`. The namespace shown is the default\n"
+        "do not edit by hand. Behaviour and decisions where the contract is silent: `docs/api-decisions.md`.\n"
+        "The namespace shown is the default\n"
         "`api_namespace`. Every operation is also described by `GET /<Group>.asmx?WSDL` and\n"
         "`GET /<Group>.asmx?op=<Operation>`.\n\n";
     for (auto g : all_groups()) {

@@ -1,5 +1,5 @@
 #pragma once
-// docs/api-reference.md, generated from the operation table (keeperctl api-reference). A test
+// docs/api.md, generated from the operation table (keeperctl api-reference). A test
 // keeps the committed file equal to this output.
 #include <string>
 

@@ -12,7 +12,7 @@ param_value read_param(const std::multimap<std::string, std::string>& form, cons
     const std::string name{p.name};
     const auto count = form.count(name);
     if (count == 0) throw fault(fault_kind::client, "Missing parameter: " + name + ".");
-    // Decision (docs/api.md): ASMX would join repeats with ','; a payment API refuses ambiguity.
+    // Decision (docs/api-decisions.md): ASMX would join repeats with ','; a payment API refuses ambiguity.
     if (count > 1) throw fault(fault_kind::client, "Parameter '" + name + "' is given more than once.");
     const auto& text = form.find(name)->second;
     if (!utf8_length(text)) throw fault(fault_kind::client, "Parameter '" + name + "' is not valid UTF-8.");

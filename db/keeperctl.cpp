@@ -152,7 +152,7 @@ const std::map<std::string, command>& commands() {
 void print_usage(std::ostream& out) {
     out << "usage: keeperctl [--config FILE] COMMAND [ARGS]\n\ncommands:\n";
     for (const auto& [name, c] : commands()) out << "  " << c.usage << "\n";
-    out << "  api-reference                            print docs/api-reference.md (no database needed)\n";
+    out << "  api-reference                            print docs/api.md (no database needed)\n";
     out << "\nA SECRET or CODE given as '-' is read from standard input. The database is the config's\n"
            "database_url (KEEPER_DATABASE_URL overrides it); config: --config, $KEEPER_CONFIG or\n"
            "/etc/keeper/keeper.conf.\n";

@@ -37,7 +37,7 @@ result_code authenticate(call_context& ctx, const std::string& session_id, const
         tx.record_auth_failure(login_key, cfg.auth_failure_window);
         return result_code::auth_failed;
     }
-    // Decision (docs/api.md): a success forgives earlier failures of this login.
+    // Decision (docs/api-decisions.md): a success forgives earlier failures of this login.
     tx.clear_auth_failures(login_key);
     return result_code::ok;
 }

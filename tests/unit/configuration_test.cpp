@@ -102,10 +102,10 @@ BOOST_AUTO_TEST_CASE(every_result_code_is_reachable_through_some_operation) {
 }
 
 BOOST_AUTO_TEST_CASE(the_committed_api_reference_is_the_generated_one) {
-    std::ifstream in{std::string{KEEPER_SOURCE_DIR} + "/docs/api-reference.md"};
+    std::ifstream in{std::string{KEEPER_SOURCE_DIR} + "/docs/api.md"};
     std::ostringstream text;
     text << in.rdbuf();
-    BOOST_TEST((text.str() == write_api_reference()), "regenerate: build/db/keeperctl api-reference > docs/api-reference.md");
+    BOOST_TEST((text.str() == write_api_reference()), "regenerate: build/db/keeperctl api-reference > docs/api.md");
 }
 
 BOOST_AUTO_TEST_CASE(group_names_map_both_ways) {
