@@ -62,7 +62,17 @@ decoded_call decode_soap_request(const http_request& req, const endpoint_path& e
                 "Content type '" + media.essence + "' is not SOAP (text/xml, application/soap+xml) or a form.");
 }
 
+// GET /health: 200 when this worker reaches the database, 503 when not. nginx exposes it to
+// loopback only by default.
+http_response health(store& st, request_log& log) {
+    const bool up = st.healthy();
+    log.group = "health";
+    log.outcome = up ? "health=ok" : "health=unavailable";
+    return {up ? 200 : 503, "text/plain; charset=utf-8", {}, up ? "ok\r\n" : "database unreachable\r\n"};
+}
+
 http_response route(const http_request& req, store& st, const settings& cfg, request_log& log) {
+    if (req.path == "/health" && req.method == "GET") return health(st, log);
     const auto ep = parse_endpoint_path(req.path);
     if (!ep) throw fault(fault_kind::no_such_endpoint, "No service here.");
     log.group = group_name(ep->group);

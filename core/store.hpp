@@ -129,6 +129,8 @@ class store {
 public:
     virtual ~store() = default;
     virtual std::unique_ptr<transaction> begin() = 0;
+    // True when the database answers now (GET /health). Never throws.
+    virtual bool healthy() = 0;
 };
 
 }  // namespace keeper::core

@@ -198,7 +198,7 @@ std::unique_ptr<core::transaction> pg_store::begin() {
     return translated("begin", m_broken, [&] { return std::make_unique<pg_transaction>(conn, m_broken); });
 }
 
-bool pg_store::ping() {
+bool pg_store::healthy() {
     try {
         auto& conn = connection();
         pqxx::nontransaction{conn}.exec("SELECT 1");

@@ -19,7 +19,7 @@ public:
     std::unique_ptr<core::transaction> begin() override;
 
     // True when a connection is open (or could be opened now) and answers.
-    bool ping();
+    bool healthy() override;
 
 private:
     pqxx::connection& connection();

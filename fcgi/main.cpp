@@ -2,6 +2,9 @@
 // --listen (a unix socket path or 127.0.0.1:PORT), and runs N single-threaded workers on it.
 #include <fcgiapp.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
 
 #include <iostream>
 #include <pqxx/pqxx>
@@ -18,18 +21,31 @@ constexpr int listen_backlog = 1024;
 void print_usage(std::ostream& out) {
     out << "usage: keeper-fcgi [--config FILE] [--listen ADDRESS] [--workers N]\n\n"
            "Runs the keeper FastCGI worker pool. ADDRESS is a unix socket path or HOST:PORT;\n"
-           "without it the pool uses the socket inherited on fd 0 (systemd socket activation).\n"
+           "without it the pool uses the socket systemd hands over (fd 0, or LISTEN_FDS).\n"
+           "Signals: SIGTERM/SIGINT stop (each worker finishes its request); SIGHUP re-reads the\n"
+           "configuration and replaces the workers.\n"
            "Configuration: FILE (default $KEEPER_CONFIG or /etc/keeper/keeper.conf), then\n"
            "KEEPER_<KEY> environment variables. Logs one line per request to stderr.\n";
 }
 
+bool is_socket(int fd) {
+    struct stat st {};
+    return fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+// systemd's protocol: LISTEN_FDS=1 for this pid means the socket is fd 3 (systemd-socket-activate,
+// or a unit without StandardInput=socket).
+bool has_listen_fds() {
+    const char* fds = std::getenv("LISTEN_FDS");
+    const char* pid = std::getenv("LISTEN_PID");
+    return fds && std::string{fds} == "1" && (!pid || std::to_string(getpid()) == pid);
+}
+
 int open_listen_socket(const std::string& address) {
     if (address.empty()) {
-        struct stat st {};
-        if (fstat(0, &st) != 0 || !S_ISSOCK(st.st_mode)) {
-            throw std::runtime_error("no socket on fd 0: start from the systemd socket unit, or give --listen");
-        }
-        return 0;
+        if (has_listen_fds() && is_socket(3)) return 3;
+        if (is_socket(0)) return 0;
+        throw std::runtime_error("no socket on fd 0 or from LISTEN_FDS: start from the systemd socket unit, or give --listen");
     }
     const int fd = FCGX_OpenSocket(address.c_str(), listen_backlog);
     if (fd < 0) throw std::runtime_error("cannot listen on " + address);
@@ -76,7 +92,9 @@ int main(int argc, char** argv) {
         check_schema(cfg);
         FCGX_Init();
         const int fd = open_listen_socket(cfg.listen);
-        return keeper::fcgi::run_pool(fd, cfg);
+        // SIGHUP re-reads the same file (and environment) for the next set of workers.
+        const auto reload = [config_path] { return keeper::core::load_settings(config_path); };
+        return keeper::fcgi::run_pool(fd, cfg, reload);
     } catch (const std::exception& e) {
         std::cerr << "keeper-fcgi: " << e.what() << std::endl;
         return 1;

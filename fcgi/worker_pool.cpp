@@ -5,9 +5,9 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <chrono>
 #include <csignal>
+#include <cstring>
 #include <iostream>
 #include <map>
 #include <thread>
@@ -18,16 +18,20 @@ namespace keeper::fcgi {
 namespace {
 
 volatile std::sig_atomic_t pool_stop = 0;
+volatile std::sig_atomic_t pool_reload = 0;
 
 void on_pool_stop(int) { pool_stop = 1; }
+void on_pool_reload(int) { pool_reload = 1; }
 
 using clock = std::chrono::steady_clock;
+using worker_set = std::map<pid_t, clock::time_point>;
 
 pid_t spawn_worker(int listen_fd, const core::settings& cfg) {
     const pid_t pid = fork();
     if (pid == 0) {
         signal(SIGTERM, SIG_DFL);
         signal(SIGINT, SIG_DFL);
+        signal(SIGHUP, SIG_IGN);  // reloads are the supervisor's business
         int rc = 1;
         try {
             rc = run_worker(listen_fd, cfg);
@@ -40,37 +44,71 @@ pid_t spawn_worker(int listen_fd, const core::settings& cfg) {
     return pid;
 }
 
+void spawn_workers(worker_set& workers, int listen_fd, const core::settings& cfg) {
+    for (int i = 0; i < cfg.workers; ++i) {
+        if (const pid_t pid = spawn_worker(listen_fd, cfg); pid > 0) workers[pid] = clock::now();
+    }
+}
+
 std::string describe_exit(int status) {
     if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
     if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
     return "stopped";
 }
 
-void stop_all(const std::map<pid_t, clock::time_point>& workers) {
+// New workers with the new configuration are accepting before the old ones are asked to stop,
+// and the old ones finish their requests: no request is refused during a reload.
+void reload(worker_set& workers, worker_set& retiring, int listen_fd, core::settings& cfg, const settings_loader& loader) {
+    try {
+        auto fresh = loader();
+        if (fresh.listen != cfg.listen) std::cerr << "pool: 'listen' changes only on restart" << std::endl;
+        cfg = std::move(fresh);
+    } catch (const std::exception& e) {
+        std::cerr << "pool: reload refused, keeping the running configuration: " << e.what() << std::endl;
+        return;
+    }
+    for (const auto& [pid, started] : workers) {
+        kill(pid, SIGTERM);
+        retiring[pid] = started;
+    }
+    workers.clear();
+    spawn_workers(workers, listen_fd, cfg);
+    std::cerr << "pool: configuration reloaded; " << workers.size() << " workers started" << std::endl;
+}
+
+void stop_all(const worker_set& workers, const worker_set& retiring) {
     for (const auto& [pid, started] : workers) kill(pid, SIGTERM);
-    for (std::size_t left = workers.size(); left > 0;) {
+    for (std::size_t left = workers.size() + retiring.size(); left > 0;) {
         if (waitpid(-1, nullptr, 0) > 0 || errno == ECHILD) --left;
     }
 }
 
-}  // namespace
-
-int run_pool(int listen_fd, const core::settings& cfg) {
+void install_handlers() {
     struct sigaction sa {};
-    sa.sa_handler = on_pool_stop;  // no SA_RESTART: waitpid() must return on it
     sigemptyset(&sa.sa_mask);
+    sa.sa_handler = on_pool_stop;  // no SA_RESTART: waitpid() must return on these
     sigaction(SIGTERM, &sa, nullptr);
     sigaction(SIGINT, &sa, nullptr);
+    sa.sa_handler = on_pool_reload;
+    sigaction(SIGHUP, &sa, nullptr);
+}
 
-    std::map<pid_t, clock::time_point> workers;
-    for (int i = 0; i < cfg.workers; ++i) {
-        if (const pid_t pid = spawn_worker(listen_fd, cfg); pid > 0) workers[pid] = clock::now();
-    }
+}  // namespace
+
+int run_pool(int listen_fd, core::settings cfg, const settings_loader& loader) {
+    install_handlers();
+    worker_set workers, retiring;
+    spawn_workers(workers, listen_fd, cfg);
     std::cerr << "pool: " << workers.size() << " workers started" << std::endl;
     while (!pool_stop) {
+        if (pool_reload) {
+            pool_reload = 0;
+            reload(workers, retiring, listen_fd, cfg, loader);
+        }
         int status = 0;
         const pid_t pid = waitpid(-1, &status, 0);
         if (pid <= 0) continue;
+        if (retiring.erase(pid)) continue;
         const auto it = workers.find(pid);
         if (it == workers.end()) continue;
         std::cerr << "pool: worker " << pid << " " << describe_exit(status) << "; replacing it" << std::endl;
@@ -81,7 +119,7 @@ int run_pool(int listen_fd, const core::settings& cfg) {
         if (const pid_t fresh = spawn_worker(listen_fd, cfg); fresh > 0) workers[fresh] = clock::now();
     }
     std::cerr << "pool: stopping " << workers.size() << " workers" << std::endl;
-    stop_all(workers);
+    stop_all(workers, retiring);
     return 0;
 }
 

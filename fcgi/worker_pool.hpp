@@ -1,10 +1,15 @@
 #pragma once
-// The supervisor: forks N workers on one listening socket, replaces any that dies, and on
-// SIGTERM/SIGINT stops them all (each finishes its request first) before it returns.
+// The supervisor: forks N workers on one listening socket, replaces any that dies, on SIGHUP
+// re-reads the configuration and replaces all workers (new ones first, so the socket is always
+// served), and on SIGTERM/SIGINT stops them all (each finishes its request first) and returns.
+#include <functional>
+
 #include "core/settings.hpp"
 
 namespace keeper::fcgi {
 
-int run_pool(int listen_fd, const core::settings& cfg);
+using settings_loader = std::function<core::settings()>;
+
+int run_pool(int listen_fd, core::settings cfg, const settings_loader& reload);
 
 }  // namespace keeper::fcgi

@@ -146,7 +146,8 @@ pid $state/nginx/nginx.pid;
 error_log $state/log/nginx-error.log warn;
 events { worker_connections 1024; }
 http {
-    access_log $state/log/nginx-access.log;
+    include $KEEPER_ROOT/nginx/keeper-log-format.conf;
+    access_log $state/log/nginx-access.log keeper;
     client_body_temp_path $state/nginx/tmp/body;
     fastcgi_temp_path $state/nginx/tmp/fastcgi;
     proxy_temp_path $state/nginx/tmp/proxy;

@@ -19,7 +19,14 @@ BOOST_AUTO_TEST_CASE(a_lost_connection_fails_one_call_and_is_reopened) {
     }
     BOOST_TEST(check_session(session, "a") == -500);
     BOOST_TEST(check_session(session, "a") == 2);
-    BOOST_TEST(store.ping());
+    BOOST_TEST(store.healthy());
+}
+
+BOOST_AUTO_TEST_CASE(health_is_200_with_the_database_and_503_without) {
+    keeper::core::http_request r{"GET", "/health", "", "", std::nullopt, "h", "http", "r", "", false};
+    BOOST_TEST(keeper::core::handle_request(r, store, cfg).response.status == 200);
+    keeper::db::pg_store nowhere{"host=/nonexistent dbname=keeper connect_timeout=1"};
+    BOOST_TEST(keeper::core::handle_request(r, nowhere, cfg).response.status == 503);
 }
 
 BOOST_AUTO_TEST_CASE(an_unreachable_database_is_a_server_fault_not_a_crash) {
@@ -28,7 +35,7 @@ BOOST_AUTO_TEST_CASE(an_unreachable_database_is_a_server_fault_not_a_crash) {
     const auto out = keeper::core::handle_request(r, nowhere, cfg);
     BOOST_TEST(out.response.status == 500);
     BOOST_TEST(out.log.detail == "cannot connect to the database");
-    BOOST_TEST(!nowhere.ping());
+    BOOST_TEST(!nowhere.healthy());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -104,10 +104,19 @@ BOOST_AUTO_TEST_CASE(other_methods_are_405) {
 
 BOOST_AUTO_TEST_CASE(a_body_over_64_kib_is_413_and_one_at_the_limit_is_read) {
     const std::string pad(70000, ' ');
-    BOOST_TEST(post_xml("/GlobalApi.asmx", "text/xml", soap11("GetUtcNow", {}) + pad).status == 413);
+    const auto too_large = post_xml("/GlobalApi.asmx", "text/xml", soap11("GetUtcNow", {}) + pad);
+    BOOST_TEST(too_large.status == 413);
+    BOOST_TEST(too_large.header("x-request-id").size() == 32u);  // nginx's own answers carry the id too
     const auto base = soap11("GetUtcNow", {});
     const auto at_limit = base + std::string(65536 - base.size(), ' ');
     BOOST_TEST(post_xml("/GlobalApi.asmx", "text/xml", at_limit).status == 200);
+}
+
+BOOST_AUTO_TEST_CASE(health_answers_200_through_nginx_on_loopback) {
+    const auto r = http_get(port, "/health");
+    BOOST_TEST(r.status == 200);
+    BOOST_TEST(r.body == "ok\r\n");
+    BOOST_TEST(http_request(port, "POST", "/health", {{"Content-Type", "text/plain"}}, "x").status == 404);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

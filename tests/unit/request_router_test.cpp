@@ -19,6 +19,7 @@ struct unreachable_store final : store {
         ++begun;
         throw store_error("cannot connect to the database");
     }
+    bool healthy() override { return false; }
 };
 
 struct router_fixture {
@@ -232,6 +233,13 @@ BOOST_AUTO_TEST_CASE(the_group_page_lists_its_operations) {
     BOOST_TEST(r.response.content_type == "text/html; charset=utf-8");
     BOOST_TEST(r.response.body.find("CheckSessionEx") != std::string::npos);
     BOOST_TEST(r.response.body.find("GetUtcNow") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(health_says_503_when_the_database_is_unreachable) {
+    const auto r = get("/health", "");
+    BOOST_TEST(r.response.status == 503);
+    BOOST_TEST(r.response.content_type == "text/plain; charset=utf-8");
+    BOOST_TEST(r.log.outcome == "health=unavailable");
 }
 
 BOOST_AUTO_TEST_CASE(wsdl_in_any_case_disco_and_operation_pages_are_served) {
