@@ -6,7 +6,7 @@
 KEEPER_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 SERVICE_USER=keeper
 KEEPER_PACKAGES=(
-  build-essential cmake pkg-config
+  build-essential cmake pkg-config dpkg-dev man-db
   libfcgi-dev libxml2-dev libssl-dev libpqxx-dev libboost-test-dev
   postgresql nginx curl libxml2-utils
   python3-zeep php-cli php-soap
@@ -91,7 +91,7 @@ stop_postgres() {
 
 keeperctl() {
   local state=$1; shift
-  KEEPER_CONFIG=/dev/null KEEPER_DATABASE_URL=$(database_url "$state") "$state/install/bin/keeperctl" "$@"
+  KEEPER_CONFIG=/dev/null KEEPER_DATABASE_URL=$(database_url "$state") "$state/install/usr/bin/keeperctl" "$@"
 }
 
 # Starts the worker pool on $1/run/keeper.sock, logging to $1/log/keeper.log.
@@ -105,7 +105,7 @@ start_pool() {
     export KEEPER_DATABASE_URL KEEPER_CONFIG=/dev/null
     KEEPER_DATABASE_URL=$(database_url "$state")
     exec setpriv --reuid="$SERVICE_USER" --regid="$SERVICE_USER" --init-groups -- \
-      "$state/install/sbin/keeper-fcgi" "${args[@]}" >>"$state/log/keeper.log" 2>&1
+      "$state/install/usr/sbin/keeper-fcgi" "${args[@]}" >>"$state/log/keeper.log" 2>&1
   ) &
   echo $! >"$state/run/keeper.pid"
   local i

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Installs keeper's Debian package on this machine, checks what it installed, verifies and scores
+# the systemd units, checks the nginx site, starts the pool the way systemd would (socket
+# activation), calls an operation through nginx with the installed config, and purges the package.
+# Needs root and the test stack's database (KEEPER_TEST_DATABASE_URL); run through scripts/test.
+set -uo pipefail
+: "${KEEPER_TEST_DATABASE_URL:?run through scripts/test}" "${KEEPER_TEST_BUILD_DIR:?run through scripts/test}"
+PORT=18082
+WORK=$(mktemp -d /tmp/keeper-package-test.XXXXXX)
+chmod 755 "$WORK"
+passed=0 failed=0
+check() {  # check "what" command...
+  local what=$1; shift
+  if "$@" >"$WORK/last.out" 2>&1; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $what" >&2; sed 's/^/  /' "$WORK/last.out" >&2; fi
+}
+cleanup() {
+  local pid
+  if [ -f "$WORK/nginx/nginx.pid" ]; then
+    pid=$(cat "$WORK/nginx/nginx.pid")
+    kill "$pid" 2>/dev/null
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  fi
+  [ -n "${activator:-}" ] && kill "$activator" 2>/dev/null && wait "$activator" 2>/dev/null
+  dpkg --purge keeper >/dev/null 2>&1
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+if dpkg-query -W -f='${Status}' keeper 2>/dev/null | grep -q "install ok installed"; then
+  echo "FAIL: a keeper package is installed on this machine already; this test would replace it" >&2
+  echo "0 passed, 1 failed"; exit 1
+fi
+
+(cd "$KEEPER_TEST_BUILD_DIR" && cpack -G DEB >/dev/null) || { echo "0 passed, 1 failed"; exit 1; }
+deb=$(ls "$KEEPER_TEST_BUILD_DIR"/package/keeper_*.deb)
+check "the package installs" dpkg -i "$deb"
+for f in /usr/sbin/keeper-fcgi /usr/bin/keeperctl /lib/systemd/system/keeper.socket /lib/systemd/system/keeper.service \
+         /lib/systemd/system/keeper-migrate.service /etc/keeper/keeper.conf /etc/keeper/nginx/keeper-locations.conf \
+         /etc/nginx/sites-available/keeper /usr/share/keeper/migrations/0001_sessions.sql /usr/share/man/man8/keeper-fcgi.8; do
+  check "installed $f" test -e "$f"
+done
+check "the system user exists" id keeper
+check "the config is readable by the service user only" sh -c '[ "$(stat -c %a:%G /etc/keeper/keeper.conf)" = 640:keeper ]'
+check "keeper-fcgi --help" /usr/sbin/keeper-fcgi --help
+check "keeperctl --help" /usr/bin/keeperctl --help
+check "man keeper-fcgi" man -w keeper-fcgi
+check "man keeperctl" man -w keeperctl
+
+verify() { local out; out=$(systemd-analyze verify "$@" 2>&1) && [ -z "$out" ] || { echo "$out"; return 1; }; }
+check "systemd-analyze verify is clean" verify /lib/systemd/system/keeper.socket /lib/systemd/system/keeper.service /lib/systemd/system/keeper-migrate.service
+exposure() { systemd-analyze security --offline=yes /lib/systemd/system/keeper.service 2>&1 | tee "$WORK/security.txt" |
+             awk '/Overall exposure level/ { print $(NF-2) }'; }
+score=$(exposure)
+check "systemd-analyze security rates keeper.service 2.0 or lower (got ${score:-none})" awk -v s="${score:-99}" 'BEGIN { exit !(s <= 2.0) }'
+
+mkdir -p "$WORK/nginx"
+cat >"$WORK/nginx/site-test.conf" <<NGINX
+events {}
+pid $WORK/nginx/site-test.pid;
+http { include /etc/nginx/sites-available/keeper; }
+NGINX
+check "nginx -t accepts the shipped site" nginx -t -q -p "$WORK/nginx" -c "$WORK/nginx/site-test.conf" -e "$WORK/nginx-error.log"
+
+# Start the pool the way keeper.socket + keeper.service do: the socket is made first and the
+# pool inherits it (systemd-socket-activate passes it by LISTEN_FDS and, given -E, the
+# environment), as the keeper user.
+mkdir -p "$WORK/run" && chown keeper: "$WORK/run"
+setpriv --reuid=keeper --regid=keeper --init-groups -- env KEEPER_CONFIG=/etc/keeper/keeper.conf \
+  KEEPER_DATABASE_URL="$KEEPER_TEST_DATABASE_URL" KEEPER_WORKERS=2 \
+  systemd-socket-activate -E KEEPER_CONFIG -E KEEPER_DATABASE_URL -E KEEPER_WORKERS -l "$WORK/run/keeper.sock" /usr/sbin/keeper-fcgi >"$WORK/pool.log" 2>&1 &
+activator=$!
+for _ in $(seq 50); do [ -S "$WORK/run/keeper.sock" ] && break; sleep 0.1; done
+mkdir -p "$WORK/nginx/tmp" && chown keeper "$WORK/nginx/tmp"
+cat >"$WORK/nginx/nginx.conf" <<NGINX
+user keeper;
+pid $WORK/nginx/nginx.pid;
+events {}
+http {
+    include /etc/keeper/nginx/keeper-log-format.conf;
+    access_log $WORK/access.log keeper;
+    client_body_temp_path $WORK/nginx/tmp/body;
+    fastcgi_temp_path $WORK/nginx/tmp/fastcgi;
+    proxy_temp_path $WORK/nginx/tmp/proxy;
+    uwsgi_temp_path $WORK/nginx/tmp/uwsgi;
+    scgi_temp_path $WORK/nginx/tmp/scgi;
+    upstream keeper_pool { server unix:$WORK/run/keeper.sock; }
+    server { listen 127.0.0.1:$PORT; include /etc/keeper/nginx/keeper-locations.conf; }
+}
+NGINX
+nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" -e "$WORK/nginx-error.log"
+answer=$(curl -sS "http://127.0.0.1:$PORT/AccountApi.asmx/CheckSessionEx?sessionId=package-test&appId=x")
+check "an operation answers through nginx and the installed pool (got: $answer)" \
+  test "$answer" = $'<?xml version="1.0" encoding="utf-8"?>\r\n<int xmlns="http://tempuri.org/">2</int>'
+check "the pool logged the request" grep -q "operation=CheckSessionEx transport=get outcome=result=2" "$WORK/pool.log"
+[ "$failed" -eq 0 ] || { echo "--- pool log" >&2; cat "$WORK/pool.log" >&2; echo "--- nginx error log" >&2; tail -5 "$WORK/nginx-error.log" >&2; }
+check "the package purges" dpkg --purge keeper
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
