@@ -1,0 +1,167 @@
+"""Restarting or reloading the pool drops no request.
+
+This harness does what keeper.socket + keeper.service do: it owns the listening socket and starts
+keeper-fcgi with it on fd 0 as the keeper user. Under a bounded load through nginx it restarts the
+pool three times (SIGTERM, wait, start again, as `systemctl restart`) and reloads it twice (SIGHUP,
+as `systemctl reload`). Every request must get its proper answer.
+"""
+import os
+import pwd
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+import unittest
+import urllib.request
+
+STATE = os.environ["KEEPER_TEST_STATE"]
+DATABASE_URL = os.environ["KEEPER_TEST_DATABASE_URL"]
+SOURCE = os.environ["KEEPER_TEST_SOURCE_DIR"]
+PORT = 18083
+LOAD_THREADS = 8
+LOAD_SECONDS = 8
+MAX_REQUESTS = 200000  # bounded in count as well as time
+
+REQUESTS = [
+    ("/ErrorsApi.asmx/GetErrorDesc?errorCode=4&cultureCode=1033",
+     b'<string xmlns="http://tempuri.org/">Authentication failed.</string>'),
+    ("/AccountApi.asmx/CheckSessionEx?sessionId=zero-downtime&appId=x",  # uses the database
+     b'<int xmlns="http://tempuri.org/">2</int>'),
+]
+
+
+class Stack:
+    def __init__(self, work):
+        self.work = work
+        keeper = pwd.getpwnam("keeper")
+        run = os.path.join(work, "run")
+        os.makedirs(run)
+        os.chown(run, keeper.pw_uid, keeper.pw_gid)
+        self.socket_path = os.path.join(run, "keeper.sock")
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.bind(self.socket_path)
+        os.chown(self.socket_path, keeper.pw_uid, keeper.pw_gid)
+        self.sock.listen(1024)
+        self.log = open(os.path.join(work, "pool.log"), "ab")
+        self.pool = None
+
+    def start_pool(self):
+        env = dict(os.environ, KEEPER_CONFIG="/dev/null", KEEPER_DATABASE_URL=DATABASE_URL, KEEPER_WORKERS="4")
+        self.pool = subprocess.Popen(
+            ["setpriv", "--reuid=keeper", "--regid=keeper", "--init-groups", "--",
+             os.path.join(STATE, "install/usr/sbin/keeper-fcgi")],
+            stdin=self.sock.fileno(), stdout=self.log, stderr=self.log, env=env)
+
+    def stop_pool(self):
+        self.pool.send_signal(signal.SIGTERM)
+        self.pool.wait(timeout=40)
+
+    def start_nginx(self):
+        tmp = os.path.join(self.work, "nginx")
+        os.makedirs(os.path.join(tmp, "tmp"))
+        os.chown(os.path.join(tmp, "tmp"), pwd.getpwnam("keeper").pw_uid, -1)
+        self.nginx_conf = os.path.join(tmp, "nginx.conf")
+        with open(self.nginx_conf, "w") as f:
+            f.write(f"""user keeper;
+pid {tmp}/nginx.pid;
+worker_processes 2;
+events {{ worker_connections 1024; }}
+http {{
+    access_log off;
+    client_body_temp_path {tmp}/tmp/body;
+    fastcgi_temp_path {tmp}/tmp/fastcgi;
+    proxy_temp_path {tmp}/tmp/proxy;
+    uwsgi_temp_path {tmp}/tmp/uwsgi;
+    scgi_temp_path {tmp}/tmp/scgi;
+    upstream keeper_pool {{ server unix:{self.socket_path}; }}
+    server {{ listen 127.0.0.1:{PORT}; include {SOURCE}/nginx/keeper-locations.conf; }}
+}}
+""")
+        subprocess.run(["nginx", "-p", tmp, "-c", self.nginx_conf, "-e", os.path.join(self.work, "nginx-error.log")], check=True)
+        self.nginx_pid_file = os.path.join(tmp, "nginx.pid")
+
+    def close(self):
+        if self.pool and self.pool.poll() is None:
+            self.stop_pool()
+        try:
+            with open(self.nginx_pid_file) as f:
+                pid = int(f.read())
+            os.kill(pid, signal.SIGTERM)
+            for _ in range(50):
+                os.kill(pid, 0)
+                time.sleep(0.1)
+        except (OSError, AttributeError, ValueError):
+            pass
+        self.sock.close()
+
+
+class Load:
+    """Threads that call the stack until told to stop, counting proper and improper answers."""
+
+    def __init__(self):
+        self.stop = threading.Event()
+        self.lock = threading.Lock()
+        self.good = 0
+        self.bad = []
+        self.threads = [threading.Thread(target=self.run, args=(i,)) for i in range(LOAD_THREADS)]
+
+    def run(self, i):
+        n = 0
+        while not self.stop.is_set() and self.good + len(self.bad) < MAX_REQUESTS:
+            path, expected = REQUESTS[(i + n) % len(REQUESTS)]
+            n += 1
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{PORT}{path}", timeout=40) as r:
+                    ok, body = r.status == 200 and expected in r.read(), None
+            except Exception as e:  # HTTP errors and broken connections alike
+                ok, body = False, repr(e)
+            with self.lock:
+                if ok:
+                    self.good += 1
+                else:
+                    self.bad.append(body or path)
+
+    def __enter__(self):
+        for t in self.threads:
+            t.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        for t in self.threads:
+            t.join()
+
+
+class ZeroDowntimeTest(unittest.TestCase):
+    def test_restarts_and_reloads_under_load_drop_no_request(self):
+        with tempfile.TemporaryDirectory() as work:
+            os.chmod(work, 0o755)
+            stack = Stack(work)
+            try:
+                stack.start_pool()
+                stack.start_nginx()
+                time.sleep(0.5)
+                with Load() as load:
+                    for _ in range(3):
+                        time.sleep(LOAD_SECONDS / 8)
+                        stack.stop_pool()   # systemctl restart: stop ...
+                        stack.start_pool()  # ... then start; meanwhile connections wait in the backlog
+                    for _ in range(2):
+                        time.sleep(LOAD_SECONDS / 8)
+                        stack.pool.send_signal(signal.SIGHUP)  # systemctl reload
+                    time.sleep(LOAD_SECONDS / 8)
+                print(f"{load.good} proper answers, {len(load.bad)} others")
+                self.assertEqual(load.bad[:5], [])
+                self.assertGreater(load.good, 100)
+                with open(os.path.join(work, "pool.log")) as f:
+                    log = f.read()
+                self.assertEqual(log.count("configuration reloaded"), 2)
+                self.assertGreaterEqual(log.count("pool: stopping"), 3)
+            finally:
+                stack.close()
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
