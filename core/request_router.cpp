@@ -4,6 +4,7 @@
 #include "endpoint_path.hpp"
 #include "fault.hpp"
 #include "media_type.hpp"
+#include "metrics.hpp"
 #include "operation_table.hpp"
 #include "response_writer.hpp"
 #include "service_pages.hpp"
@@ -13,9 +14,13 @@ namespace {
 
 constexpr std::string_view form_type = "application/x-www-form-urlencoded";
 
-std::string outcome_of(const result_value& value) {
-    if (const auto* code = std::get_if<result_code>(&value)) return "result=" + std::to_string(static_cast<int>(*code));
-    return "ok";
+void record_outcome(request_log& log, const result_value& value) {
+    if (const auto* code = std::get_if<result_code>(&value)) {
+        log.result = static_cast<int>(*code);
+        log.outcome = "result=" + std::to_string(*log.result);
+    } else {
+        log.outcome = "ok";
+    }
 }
 
 const operation& path_operation(const endpoint_path& ep, request_log& log) {
@@ -25,6 +30,7 @@ const operation& path_operation(const endpoint_path& ep, request_log& log) {
                     "Unknown operation '" + *ep.operation_name + "' in " + std::string{group_name(ep.group)} + ".");
     }
     log.operation = op->name;
+    log.op = op;
     return *op;
 }
 
@@ -48,6 +54,7 @@ decoded_call decode_soap_request(const http_request& req, const endpoint_path& e
         log.via = transport::soap11;
         auto call = decode_soap_call(req.body, soap_version::v11, req.soap_action, ep.group, cfg.api_namespace);
         log.operation = call.op->name;
+        log.op = call.op;
         return call;
     }
     if (media.essence == "application/soap+xml") {
@@ -56,6 +63,7 @@ decoded_call decode_soap_request(const http_request& req, const endpoint_path& e
         const auto hint = action == media.params.end() ? std::nullopt : std::optional{action->second};
         auto call = decode_soap_call(req.body, soap_version::v12, hint, ep.group, cfg.api_namespace);
         log.operation = call.op->name;
+        log.op = call.op;
         return call;
     }
     throw fault(fault_kind::unsupported_media_type,
@@ -71,8 +79,14 @@ http_response health(store& st, request_log& log) {
     return {up ? 200 : 503, "text/plain; charset=utf-8", {}, up ? "ok\r\n" : "database unreachable\r\n"};
 }
 
-http_response route(const http_request& req, store& st, const settings& cfg, request_log& log) {
+http_response route(const http_request& req, store& st, const settings& cfg, const metrics_block* metrics,
+                    request_log& log) {
     if (req.path == "/health" && req.method == "GET") return health(st, log);
+    if (req.path == "/metrics" && req.method == "GET" && metrics) {
+        log.group = "metrics";
+        log.outcome = "page";
+        return {200, "text/plain; version=0.0.4; charset=utf-8", {}, format_metrics(*metrics)};
+    }
     const auto ep = parse_endpoint_path(req.path);
     if (!ep) throw fault(fault_kind::no_such_endpoint, "No service here.");
     log.group = group_name(ep->group);
@@ -91,19 +105,20 @@ http_response route(const http_request& req, store& st, const settings& cfg, req
     }
     const auto call = ep->operation_name ? decode_form_request(req, *ep, log) : decode_soap_request(req, *ep, cfg, log);
     const auto value = run_call(call, st, cfg, req.request_id);
-    log.outcome = outcome_of(value);
+    record_outcome(log, value);
     return write_result(log.via, *call.op, value, cfg.api_namespace);
 }
 
 }  // namespace
 
-handled_request handle_request(const http_request& request, store& st, const settings& cfg) {
+handled_request handle_request(const http_request& request, store& st, const settings& cfg, const metrics_block* metrics) {
     handled_request out;
     try {
-        out.response = route(request, st, cfg, out.log);
+        out.response = route(request, st, cfg, metrics, out.log);
         return out;
     } catch (const fault& f) {
         out.log.outcome = "fault=" + std::string{fault_kind_name(f.kind())};
+        out.log.fault = f.kind();
         out.response = write_fault(out.log.via, f);
         return out;
     } catch (const std::exception& e) {
@@ -112,6 +127,7 @@ handled_request handle_request(const http_request& request, store& st, const set
         out.log.detail = "unknown exception";
     }
     out.log.outcome = "fault=server";
+    out.log.fault = fault_kind::server;
     const fault generic{fault_kind::server, "Server was unable to process request (request id " + request.request_id + ")."};
     out.response = write_fault(out.log.via, generic);
     return out;

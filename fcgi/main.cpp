@@ -12,6 +12,7 @@
 
 #include "core/settings.hpp"
 #include "db/migrator.hpp"
+#include "shared_metrics.hpp"
 #include "worker_pool.hpp"
 
 namespace {
@@ -94,7 +95,8 @@ int main(int argc, char** argv) {
         const int fd = open_listen_socket(cfg.listen);
         // SIGHUP re-reads the same file (and environment) for the next set of workers.
         const auto reload = [config_path] { return keeper::core::load_settings(config_path); };
-        return keeper::fcgi::run_pool(fd, cfg, reload);
+        keeper::fcgi::shared_metrics metrics;  // before the workers fork: they all share it
+        return keeper::fcgi::run_pool(fd, cfg, reload, metrics.block());
     } catch (const std::exception& e) {
         std::cerr << "keeper-fcgi: " << e.what() << std::endl;
         return 1;

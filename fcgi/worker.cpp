@@ -43,18 +43,19 @@ private:
     sigset_t m_set;
 };
 
-void serve_one(FCGX_Request& request, db::pg_store& store, const core::settings& cfg) {
+void serve_one(FCGX_Request& request, db::pg_store& store, const core::settings& cfg, core::metrics_block& metrics) {
     const auto started = std::chrono::steady_clock::now();
     const auto req = read_request(request, cfg.body_limit);
-    const auto handled = core::handle_request(req, store, cfg);
+    const auto handled = core::handle_request(req, store, cfg, &metrics);
     write_response(request, handled.response, req.request_id);
     const auto took = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started);
+    core::record_request(metrics, handled.log, took);
     std::cerr << core::format_log_line(req.request_id, handled, took) << std::endl;
 }
 
 }  // namespace
 
-int run_worker(int listen_fd, const core::settings& cfg) {
+int run_worker(int listen_fd, const core::settings& cfg, core::metrics_block& metrics) {
     signal_gate gate;
     core::init_xml_guards();
     // Names our connections in pg_stat_activity (unless the connection string names them).
@@ -68,7 +69,7 @@ int run_worker(int listen_fd, const core::settings& cfg) {
         gate.close();
         if (rc < 0) continue;  // a stop signal, or a failed accept: the loop condition decides
         try {
-            serve_one(request, store, cfg);
+            serve_one(request, store, cfg, metrics);
         } catch (const std::exception& e) {
             // Only the FastCGI stream can get here (handle_request never throws): the client is gone.
             std::cerr << "worker: request aborted: " << e.what() << std::endl;

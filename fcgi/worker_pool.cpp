@@ -26,7 +26,7 @@ void on_pool_reload(int) { pool_reload = 1; }
 using clock = std::chrono::steady_clock;
 using worker_set = std::map<pid_t, clock::time_point>;
 
-pid_t spawn_worker(int listen_fd, const core::settings& cfg) {
+pid_t spawn_worker(int listen_fd, const core::settings& cfg, core::metrics_block& metrics) {
     const pid_t pid = fork();
     if (pid == 0) {
         signal(SIGTERM, SIG_DFL);
@@ -34,7 +34,7 @@ pid_t spawn_worker(int listen_fd, const core::settings& cfg) {
         signal(SIGHUP, SIG_IGN);  // reloads are the supervisor's business
         int rc = 1;
         try {
-            rc = run_worker(listen_fd, cfg);
+            rc = run_worker(listen_fd, cfg, metrics);
         } catch (const std::exception& e) {
             std::cerr << "worker " << getpid() << ": " << e.what() << std::endl;
         }
@@ -44,9 +44,9 @@ pid_t spawn_worker(int listen_fd, const core::settings& cfg) {
     return pid;
 }
 
-void spawn_workers(worker_set& workers, int listen_fd, const core::settings& cfg) {
+void spawn_workers(worker_set& workers, int listen_fd, const core::settings& cfg, core::metrics_block& metrics) {
     for (int i = 0; i < cfg.workers; ++i) {
-        if (const pid_t pid = spawn_worker(listen_fd, cfg); pid > 0) workers[pid] = clock::now();
+        if (const pid_t pid = spawn_worker(listen_fd, cfg, metrics); pid > 0) workers[pid] = clock::now();
     }
 }
 
@@ -58,7 +58,8 @@ std::string describe_exit(int status) {
 
 // New workers with the new configuration are accepting before the old ones are asked to stop,
 // and the old ones finish their requests: no request is refused during a reload.
-void reload(worker_set& workers, worker_set& retiring, int listen_fd, core::settings& cfg, const settings_loader& loader) {
+void reload(worker_set& workers, worker_set& retiring, int listen_fd, core::settings& cfg, const settings_loader& loader,
+            core::metrics_block& metrics) {
     try {
         auto fresh = loader();
         if (fresh.listen != cfg.listen) std::cerr << "pool: 'listen' changes only on restart" << std::endl;
@@ -72,7 +73,7 @@ void reload(worker_set& workers, worker_set& retiring, int listen_fd, core::sett
         retiring[pid] = started;
     }
     workers.clear();
-    spawn_workers(workers, listen_fd, cfg);
+    spawn_workers(workers, listen_fd, cfg, metrics);
     std::cerr << "pool: configuration reloaded; " << workers.size() << " workers started" << std::endl;
 }
 
@@ -95,15 +96,15 @@ void install_handlers() {
 
 }  // namespace
 
-int run_pool(int listen_fd, core::settings cfg, const settings_loader& loader) {
+int run_pool(int listen_fd, core::settings cfg, const settings_loader& loader, core::metrics_block& metrics) {
     install_handlers();
     worker_set workers, retiring;
-    spawn_workers(workers, listen_fd, cfg);
+    spawn_workers(workers, listen_fd, cfg, metrics);
     std::cerr << "pool: " << workers.size() << " workers started" << std::endl;
     while (!pool_stop) {
         if (pool_reload) {
             pool_reload = 0;
-            reload(workers, retiring, listen_fd, cfg, loader);
+            reload(workers, retiring, listen_fd, cfg, loader, metrics);
         }
         int status = 0;
         const pid_t pid = waitpid(-1, &status, 0);
@@ -116,7 +117,7 @@ int run_pool(int listen_fd, core::settings cfg, const settings_loader& loader) {
         if (clock::now() - it->second < std::chrono::seconds{1}) std::this_thread::sleep_for(std::chrono::seconds{1});
         workers.erase(it);
         if (pool_stop) break;
-        if (const pid_t fresh = spawn_worker(listen_fd, cfg); fresh > 0) workers[fresh] = clock::now();
+        if (const pid_t fresh = spawn_worker(listen_fd, cfg, metrics); fresh > 0) workers[fresh] = clock::now();
     }
     std::cerr << "pool: stopping " << workers.size() << " workers" << std::endl;
     stop_all(workers, retiring);

@@ -4,12 +4,13 @@
 // served), and on SIGTERM/SIGINT stops them all (each finishes its request first) and returns.
 #include <functional>
 
+#include "core/metrics.hpp"
 #include "core/settings.hpp"
 
 namespace keeper::fcgi {
 
 using settings_loader = std::function<core::settings()>;
 
-int run_pool(int listen_fd, core::settings cfg, const settings_loader& reload);
+int run_pool(int listen_fd, core::settings cfg, const settings_loader& reload, core::metrics_block& metrics);
 
 }  // namespace keeper::fcgi

@@ -119,4 +119,19 @@ BOOST_AUTO_TEST_CASE(health_answers_200_through_nginx_on_loopback) {
     BOOST_TEST(http_request(port, "POST", "/health", {{"Content-Type", "text/plain"}}, "x").status == 404);
 }
 
+BOOST_AUTO_TEST_CASE(metrics_sum_every_workers_requests) {
+    const auto counter = [&] {
+        const auto text = http_get(port, "/metrics").body;
+        const std::string series = R"(keeper_requests_total{group="ErrorsApi",operation="GetErrorDesc",transport="post",outcome="ok"} )";
+        const auto at = text.find(series);
+        return at == std::string::npos ? 0L : std::stol(text.substr(at + series.size()));
+    };
+    const auto before = counter();
+    for (int i = 0; i < 40; ++i) post_call("ErrorsApi", "GetErrorDesc", {{"errorCode", "1"}, {"cultureCode", "1033"}});
+    BOOST_TEST(counter() == before + 40);  // 40 calls spread over every worker, all counted
+    const auto r = http_get(port, "/metrics");
+    BOOST_TEST(r.header("content-type") == "text/plain; version=0.0.4; charset=utf-8");
+    BOOST_TEST(r.body.find("# TYPE keeper_request_duration_seconds histogram") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

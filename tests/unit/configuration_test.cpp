@@ -119,7 +119,7 @@ BOOST_AUTO_TEST_SUITE(log_lines)
 
 BOOST_AUTO_TEST_CASE(a_line_names_request_operation_transport_outcome_and_duration) {
     handled_request h;
-    h.log = {"SimpleAuthApi", "Authenticate", transport::soap11, "result=0", ""};
+    h.log = {"SimpleAuthApi", "Authenticate", transport::soap11, "result=0", "", nullptr, 0, std::nullopt};
     h.response.status = 200;
     BOOST_TEST(format_log_line("abc", h, std::chrono::microseconds{1500}) ==
                "request_id=abc group=SimpleAuthApi operation=Authenticate transport=soap11 outcome=result=0 status=200 duration_ms=1.500");

@@ -1,0 +1,108 @@
+#include "metrics.hpp"
+
+#include <cstdio>
+
+#include "operation_table.hpp"
+
+namespace keeper::core {
+namespace {
+
+constexpr std::size_t none_slot = metrics_block::op_slots - 1;
+constexpr std::size_t fault_base = 14;
+
+std::size_t op_slot(const operation* op) {
+    if (!op) return none_slot;
+    const auto& table = operations();
+    const auto index = static_cast<std::size_t>(op - table.data());
+    return index < table.size() && index < none_slot ? index : none_slot;
+}
+
+std::size_t outcome_slot(const request_log& log) {
+    if (log.fault) return fault_base + static_cast<std::size_t>(*log.fault);
+    if (log.result && *log.result >= 0 && *log.result <= last_result_code) return 1 + static_cast<std::size_t>(*log.result);
+    return 0;
+}
+
+std::string op_label(std::size_t slot) {
+    const auto& table = operations();
+    if (slot >= table.size()) return "group=\"-\",operation=\"-\"";
+    return "group=\"" + std::string{group_name(table[slot].group)} + "\",operation=\"" + std::string{table[slot].name} + "\"";
+}
+
+std::string outcome_label(std::size_t slot) {
+    if (slot == 0) return "ok";
+    if (slot < fault_base) return "result_" + std::to_string(slot - 1);
+    return "fault_" + std::string{fault_kind_name(static_cast<fault_kind>(slot - fault_base))};
+}
+
+std::string number(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
+void write_requests(std::string& out, const metrics_block& b) {
+    out += "# HELP keeper_requests_total Requests by operation, transport and outcome (result code or fault), all workers.\n"
+           "# TYPE keeper_requests_total counter\n";
+    for (std::size_t o = 0; o < metrics_block::op_slots; ++o)
+        for (std::size_t t = 0; t < metrics_block::transport_slots; ++t)
+            for (std::size_t r = 0; r < metrics_block::outcome_slots; ++r) {
+                const auto n = b.requests[o][t][r].load(std::memory_order_relaxed);
+                if (n == 0) continue;
+                out += "keeper_requests_total{" + op_label(o) + ",transport=\"" +
+                       std::string{transport_name(static_cast<transport>(t))} + "\",outcome=\"" + outcome_label(r) + "\"} " +
+                       std::to_string(n) + "\n";
+            }
+}
+
+void write_faults(std::string& out, const metrics_block& b) {
+    out += "# HELP keeper_faults_total Requests that ended in a fault, by kind, all workers.\n"
+           "# TYPE keeper_faults_total counter\n";
+    for (std::size_t r = fault_base; r < metrics_block::outcome_slots; ++r) {
+        std::uint64_t n = 0;
+        for (std::size_t o = 0; o < metrics_block::op_slots; ++o)
+            for (std::size_t t = 0; t < metrics_block::transport_slots; ++t) n += b.requests[o][t][r].load(std::memory_order_relaxed);
+        out += "keeper_faults_total{kind=\"" + std::string{fault_kind_name(static_cast<fault_kind>(r - fault_base))} + "\"} " +
+               std::to_string(n) + "\n";
+    }
+}
+
+void write_durations(std::string& out, const metrics_block& b) {
+    out += "# HELP keeper_request_duration_seconds Time a worker spent on a request, by operation.\n"
+           "# TYPE keeper_request_duration_seconds histogram\n";
+    for (std::size_t o = 0; o < metrics_block::op_slots; ++o) {
+        std::uint64_t cumulative = 0;
+        std::string lines;
+        for (std::size_t i = 0; i <= metrics_block::bucket_bounds.size(); ++i) {
+            cumulative += b.duration_buckets[o][i].load(std::memory_order_relaxed);
+            const auto le = i < metrics_block::bucket_bounds.size() ? number(metrics_block::bucket_bounds[i]) : "+Inf";
+            lines += "keeper_request_duration_seconds_bucket{" + op_label(o) + ",le=\"" + le + "\"} " + std::to_string(cumulative) + "\n";
+        }
+        if (cumulative == 0) continue;
+        const double sum = static_cast<double>(b.duration_sum_us[o].load(std::memory_order_relaxed)) / 1e6;
+        out += lines + "keeper_request_duration_seconds_sum{" + op_label(o) + "} " + number(sum) + "\n" +
+               "keeper_request_duration_seconds_count{" + op_label(o) + "} " + std::to_string(cumulative) + "\n";
+    }
+}
+
+}  // namespace
+
+void record_request(metrics_block& b, const request_log& log, std::chrono::microseconds took) {
+    const auto o = op_slot(log.op);
+    b.requests[o][static_cast<std::size_t>(log.via)][outcome_slot(log)].fetch_add(1, std::memory_order_relaxed);
+    const double seconds = static_cast<double>(took.count()) / 1e6;
+    std::size_t bucket = 0;
+    while (bucket < metrics_block::bucket_bounds.size() && seconds > metrics_block::bucket_bounds[bucket]) ++bucket;
+    b.duration_buckets[o][bucket].fetch_add(1, std::memory_order_relaxed);
+    b.duration_sum_us[o].fetch_add(static_cast<std::uint64_t>(took.count()), std::memory_order_relaxed);
+}
+
+std::string format_metrics(const metrics_block& b) {
+    std::string out;
+    write_requests(out, b);
+    write_faults(out, b);
+    write_durations(out, b);
+    return out;
+}
+
+}  // namespace keeper::core

@@ -1,0 +1,34 @@
+#pragma once
+// Request counters and durations for GET /metrics (Prometheus text format). One block lives in
+// memory the pool shares with all its workers (fcgi/shared_metrics), so what any worker renders is
+// the sum over all of them. Lock-free atomics only: safe across processes.
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "request_router.hpp"
+
+namespace keeper::core {
+
+struct metrics_block {
+    static constexpr std::size_t op_slots = 16;  // table operations; the last slot is "none"
+    static constexpr std::size_t transport_slots = 5;
+    // 0: success without a result code (dateTime, string, pages); 1..13: result 0..12;
+    // 14..23: fault kinds in fault_kind order.
+    static constexpr std::size_t outcome_slots = 24;
+    static constexpr std::array<double, 11> bucket_bounds{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+                                                          0.05,   0.1,   0.25,   0.5,   1.0};
+
+    std::atomic<std::uint64_t> requests[op_slots][transport_slots][outcome_slots];
+    std::atomic<std::uint64_t> duration_buckets[op_slots][bucket_bounds.size() + 1];  // last: above all bounds
+    std::atomic<std::uint64_t> duration_sum_us[op_slots];
+};
+
+static_assert(std::atomic<std::uint64_t>::is_always_lock_free, "shared-memory counters need lock-free atomics");
+
+void record_request(metrics_block& block, const request_log& log, std::chrono::microseconds took);
+std::string format_metrics(const metrics_block& block);
+
+}  // namespace keeper::core
