@@ -66,7 +66,7 @@ void check_schema(const keeper::core::settings& cfg) {
         return;
     }
     if (found != keeper::db::expected_schema_version()) {
-        throw std::runtime_error("database schema version is " + std::to_string(found) + ", this keeper needs " +
+        throw std::runtime_error("database schema is version " + std::to_string(found) + ", this keeper needs " +
                                  std::to_string(keeper::db::expected_schema_version()) + " (run keeperctl migrate)");
     }
 }

@@ -47,6 +47,22 @@ check "man keeper-fcgi" man -w keeper-fcgi
 check "man keeperctl" man -w keeperctl
 
 verify() { local out; out=$(systemd-analyze verify "$@" 2>&1) && [ -z "$out" ] || { echo "$out"; return 1; }; }
+# The pool refuses to start on a database whose schema is not the one it was built for, and on a
+# configuration with an unknown key, saying which.
+admin_url="${KEEPER_TEST_DATABASE_URL/dbname=keeper/dbname=postgres}"
+psql "$admin_url" -qc "DROP DATABASE IF EXISTS keeper_package_empty" -qc "CREATE DATABASE keeper_package_empty" >/dev/null
+refuses() {  # refuses "expected message" env...
+  local expected=$1; shift
+  local out; out=$(env "$@" KEEPER_CONFIG=/etc/keeper/keeper.conf /usr/sbin/keeper-fcgi --listen "$WORK/refuse.sock" 2>&1) && return 1
+  grep -qF "$expected" <<<"$out" || { echo "$out"; return 1; }
+}
+check "the pool refuses an empty database, naming the version" \
+  refuses "database schema is version 0, this keeper needs" KEEPER_DATABASE_URL="${KEEPER_TEST_DATABASE_URL/dbname=keeper/dbname=keeper_package_empty}"
+psql "$admin_url" -qc "DROP DATABASE keeper_package_empty" >/dev/null
+printf 'wokers = 3\n' >"$WORK/bad.conf"
+bad_config() { local out; out=$(/usr/sbin/keeper-fcgi --config "$WORK/bad.conf" 2>&1) && return 1; grep -qF "unknown key 'wokers'" <<<"$out" || { echo "$out"; return 1; }; }
+check "the pool refuses an unknown configuration key, naming it" bad_config
+
 check "systemd-analyze verify is clean" verify /lib/systemd/system/keeper.socket /lib/systemd/system/keeper.service /lib/systemd/system/keeper-migrate.service
 exposure() { systemd-analyze security --offline=yes /lib/systemd/system/keeper.service 2>&1 | tee "$WORK/security.txt" |
              awk '/Overall exposure level/ { print $(NF-2) }'; }
