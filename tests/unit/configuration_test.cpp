@@ -58,6 +58,24 @@ BOOST_AUTO_TEST_CASE(every_key_is_documented_with_its_default) {
     }
 }
 
+BOOST_AUTO_TEST_CASE(the_shipped_config_file_shows_every_key_with_its_default) {
+    std::ifstream in{std::string{KEEPER_SOURCE_DIR} + "/packaging/keeper.conf"};
+    std::ostringstream text;
+    text << in.rdbuf();
+    const auto file = text.str();
+    for (const auto& d : setting_docs()) {
+        const auto line = "#" + d.key + (d.default_value.empty() ? " =" : " = " + d.default_value);
+        BOOST_TEST(file.find(line + "\n") != std::string::npos, "missing: " << line);
+    }
+    // Uncommented as shipped, it is exactly the defaults.
+    std::string uncommented;
+    std::istringstream lines{file};
+    for (std::string l; std::getline(lines, l);) {
+        if (l.rfind("#", 0) == 0 && l.find(" = ") != std::string::npos && l.find(' ') > 1) uncommented += l.substr(1) + "\n";
+    }
+    BOOST_CHECK_NO_THROW(parse_settings(uncommented, {}));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(operation_table)
