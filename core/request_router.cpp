@@ -52,19 +52,13 @@ decoded_call decode_soap_request(const http_request& req, const endpoint_path& e
     const auto media = parse_media_type(req.content_type);
     if (media.essence == "text/xml") {
         log.via = transport::soap11;
-        auto call = decode_soap_call(req.body, soap_version::v11, req.soap_action, ep.group, cfg.api_namespace);
-        log.operation = call.op->name;
-        log.op = call.op;
-        return call;
+        return decode_soap_call(req.body, soap_version::v11, req.soap_action, ep.group, cfg.api_namespace);
     }
     if (media.essence == "application/soap+xml") {
         log.via = transport::soap12;
         const auto action = media.params.find("action");
         const auto hint = action == media.params.end() ? std::nullopt : std::optional{action->second};
-        auto call = decode_soap_call(req.body, soap_version::v12, hint, ep.group, cfg.api_namespace);
-        log.operation = call.op->name;
-        log.op = call.op;
-        return call;
+        return decode_soap_call(req.body, soap_version::v12, hint, ep.group, cfg.api_namespace);
     }
     throw fault(fault_kind::unsupported_media_type,
                 "Content type '" + media.essence + "' is not SOAP (text/xml, application/soap+xml) or a form.");
@@ -104,6 +98,8 @@ http_response route(const http_request& req, store& st, const settings& cfg, con
         throw fault(fault_kind::no_such_endpoint, "A form POST must name the operation in the path: " + ep->group_path + "/Operation.");
     }
     const auto call = ep->operation_name ? decode_form_request(req, *ep, log) : decode_soap_request(req, *ep, cfg, log);
+    log.operation = call.op->name;
+    log.op = call.op;
     const auto value = run_call(call, st, cfg, req.request_id);
     record_outcome(log, value);
     return write_result(log.via, *call.op, value, cfg.api_namespace);

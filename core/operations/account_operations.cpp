@@ -36,15 +36,9 @@ result_code finish_code_protected_operation(call_context& ctx, const std::string
     const auto session = resolve_session(ctx, session_id);
     if (session.code != result_code::ok) return session.code;
     auto& tx = ctx.tx();
-    const auto decision = decide_code(tx.find_transfer_for_update(tran_id, session.login_id), protection_code,
-                                      ctx.config().code_max_attempts);
-    switch (decision.action) {
-        case code_action::complete: tx.complete_transfer(tran_id); break;
-        case code_action::count_failure: tx.record_transfer_failure(tran_id, false); break;
-        case code_action::lock: tx.record_transfer_failure(tran_id, true); break;
-        case code_action::none: break;
-    }
-    return decision.result;
+    return confirm_code(tx.find_transfer_for_update(tran_id, session.login_id), protection_code,
+                        ctx.config().code_max_attempts, [&] { tx.complete_transfer(tran_id); },
+                        [&](bool lock) { tx.record_transfer_failure(tran_id, lock); });
 }
 
 result_code topup_purse_from_atm_card(call_context& ctx, const std::string& session_id, const std::string& purse_dest,

@@ -19,4 +19,16 @@ code_decision decide_code(const std::optional<coded_object>& object, std::string
     return {result_code::wrong_code, code_action::count_failure};
 }
 
+result_code confirm_code(const std::optional<coded_object>& object, std::string_view code, int max_attempts,
+                         const std::function<void()>& complete, const std::function<void(bool lock)>& record_failure) {
+    const auto decision = decide_code(object, code, max_attempts);
+    switch (decision.action) {
+        case code_action::complete: complete(); break;
+        case code_action::count_failure: record_failure(false); break;
+        case code_action::lock: record_failure(true); break;
+        case code_action::none: break;
+    }
+    return decision.result;
+}
+
 }  // namespace keeper::core

@@ -15,15 +15,9 @@ result_code telepay_scheduler_confirm_create(call_context& ctx, const std::strin
     const auto session = resolve_session(ctx, session_id);
     if (session.code != result_code::ok) return session.code;
     auto& tx = ctx.tx();
-    const auto decision = decide_code(tx.find_task_for_update(profile_id, task_id, session.login_id), code,
-                                      ctx.config().code_max_attempts);
-    switch (decision.action) {
-        case code_action::complete: tx.activate_task(profile_id, task_id); break;
-        case code_action::count_failure: tx.record_task_failure(profile_id, task_id, false); break;
-        case code_action::lock: tx.record_task_failure(profile_id, task_id, true); break;
-        case code_action::none: break;
-    }
-    return decision.result;
+    return confirm_code(tx.find_task_for_update(profile_id, task_id, session.login_id), code,
+                        ctx.config().code_max_attempts, [&] { tx.activate_task(profile_id, task_id); },
+                        [&](bool lock) { tx.record_task_failure(profile_id, task_id, lock); });
 }
 
 result_code rename_telepay_profile(call_context& ctx, const std::string& session_id, std::int32_t id,
