@@ -6,7 +6,7 @@
 KEEPER_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 SERVICE_USER=keeper
 KEEPER_PACKAGES=(
-  build-essential cmake pkg-config dpkg-dev man-db
+  build-essential cmake pkg-config dpkg-dev man-db adduser systemd
   libfcgi-dev libxml2-dev libssl-dev libpqxx-dev libboost-test-dev
   postgresql nginx curl libxml2-utils
   python3-zeep php-cli php-soap

@@ -45,10 +45,22 @@ class Stack:
         os.chown(self.socket_path, keeper.pw_uid, keeper.pw_gid)
         self.sock.listen(1024)
         self.log = open(os.path.join(work, "pool.log"), "ab")
+        self.config = os.path.join(work, "keeper.conf")
+        self.write_config(4)
         self.pool = None
 
+    def write_config(self, workers):
+        with open(self.config, "w") as f:
+            f.write(f"workers = {workers}\n")
+        os.chmod(self.config, 0o644)
+
+    def workers(self):
+        with open(f"/proc/{self.pool.pid}/task/{self.pool.pid}/children") as f:
+            return len(f.read().split())
+
     def start_pool(self):
-        env = dict(os.environ, KEEPER_CONFIG="/dev/null", KEEPER_DATABASE_URL=DATABASE_URL, KEEPER_WORKERS="4")
+        env = dict(os.environ, KEEPER_CONFIG=self.config, KEEPER_DATABASE_URL=DATABASE_URL)
+        env.pop("KEEPER_WORKERS", None)
         self.pool = subprocess.Popen(
             ["setpriv", "--reuid=keeper", "--regid=keeper", "--init-groups", "--",
              os.path.join(STATE, "install/usr/sbin/keeper-fcgi")],
@@ -148,10 +160,12 @@ class ZeroDowntimeTest(unittest.TestCase):
                         time.sleep(LOAD_SECONDS / 8)
                         stack.stop_pool()   # systemctl restart: stop ...
                         stack.start_pool()  # ... then start; meanwhile connections wait in the backlog
-                    for _ in range(2):
+                    for workers in (3, 5):
                         time.sleep(LOAD_SECONDS / 8)
+                        stack.write_config(workers)
                         stack.pool.send_signal(signal.SIGHUP)  # systemctl reload
                     time.sleep(LOAD_SECONDS / 8)
+                    self.assertEqual(stack.workers(), 5)  # the reloaded configuration is in force
                 print(f"{load.good} proper answers, {len(load.bad)} others")
                 self.assertEqual(load.bad[:5], [])
                 self.assertGreater(load.good, 100)
