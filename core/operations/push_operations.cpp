@@ -6,12 +6,6 @@
 #include "session_resolver.hpp"
 
 namespace keeper::core::handlers {
-namespace {
-
-// Stands in for the secret of an application that does not exist (see session_operations.cpp).
-constexpr std::string_view no_such_secret = "\x01no-such-application";
-
-}  // namespace
 
 result_code subscribe_with_tag_and_locale(call_context& ctx, const std::string& session_id, provider push_provider,
                                           const std::string& push_service_user_id, std::int32_t tag, std::int32_t locale) {
@@ -37,9 +31,8 @@ result_code subscribe_app_with_tag_and_locale(call_context& ctx, const std::stri
     ctx.set_audit_app(app_key);
     auto& tx = ctx.tx();
     const auto app = tx.find_application(app_key);
-    const bool usable = app && app->enabled;
-    const auto expected = expected_auth_hash(app_key, usable ? app->secret : no_such_secret, user_key);
-    if (!auth_hash_matches(expected, auth_hash) || !usable) return result_code::auth_failed;
+    const auto secret = app && app->enabled ? std::optional{app->secret} : std::nullopt;
+    if (!auth_hash_proves(app_key, secret, user_key, auth_hash)) return result_code::auth_failed;
     // keeperctl refuses to register an application without a provider; one made by SQL cannot push.
     if (app->push_provider == provider::Undefined) return result_code::invalid_argument;
     tx.subscribe_app_device({app->push_provider, push_service_user_id}, app_key, user_key, tag, locale);

@@ -6,14 +6,6 @@
 #include "session_resolver.hpp"
 
 namespace keeper::core::handlers {
-namespace {
-
-// Stands in for the secret of a login that does not exist, so an unknown login costs the same
-// work as a known one and timing does not tell them apart. Contains a control character, which
-// no real secret can, so it never matches anything.
-constexpr std::string_view no_such_secret = "\x01no-such-login";
-
-}  // namespace
 
 result_code authenticate(call_context& ctx, const std::string& session_id, const std::string& login,
                          const std::string& auth_hash) {
@@ -30,8 +22,8 @@ result_code authenticate(call_context& ctx, const std::string& session_id, const
     if (tx.count_auth_failures(login_key, cfg.auth_failure_window) >= cfg.auth_max_failures) {
         return result_code::too_many_attempts;
     }
-    const auto expected = expected_auth_hash(login_key, account ? account->secret : no_such_secret, session_key);
-    const bool proven = auth_hash_matches(expected, auth_hash) && account;
+    const auto secret = account ? std::optional{account->secret} : std::nullopt;
+    const bool proven = auth_hash_proves(login_key, secret, session_key, auth_hash);
     // A session bound to another login is not rebound: same answer as a wrong hash.
     if (!proven || !tx.bind_session(session_key, account->id)) {
         tx.record_auth_failure(login_key, cfg.auth_failure_window);
