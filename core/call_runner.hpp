@@ -1,6 +1,7 @@
 #pragma once
-// Runs one decoded call: the handler, then — if it used the database — its audit row and the
-// commit, all in the one transaction. Anything thrown leaves the transaction rolled back.
+// Runs one decoded call: its handler with a context naming the call's audit row. Each store
+// method the handler calls is a whole transaction of its own (core/store.hpp); anything thrown
+// leaves nothing committed by the method that threw.
 #include <string>
 
 #include "decoded_call.hpp"

@@ -58,12 +58,26 @@ const std::vector<setting_def>& definitions() {
          [](settings& s, const std::string& v) { s.database_url = parse_nonempty("database_url", v); }},
         {{"listen", "", "FastCGI socket: a unix socket path or 127.0.0.1:PORT; empty = inherited on fd 0 (systemd)."},
          [](settings& s, const std::string& v) { s.listen = v; }},
-        {{"workers", "8",
-          "Worker processes (single-threaded). Calls wait on PostgreSQL round trips and commits, so more "
-          "workers than cores keep the CPUs busy: with PostgreSQL on another host 6-8 workers on 2 cores did "
-          "1.45x what 2 did; with everything on one 2-core box (scripts/bench) 8 did 1.05-1.08x and 16 no "
-          "better, at a few ms more p99. 8 is the default."},
+        {{"workers", "4",
+          "Worker processes. Each serves `threads` FastCGI connections at once; more than one process "
+          "keeps the pool serving while one is replaced. See docs/performance.md for the sizing rule."},
          [](settings& s, const std::string& v) { s.workers = static_cast<int>(parse_int("workers", v, 1, 256)); }},
+        {{"threads", "16",
+          "Threads per worker process, each serving one FastCGI connection at a time. workers x threads "
+          "must exceed what nginx keeps open (worker_processes x upstream keepalive), or connections "
+          "beyond it wait."},
+         [](settings& s, const std::string& v) { s.threads = static_cast<int>(parse_int("threads", v, 1, 1024)); }},
+        {{"database_connections", "4",
+          "PostgreSQL connections per worker process, shared by its threads (a call holds one for its "
+          "transaction). workers x database_connections per host counts against max_connections."},
+         [](settings& s, const std::string& v) {
+             s.database_connections = static_cast<int>(parse_int("database_connections", v, 1, 256));
+         }},
+        {{"drain_seconds", "10",
+          "On stop or reload, how long a worker keeps serving connections nginx holds open before it "
+          "closes idle ones. Above nginx's upstream keepalive_timeout and keepalive_time, so nginx "
+          "closes them first and no request races a close."},
+         [](settings& s, const std::string& v) { s.drain_time = std::chrono::seconds{parse_int("drain_seconds", v, 0, 3600)}; }},
         {{"body_limit", "65536", "Largest request body in bytes; larger gets 413 before any parsing. nginx's client_max_body_size must match."},
          [](settings& s, const std::string& v) { s.body_limit = static_cast<std::size_t>(parse_int("body_limit", v, 1024, 16 << 20)); }},
         {{"session_ttl_seconds", "86400", "How long a session stays valid after Authenticate."},

@@ -4,6 +4,7 @@
 #include <libxml/tree.h>
 
 #include <memory>
+#include <stdexcept>
 
 #include "fault.hpp"
 
@@ -19,17 +20,38 @@ struct ctxt_deleter {
 using doc_ptr = std::unique_ptr<xmlDoc, doc_deleter>;
 using ctxt_ptr = std::unique_ptr<xmlParserCtxt, ctxt_deleter>;
 
-struct parse_flags {
-    bool saw_doctype = false;
-};
+// Set by refuse_doctype during this thread's current parse.
+thread_local bool saw_doctype = false;
 
 // Called by libxml2 the moment it reads "<!DOCTYPE": stop before any declaration inside it is
 // processed, so no entity is ever defined, let alone expanded.
 void refuse_doctype(void* user, const xmlChar*, const xmlChar*, const xmlChar*) {
-    auto* ctxt = static_cast<xmlParserCtxt*>(user);
-    static_cast<parse_flags*>(ctxt->_private)->saw_doctype = true;
-    xmlStopParser(ctxt);
+    saw_doctype = true;
+    xmlStopParser(static_cast<xmlParserCtxt*>(user));
 }
+
+// Each thread parses with one parser context of its own, reset by every xmlCtxtReadMemory. A fresh
+// context per request would create a dictionary whose reference count libxml2 guards with one
+// process-wide mutex (three locks a request, and a futex storm with many threads); with a kept
+// context and XML_PARSE_NODICT, documents do not share the dictionary and no global lock is taken.
+// The dictionary still learns every element name the thread sees, so a context is replaced once
+// it holds more than dictionary_limit names (a client sending random names cannot grow it).
+class thread_parser {
+public:
+    xmlParserCtxt* get() {
+        if (m_ctxt && xmlDictSize(m_ctxt->dict) > dictionary_limit) m_ctxt.reset();
+        if (!m_ctxt) {
+            m_ctxt.reset(xmlNewParserCtxt());
+            if (!m_ctxt) throw std::runtime_error("libxml2: cannot allocate a parser context");
+            m_ctxt->sax->internalSubset = refuse_doctype;
+        }
+        return m_ctxt.get();
+    }
+
+private:
+    static constexpr int dictionary_limit = 4096;
+    ctxt_ptr m_ctxt;
+};
 
 xmlParserInputPtr refuse_external_entity(const char*, const char*, xmlParserCtxtPtr) { return nullptr; }
 
@@ -71,19 +93,18 @@ bool is_true(const std::optional<std::string>& v) { return v && (*v == "1" || *v
 doc_ptr parse(std::string_view body) {
     if (body.empty()) throw fault(fault_kind::malformed, "The request body is empty.");
     init_xml_guards();
-    ctxt_ptr ctxt{xmlNewParserCtxt()};
-    if (!ctxt) throw std::runtime_error("libxml2: cannot allocate a parser context");
-    parse_flags flags;
-    ctxt->_private = &flags;
-    ctxt->sax->internalSubset = refuse_doctype;
+    thread_local thread_parser parser;
+    auto* ctxt = parser.get();
+    saw_doctype = false;
     // NONET: no network. No NOENT / DTDLOAD / XINCLUDE: entities stay unexpanded, nothing loaded.
-    const int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOCDATA;
-    doc_ptr doc{xmlCtxtReadMemory(ctxt.get(), body.data(), static_cast<int>(body.size()), nullptr, nullptr, options)};
-    if (flags.saw_doctype || (doc && (doc->intSubset || doc->extSubset))) {
+    // NODICT: see thread_parser.
+    const int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOCDATA | XML_PARSE_NODICT;
+    doc_ptr doc{xmlCtxtReadMemory(ctxt, body.data(), static_cast<int>(body.size()), nullptr, nullptr, options)};
+    if (saw_doctype || (doc && (doc->intSubset || doc->extSubset))) {
         throw fault(fault_kind::malformed, "DOCTYPE is not allowed in a SOAP message.");
     }
     if (!doc || !ctxt->wellFormed) {
-        const xmlError* err = xmlCtxtGetLastError(ctxt.get());
+        const xmlError* err = xmlCtxtGetLastError(ctxt);
         const int line = err ? err->line : 0;
         throw fault(fault_kind::malformed, "The request is not well-formed XML (line " + std::to_string(line) + ").");
     }
@@ -117,6 +138,7 @@ void init_xml_guards() {
         xmlInitParser();
         xmlSetExternalEntityLoader(refuse_external_entity);
         xmlSetGenericErrorFunc(nullptr, ignore_errors);
+        xmlThrDefSetGenericErrorFunc(nullptr, ignore_errors);  // for threads started later
         return true;
     }();
     (void)done;

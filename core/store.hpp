@@ -1,15 +1,22 @@
 #pragma once
-// What operations need from persistence. core/ sees only these interfaces; db/pg_store is the
-// PostgreSQL implementation (one transaction per call), and nothing in core/ speaks SQL.
+// What operations need from persistence. core/ sees only this interface; db/pg_store is the
+// PostgreSQL implementation, and nothing in core/ speaks SQL.
+//
+// Each write method is one operation's whole database work: it resolves the session, applies the
+// operation's rules that need rows (ownership, locks, limits, attempts), makes the change, writes
+// the audit row, commits, and returns the result code — one round trip. Checks that need a secret
+// or a code hash (Authenticate, the code confirmations, SubscribeAppWithTagAndLocale) are made by
+// the operation in between a read and the write, so those cost two. A result other than ok
+// changes nothing but counters and the audit row (docs/design.md).
 #include <chrono>
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 
 #include "provider.hpp"
+#include "result_code.hpp"
 
 namespace keeper::core {
 
@@ -20,115 +27,99 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-struct login_record {
-    std::int64_t id = 0;
-    std::string login;   // lower case
-    std::string secret;  // the shared secret, needed in clear to recompute authHash
+// What every write names in its audit row.
+struct audit_tag {
+    std::string_view request_id;
+    std::string_view operation;
 };
 
-enum class session_status { valid, expired, not_found };
-
-struct session_lookup {
-    session_status status = session_status::not_found;
-    std::int64_t login_id = 0;
-    std::string login;
+// A call's session: its id (lower case) and the configured lifetime.
+struct session_ref {
+    std::string_view session_id;
+    std::chrono::seconds ttl;
 };
 
 struct application_record {
-    std::string app_id;  // lower case
     std::string secret;
     provider push_provider = provider::Undefined;
     bool enabled = false;
 };
 
-// A code-protected object: a protected transfer or a telepay scheduler task.
-enum class coded_status { pending, done, locked };
-
-struct coded_object {
-    coded_status status = coded_status::pending;
+// First step of a code confirmation: ok with the object's stored code hash, or the call's final
+// result (session problems, not found), already audited.
+struct code_lookup {
+    result_code result = result_code::not_found;
+    std::int64_t login_id = 0;
+    std::string login;
     std::string code_hash;  // core/code_hash.hpp format
-    int failed_attempts = 0;
-    bool expired = false;   // expires_at has passed
 };
 
-struct card_record {
-    bool blocked = false;
-    std::string daily_limit;  // exact decimal; empty = the configured default
+// Who proved what: passed from a read to the write that follows it.
+struct coded_call {
+    std::int64_t login_id = 0;
+    std::string_view login;
+    bool code_matches = false;
+    int max_attempts = 0;
 };
 
-struct device_key {
+struct topup_request {
+    std::string_view purse;
+    std::int64_t card_id = 0;
+    std::string_view amount;               // exact decimal
+    std::string_view max_amount;           // exact decimal: the per-operation limit
+    std::string_view default_daily_limit;  // exact decimal: for cards without their own
+};
+
+struct device_subscription {
     provider push_provider = provider::Undefined;
-    std::string push_service_user_id;
-};
-
-struct audit_record {
-    std::string login;   // empty when the call resolved no login
-    std::string app_id;  // empty when the call named no application
-    std::string operation;
-    int result = 0;
-    std::string request_id;
-};
-
-// One database transaction. Rolled back when destroyed without commit().
-class transaction {
-public:
-    virtual ~transaction() = default;
-
-    // Locks the login's row until commit, so concurrent Authenticate calls count failures in turn.
-    virtual std::optional<login_record> find_login_for_update(std::string_view login) = 0;
-    virtual int count_auth_failures(std::string_view login, std::chrono::seconds window) = 0;
-    // Also forgets this login's failures older than the window, so the table stays small.
-    virtual void record_auth_failure(std::string_view login, std::chrono::seconds window) = 0;
-    virtual void clear_auth_failures(std::string_view login) = 0;
-
-    // Binds session_id to login_id (or renews it). False, changing nothing, when the session is
-    // already bound to another login.
-    virtual bool bind_session(std::string_view session_id, std::int64_t login_id) = 0;
-    virtual session_lookup find_session(std::string_view session_id, std::chrono::seconds ttl) = 0;
-
-    virtual std::optional<application_record> find_application(std::string_view app_id) = 0;
-
-    // Permits (SetAccountPermits, SetContactPermitsEx): insert or replace.
-    virtual void set_account_permits(std::int64_t login_id, bool payments, bool invoices, bool messages) = 0;
-    virtual void set_contact_permits(std::int64_t login_id, std::string_view wmid, bool payments, bool invoices,
-                                     bool messages, bool dont_use_confirmation) = 0;
-
-    // Protected transfers: locked until commit. Absent when not addressed to login_id.
-    virtual std::optional<coded_object> find_transfer_for_update(std::int64_t tran_id, std::int64_t login_id) = 0;
-    virtual void complete_transfer(std::int64_t tran_id) = 0;
-    virtual void record_transfer_failure(std::int64_t tran_id, bool lock) = 0;
-
-    // Top-ups. The card is locked until commit, so concurrent top-ups of one card sum exactly.
-    virtual bool purse_belongs_to(std::string_view purse, std::int64_t login_id) = 0;
-    virtual std::optional<card_record> find_card_for_update(std::int64_t card_id, std::int64_t login_id) = 0;
-    // The card's top-ups of the last 24 hours plus amount, minus limit: > 0 means over (exact NUMERIC).
-    virtual bool exceeds_daily_limit(std::int64_t card_id, std::string_view amount, std::string_view limit) = 0;
-    // Records the top-up and adds amount to the purse's balance.
-    virtual void record_topup(std::int64_t card_id, std::string_view purse, std::string_view amount,
-                              std::string_view request_id) = 0;
-
-    // Telepay. A task is found only through a profile owned by login_id.
-    virtual bool rename_profile(std::int32_t profile_id, std::int64_t login_id, std::string_view name) = 0;
-    virtual std::optional<coded_object> find_task_for_update(std::int32_t profile_id, std::int32_t task_id,
-                                                             std::int64_t login_id) = 0;
-    virtual void activate_task(std::int32_t profile_id, std::int32_t task_id) = 0;
-    virtual void record_task_failure(std::int32_t profile_id, std::int32_t task_id, bool lock) = 0;
-
-    // Push: a device (provider, id) belongs to one owner at a time and moves on subscription.
-    virtual void subscribe_device(const device_key& device, std::int64_t login_id, std::int32_t tag, std::int32_t locale) = 0;
-    virtual void subscribe_app_device(const device_key& device, std::string_view app_id, std::string_view user_id,
-                                      std::int32_t tag, std::int32_t locale) = 0;
-    // Sets delivered_at unless already set. False when no such SMS of login_id.
-    virtual bool mark_sms_delivered(std::int32_t sms_id, std::int64_t login_id) = 0;
-
-    virtual void write_audit(const audit_record& record) = 0;
-    virtual void commit() = 0;
+    std::string_view push_service_user_id;
+    std::int32_t tag = 0;
+    std::int32_t locale = 0;
 };
 
 class store {
 public:
     virtual ~store() = default;
-    virtual std::unique_ptr<transaction> begin() = 0;
+
+    // Authenticate: the login's shared secret (login lower case), if the login exists. Reads only.
+    virtual std::optional<std::string> find_login_secret(std::string_view login) = 0;
+    // Authenticate's transaction: the throttle (counted under the login's row lock), then binding
+    // (or renewing) the session when `proven`, else recording the failure.
+    virtual result_code authenticate(const audit_tag& tag, std::string_view login, std::string_view session_id,
+                                     bool proven, std::chrono::seconds failure_window, int max_failures) = 0;
+
+    virtual result_code check_session(const audit_tag& tag, const session_ref& session, std::string_view app_id) = 0;
+
+    virtual result_code set_account_permits(const audit_tag& tag, const session_ref& session, bool payments,
+                                            bool invoices, bool messages) = 0;
+    virtual result_code set_contact_permits(const audit_tag& tag, const session_ref& session, std::string_view wmid,
+                                            bool payments, bool invoices, bool messages,
+                                            bool dont_use_confirmation) = 0;
+
+    virtual code_lookup find_transfer_code(const audit_tag& tag, const session_ref& session, std::int64_t tran_id) = 0;
+    virtual result_code confirm_transfer(const audit_tag& tag, const coded_call& call, std::int64_t tran_id) = 0;
+    virtual code_lookup find_task_code(const audit_tag& tag, const session_ref& session, std::int32_t profile_id,
+                                       std::int32_t task_id) = 0;
+    virtual result_code confirm_task(const audit_tag& tag, const coded_call& call, std::int32_t profile_id,
+                                     std::int32_t task_id) = 0;
+
+    virtual result_code topup(const audit_tag& tag, const session_ref& session, const topup_request& topup) = 0;
+
+    virtual result_code rename_profile(const audit_tag& tag, const session_ref& session, std::int32_t profile_id,
+                                       std::string_view name) = 0;
+
+    virtual result_code subscribe_device(const audit_tag& tag, const session_ref& session,
+                                         const device_subscription& device) = 0;
+    // SubscribeAppWithTagAndLocale: the application (app_id lower case), if registered. Reads only.
+    virtual std::optional<application_record> find_application(std::string_view app_id) = 0;
+    virtual result_code subscribe_app_device(const audit_tag& tag, std::string_view app_id, std::string_view user_id,
+                                             const device_subscription& device) = 0;
+    virtual result_code mark_sms_delivered(const audit_tag& tag, const session_ref& session, std::int32_t sms_id) = 0;
+
+    // The audit row of a call refused by a check made in the worker (a wrong authHash); returns result.
+    virtual result_code audit_only(const audit_tag& tag, std::string_view login, std::string_view app_id,
+                                   result_code result) = 0;
+
     // True when the database answers now (GET /health). Never throws.
     virtual bool healthy() = 0;
 };

@@ -12,199 +12,182 @@ using core::store_error;
 // Runs f, translating libpqxx's errors. Messages name the statement and SQLSTATE, never the
 // values, so nothing from a request (a secret, a code) can reach the log through them.
 template <typename F>
-auto translated(std::string_view what, bool& broken, F&& f) -> decltype(f()) {
+auto translated(std::string_view what, connection_pool::lease& lease, F&& f) -> decltype(f()) {
     try {
         return f();
     } catch (const pqxx::broken_connection&) {
-        broken = true;
+        lease.mark_broken();
         throw store_error("database connection lost during " + std::string{what});
     } catch (const pqxx::in_doubt_error&) {
-        broken = true;
+        lease.mark_broken();
         throw store_error("commit outcome unknown during " + std::string{what} + " (connection lost)");
     } catch (const pqxx::sql_error& e) {
         throw store_error("SQL error " + e.sqlstate() + " in " + std::string{what});
     } catch (const pqxx::failure&) {
-        broken = true;
+        lease.mark_broken();
         throw store_error("database failure during " + std::string{what});
     }
 }
 
-std::chrono::seconds::rep seconds(std::chrono::seconds s) { return s.count(); }
+pqxx::connection& open(connection_pool::lease& lease) {
+    try {
+        return lease.connection();
+    } catch (const pqxx::failure&) {
+        lease.mark_broken();
+        throw store_error("cannot connect to the database");
+    }
+}
+
+void prepare_statements(pqxx::connection& conn) {
+    for (const auto& s : worker_statements) conn.prepare(std::string{s.name}, std::string{s.sql});
+}
 
 std::string text(std::string_view v) { return std::string{v}; }
+std::chrono::seconds::rep seconds(std::chrono::seconds s) { return s.count(); }
 
-// Transfers say 'completed', tasks 'active': both are done.
-core::coded_status coded_status_of(const std::string& status) {
-    if (status == "pending") return core::coded_status::pending;
-    if (status == "locked") return core::coded_status::locked;
-    return core::coded_status::done;
+core::result_code as_result(const pqxx::field& f) { return static_cast<core::result_code>(f.as<int>()); }
+
+core::code_lookup code_lookup_of(const pqxx::result& r) {
+    const auto row = r.at(0);
+    core::code_lookup out;
+    out.result = as_result(row["result"]);
+    if (out.result == core::result_code::ok) {
+        out.login_id = row["login_id"].as<std::int64_t>();
+        out.login = row["login"].as<std::string>();
+        out.code_hash = row["code_hash"].as<std::string>();
+    }
+    return out;
 }
-
-std::optional<core::coded_object> coded_object_of(const pqxx::result& r) {
-    if (r.empty()) return std::nullopt;
-    return core::coded_object{coded_status_of(r[0][0].as<std::string>()), r[0][1].as<std::string>(), r[0][2].as<int>(),
-                              r[0][3].as<bool>()};
-}
-
-class pg_transaction final : public core::transaction {
-public:
-    pg_transaction(pqxx::connection& conn, bool& broken) : m_broken(broken), m_work(conn) {}
-
-    std::optional<core::login_record> find_login_for_update(std::string_view login) override {
-        const auto r = run("find_login_for_update", std::string{login});
-        if (r.empty()) return std::nullopt;
-        return core::login_record{r[0][0].as<std::int64_t>(), r[0][1].as<std::string>(), r[0][2].as<std::string>()};
-    }
-
-    int count_auth_failures(std::string_view login, std::chrono::seconds window) override {
-        return run("count_auth_failures", std::string{login}, seconds(window))[0][0].as<int>();
-    }
-
-    void record_auth_failure(std::string_view login, std::chrono::seconds window) override {
-        run("prune_auth_failures", std::string{login}, seconds(window));
-        run("record_auth_failure", std::string{login});
-    }
-
-    void clear_auth_failures(std::string_view login) override { run("clear_auth_failures", std::string{login}); }
-
-    bool bind_session(std::string_view session_id, std::int64_t login_id) override {
-        return !run("bind_session", std::string{session_id}, login_id).empty();
-    }
-
-    core::session_lookup find_session(std::string_view session_id, std::chrono::seconds ttl) override {
-        const auto r = run("find_session", std::string{session_id}, seconds(ttl));
-        if (r.empty()) return {};
-        const auto status = r[0][2].as<bool>() ? core::session_status::valid : core::session_status::expired;
-        return {status, r[0][0].as<std::int64_t>(), r[0][1].as<std::string>()};
-    }
-
-    std::optional<core::application_record> find_application(std::string_view app_id) override {
-        const auto r = run("find_application", std::string{app_id});
-        if (r.empty()) return std::nullopt;
-        const auto provider = core::provider_from_name(r[0][2].as<std::string>());
-        return core::application_record{r[0][0].as<std::string>(), r[0][1].as<std::string>(),
-                                        provider.value_or(core::provider::Undefined), r[0][3].as<bool>()};
-    }
-
-    void set_account_permits(std::int64_t login_id, bool payments, bool invoices, bool messages) override {
-        run("set_account_permits", login_id, payments, invoices, messages);
-    }
-
-    void set_contact_permits(std::int64_t login_id, std::string_view wmid, bool payments, bool invoices, bool messages,
-                             bool dont_use_confirmation) override {
-        run("set_contact_permits", login_id, text(wmid), payments, invoices, messages, dont_use_confirmation);
-    }
-
-    std::optional<core::coded_object> find_transfer_for_update(std::int64_t tran_id, std::int64_t login_id) override {
-        return coded_object_of(run("find_transfer_for_update", tran_id, login_id));
-    }
-
-    void complete_transfer(std::int64_t tran_id) override { run("complete_transfer", tran_id); }
-
-    void record_transfer_failure(std::int64_t tran_id, bool lock) override {
-        run("record_transfer_failure", tran_id, lock);
-    }
-
-    bool purse_belongs_to(std::string_view purse, std::int64_t login_id) override {
-        return !run("purse_belongs_to", text(purse), login_id).empty();
-    }
-
-    std::optional<core::card_record> find_card_for_update(std::int64_t card_id, std::int64_t login_id) override {
-        const auto r = run("find_card_for_update", card_id, login_id);
-        if (r.empty()) return std::nullopt;
-        return core::card_record{r[0][0].as<bool>(), r[0][1].as<std::string>()};
-    }
-
-    bool exceeds_daily_limit(std::int64_t card_id, std::string_view amount, std::string_view limit) override {
-        return run("exceeds_daily_limit", card_id, text(amount), text(limit))[0][0].as<bool>();
-    }
-
-    void record_topup(std::int64_t card_id, std::string_view purse, std::string_view amount,
-                      std::string_view request_id) override {
-        run("insert_topup", card_id, text(purse), text(amount), text(request_id));
-        run("credit_purse", text(purse), text(amount));
-    }
-
-    bool rename_profile(std::int32_t profile_id, std::int64_t login_id, std::string_view name) override {
-        return !run("rename_profile", profile_id, login_id, text(name)).empty();
-    }
-
-    std::optional<core::coded_object> find_task_for_update(std::int32_t profile_id, std::int32_t task_id,
-                                                           std::int64_t login_id) override {
-        return coded_object_of(run("find_task_for_update", profile_id, task_id, login_id));
-    }
-
-    void activate_task(std::int32_t profile_id, std::int32_t task_id) override { run("activate_task", profile_id, task_id); }
-
-    void record_task_failure(std::int32_t profile_id, std::int32_t task_id, bool lock) override {
-        run("record_task_failure", profile_id, task_id, lock);
-    }
-
-    void subscribe_device(const core::device_key& device, std::int64_t login_id, std::int32_t tag,
-                          std::int32_t locale) override {
-        run("subscribe_device", text(core::provider_name(device.push_provider)), device.push_service_user_id, login_id,
-            tag, locale);
-    }
-
-    void subscribe_app_device(const core::device_key& device, std::string_view app_id, std::string_view user_id,
-                              std::int32_t tag, std::int32_t locale) override {
-        run("subscribe_app_device", text(core::provider_name(device.push_provider)), device.push_service_user_id,
-            text(app_id), text(user_id), tag, locale);
-    }
-
-    bool mark_sms_delivered(std::int32_t sms_id, std::int64_t login_id) override {
-        return !run("mark_sms_delivered", sms_id, login_id).empty();
-    }
-
-    void write_audit(const core::audit_record& a) override {
-        run("write_audit", a.login, a.app_id, a.operation, a.result, a.request_id);
-    }
-
-    void commit() override {
-        translated("commit", m_broken, [&] { m_work.commit(); });
-    }
-
-private:
-    template <typename... Args>
-    pqxx::result run(std::string_view name, Args&&... args) {
-        return translated(name, m_broken, [&] { return m_work.exec_prepared(std::string{name}, std::forward<Args>(args)...); });
-    }
-
-    bool& m_broken;
-    pqxx::work m_work;
-};
 
 }  // namespace
 
-pg_store::pg_store(std::string conninfo) : m_conninfo(std::move(conninfo)) {}
+pg_store::pg_store(std::string conninfo, std::size_t connections)
+    : m_pool(std::move(conninfo), connections, prepare_statements) {}
 pg_store::~pg_store() = default;
 
-pqxx::connection& pg_store::connection() {
-    if (m_conn && !m_broken && m_conn->is_open()) return *m_conn;
-    m_conn.reset();
-    m_broken = false;
-    try {
-        auto conn = std::make_unique<pqxx::connection>(m_conninfo);
-        for (const auto& s : worker_statements) conn->prepare(std::string{s.name}, std::string{s.sql});
-        m_conn = std::move(conn);
-    } catch (const pqxx::failure&) {
-        throw store_error("cannot connect to the database");
-    }
-    return *m_conn;
+template <typename... Args>
+pqxx::result pg_store::run(std::string_view name, Args&&... args) {
+    auto lease = m_pool.acquire();
+    auto& conn = open(lease);
+    return translated(name, lease, [&] {
+        pqxx::nontransaction tx{conn};
+        return tx.exec_prepared(std::string{name}, std::forward<Args>(args)...);
+    });
 }
 
-std::unique_ptr<core::transaction> pg_store::begin() {
-    auto& conn = connection();
-    return translated("begin", m_broken, [&] { return std::make_unique<pg_transaction>(conn, m_broken); });
+template <typename... Args>
+core::result_code pg_store::run_call(std::string_view name, Args&&... args) {
+    return as_result(run(name, std::forward<Args>(args)...).at(0)["result"]);
+}
+
+std::optional<std::string> pg_store::find_login_secret(std::string_view login) {
+    const auto r = run("find_login_secret", text(login));
+    if (r.empty()) return std::nullopt;
+    return r[0]["shared_secret"].as<std::string>();
+}
+
+core::result_code pg_store::authenticate(const core::audit_tag& tag, std::string_view login, std::string_view session_id,
+                                         bool proven, std::chrono::seconds failure_window, int max_failures) {
+    return run_call("authenticate", text(tag.request_id), text(tag.operation), text(login), text(session_id), proven,
+                    seconds(failure_window), max_failures);
+}
+
+core::result_code pg_store::check_session(const core::audit_tag& tag, const core::session_ref& session,
+                                          std::string_view app_id) {
+    return run_call("check_session", text(tag.request_id), text(tag.operation), text(session.session_id),
+                    seconds(session.ttl), text(app_id));
+}
+
+core::result_code pg_store::set_account_permits(const core::audit_tag& tag, const core::session_ref& session,
+                                                bool payments, bool invoices, bool messages) {
+    return run_call("set_account_permits", text(tag.request_id), text(tag.operation), text(session.session_id),
+                    seconds(session.ttl), payments, invoices, messages);
+}
+
+core::result_code pg_store::set_contact_permits(const core::audit_tag& tag, const core::session_ref& session,
+                                                std::string_view wmid, bool payments, bool invoices, bool messages,
+                                                bool dont_use_confirmation) {
+    return run_call("set_contact_permits", text(tag.request_id), text(tag.operation), text(session.session_id),
+                    seconds(session.ttl), text(wmid), payments, invoices, messages, dont_use_confirmation);
+}
+
+core::code_lookup pg_store::find_transfer_code(const core::audit_tag& tag, const core::session_ref& session,
+                                               std::int64_t tran_id) {
+    return code_lookup_of(run("find_code", text(tag.request_id), text(tag.operation), text(session.session_id),
+                              seconds(session.ttl), std::string{"transfer"}, tran_id, 0));
+}
+
+core::result_code pg_store::confirm_transfer(const core::audit_tag& tag, const core::coded_call& call,
+                                             std::int64_t tran_id) {
+    return run_call("confirm_transfer", text(tag.request_id), text(tag.operation), call.login_id, text(call.login),
+                    tran_id, call.code_matches, call.max_attempts);
+}
+
+core::code_lookup pg_store::find_task_code(const core::audit_tag& tag, const core::session_ref& session,
+                                           std::int32_t profile_id, std::int32_t task_id) {
+    return code_lookup_of(run("find_code", text(tag.request_id), text(tag.operation), text(session.session_id),
+                              seconds(session.ttl), std::string{"task"}, static_cast<std::int64_t>(profile_id), task_id));
+}
+
+core::result_code pg_store::confirm_task(const core::audit_tag& tag, const core::coded_call& call,
+                                         std::int32_t profile_id, std::int32_t task_id) {
+    return run_call("confirm_task", text(tag.request_id), text(tag.operation), call.login_id, text(call.login),
+                    profile_id, task_id, call.code_matches, call.max_attempts);
+}
+
+core::result_code pg_store::topup(const core::audit_tag& tag, const core::session_ref& session,
+                                  const core::topup_request& t) {
+    return run_call("topup", text(tag.request_id), text(tag.operation), text(session.session_id), seconds(session.ttl),
+                    text(t.purse), t.card_id, text(t.amount), text(t.max_amount), text(t.default_daily_limit));
+}
+
+core::result_code pg_store::rename_profile(const core::audit_tag& tag, const core::session_ref& session,
+                                           std::int32_t profile_id, std::string_view name) {
+    return run_call("rename_profile", text(tag.request_id), text(tag.operation), text(session.session_id),
+                    seconds(session.ttl), profile_id, text(name));
+}
+
+core::result_code pg_store::subscribe_device(const core::audit_tag& tag, const core::session_ref& session,
+                                             const core::device_subscription& d) {
+    return run_call("subscribe_device", text(tag.request_id), text(tag.operation), text(session.session_id),
+                    seconds(session.ttl), text(core::provider_name(d.push_provider)), text(d.push_service_user_id),
+                    d.tag, d.locale);
+}
+
+std::optional<core::application_record> pg_store::find_application(std::string_view app_id) {
+    const auto r = run("find_application", text(app_id));
+    if (r.empty()) return std::nullopt;
+    const auto row = r[0];
+    const auto provider = core::provider_from_name(row["push_provider"].as<std::string>());
+    return core::application_record{row["shared_secret"].as<std::string>(), provider.value_or(core::provider::Undefined),
+                                    row["enabled"].as<bool>()};
+}
+
+core::result_code pg_store::subscribe_app_device(const core::audit_tag& tag, std::string_view app_id,
+                                                 std::string_view user_id, const core::device_subscription& d) {
+    return run_call("subscribe_app_device", text(tag.request_id), text(tag.operation), text(app_id), text(user_id),
+                    text(core::provider_name(d.push_provider)), text(d.push_service_user_id), d.tag, d.locale);
+}
+
+core::result_code pg_store::mark_sms_delivered(const core::audit_tag& tag, const core::session_ref& session,
+                                               std::int32_t sms_id) {
+    return run_call("mark_sms_delivered", text(tag.request_id), text(tag.operation), text(session.session_id),
+                    seconds(session.ttl), sms_id);
+}
+
+core::result_code pg_store::audit_only(const core::audit_tag& tag, std::string_view login, std::string_view app_id,
+                                       core::result_code result) {
+    return run_call("audit_only", text(tag.request_id), text(tag.operation), text(login), text(app_id),
+                    static_cast<int>(result));
 }
 
 bool pg_store::healthy() {
+    auto lease = m_pool.acquire();
     try {
-        auto& conn = connection();
-        pqxx::nontransaction{conn}.exec("SELECT 1");
+        pqxx::nontransaction{lease.connection()}.exec("SELECT 1");
         return true;
     } catch (...) {
-        m_conn.reset();
+        lease.mark_broken();
         return false;
     }
 }

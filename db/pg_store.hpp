@@ -1,32 +1,66 @@
 #pragma once
-// core::store on PostgreSQL through libpqxx 6.4. One connection per worker process, opened on
-// first use and again after it is lost; every statement prepared once per connection; one
-// pqxx::work per call. libpqxx errors are translated here, once, into core::store_error.
-#include <memory>
+// core::store on PostgreSQL through libpqxx 6.4. A pool of connections per worker process, shared
+// by its threads (connection_pool.hpp); every statement prepared once per connection
+// (statements.hpp); each store call is one prepared statement in autocommit, calling one of the
+// keeper_* functions that hold the operation's transaction. libpqxx errors are translated here,
+// once, into core::store_error.
+#include <cstddef>
 #include <string>
 
-#include <pqxx/connection>
-
+#include "connection_pool.hpp"
 #include "core/store.hpp"
 
 namespace keeper::db {
 
 class pg_store final : public core::store {
 public:
-    explicit pg_store(std::string conninfo);
+    // At most `connections` open at once; callers beyond that wait for one to be given back.
+    explicit pg_store(std::string conninfo, std::size_t connections = 1);
     ~pg_store() override;
 
-    std::unique_ptr<core::transaction> begin() override;
+    std::optional<std::string> find_login_secret(std::string_view login) override;
+    core::result_code authenticate(const core::audit_tag& tag, std::string_view login, std::string_view session_id,
+                                   bool proven, std::chrono::seconds failure_window, int max_failures) override;
+    core::result_code check_session(const core::audit_tag& tag, const core::session_ref& session,
+                                    std::string_view app_id) override;
+    core::result_code set_account_permits(const core::audit_tag& tag, const core::session_ref& session, bool payments,
+                                          bool invoices, bool messages) override;
+    core::result_code set_contact_permits(const core::audit_tag& tag, const core::session_ref& session,
+                                          std::string_view wmid, bool payments, bool invoices, bool messages,
+                                          bool dont_use_confirmation) override;
+    core::code_lookup find_transfer_code(const core::audit_tag& tag, const core::session_ref& session,
+                                         std::int64_t tran_id) override;
+    core::result_code confirm_transfer(const core::audit_tag& tag, const core::coded_call& call,
+                                       std::int64_t tran_id) override;
+    core::code_lookup find_task_code(const core::audit_tag& tag, const core::session_ref& session,
+                                     std::int32_t profile_id, std::int32_t task_id) override;
+    core::result_code confirm_task(const core::audit_tag& tag, const core::coded_call& call, std::int32_t profile_id,
+                                   std::int32_t task_id) override;
+    core::result_code topup(const core::audit_tag& tag, const core::session_ref& session,
+                            const core::topup_request& topup) override;
+    core::result_code rename_profile(const core::audit_tag& tag, const core::session_ref& session,
+                                     std::int32_t profile_id, std::string_view name) override;
+    core::result_code subscribe_device(const core::audit_tag& tag, const core::session_ref& session,
+                                       const core::device_subscription& device) override;
+    std::optional<core::application_record> find_application(std::string_view app_id) override;
+    core::result_code subscribe_app_device(const core::audit_tag& tag, std::string_view app_id,
+                                           std::string_view user_id, const core::device_subscription& device) override;
+    core::result_code mark_sms_delivered(const core::audit_tag& tag, const core::session_ref& session,
+                                         std::int32_t sms_id) override;
+    core::result_code audit_only(const core::audit_tag& tag, std::string_view login, std::string_view app_id,
+                                 core::result_code result) override;
 
-    // True when a connection is open (or could be opened now) and answers.
     bool healthy() override;
 
 private:
-    pqxx::connection& connection();
+    // Runs one prepared statement on a pooled connection, in autocommit.
+    template <typename... Args>
+    pqxx::result run(std::string_view name, Args&&... args);
+    // The same, for the keeper_* functions that return the call's result code.
+    template <typename... Args>
+    core::result_code run_call(std::string_view name, Args&&... args);
 
-    std::string m_conninfo;
-    std::unique_ptr<pqxx::connection> m_conn;
-    bool m_broken = false;  // set by a transaction that lost the connection: reopen next time
+    connection_pool m_pool;
 };
 
 }  // namespace keeper::db

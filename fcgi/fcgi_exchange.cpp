@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -23,7 +24,7 @@ std::optional<std::string> optional_param(FCGX_Request& r, const char* name) {
 // nginx passes $request_id; without it (another front, a test) make one that is unique enough
 // to find a line in the log: pid, time and a counter.
 std::string make_request_id() {
-    static unsigned counter = 0;
+    static std::atomic<unsigned> counter = 0;
     const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
     char buf[64];
     std::snprintf(buf, sizeof buf, "w%d-%llx-%u", static_cast<int>(getpid()), static_cast<unsigned long long>(now), ++counter);

@@ -2,81 +2,150 @@
 
 #include <fcgiapp.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <chrono>
-#include <cstdlib>
-#include <csignal>
-#include <iostream>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
 
+#include "connection_acceptor.hpp"
 #include "core/log_line.hpp"
 #include "core/request_router.hpp"
 #include "core/soap_reader.hpp"
 #include "db/pg_store.hpp"
 #include "fcgi_exchange.hpp"
+#include "log_writer.hpp"
 
 namespace keeper::fcgi {
 namespace {
 
-volatile std::sig_atomic_t stop_requested = 0;
+// One serving thread seen from outside: whether a request is in hand, and a duplicate of the
+// connection it is on, so a drain can shut that socket down without racing the thread's own close
+// (the duplicate's number cannot be reused while the slot holds it).
+struct thread_slot {
+    std::atomic<bool> busy{false};
+    std::mutex mutex;
+    int watch_fd = -1;  // guarded by mutex
 
-void on_stop_signal(int) { stop_requested = 1; }
-
-// Signals are blocked while a request is in hand, so a stop never interrupts one half-way; they
-// are let in only around accept(), which FCGI_FAIL_ACCEPT_ON_INTR makes return on them.
-class signal_gate {
-public:
-    signal_gate() {
-        sigemptyset(&m_set);
-        sigaddset(&m_set, SIGTERM);
-        sigaddset(&m_set, SIGINT);
-        struct sigaction sa {};
-        sa.sa_handler = on_stop_signal;  // no SA_RESTART: accept() must return
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGTERM, &sa, nullptr);
-        sigaction(SIGINT, &sa, nullptr);
-        sigprocmask(SIG_BLOCK, &m_set, nullptr);
+    void watch(int fd) {
+        std::lock_guard lock{mutex};
+        watch_fd = dup(fd);
     }
-    void open() { sigprocmask(SIG_UNBLOCK, &m_set, nullptr); }
-    void close() { sigprocmask(SIG_BLOCK, &m_set, nullptr); }
-
-private:
-    sigset_t m_set;
+    void unwatch() {
+        std::lock_guard lock{mutex};
+        if (watch_fd >= 0) close(watch_fd);
+        watch_fd = -1;
+    }
+    void shut_down_if_idle() {
+        std::lock_guard lock{mutex};
+        if (watch_fd >= 0 && !busy) shutdown(watch_fd, SHUT_RDWR);
+    }
 };
 
-void serve_one(FCGX_Request& request, db::pg_store& store, const core::settings& cfg, core::metrics_block& metrics) {
+// What the threads of one worker process share.
+struct worker_state {
+    worker_state(int listen_fd, const core::settings& c, core::metrics_block& m)
+        : cfg(c), metrics(m), store(c.database_url, static_cast<std::size_t>(c.database_connections)),
+          acceptor(listen_fd), slots(static_cast<std::size_t>(c.threads)) {}
+
+    const core::settings& cfg;
+    core::metrics_block& metrics;
+    db::pg_store store;
+    connection_acceptor acceptor;
+    std::vector<thread_slot> slots;
+    std::mutex mutex;
+    std::condition_variable thread_left;
+    int running = 0;  // guarded by mutex
+};
+
+void serve_one(FCGX_Request& request, worker_state& w) {
     const auto started = std::chrono::steady_clock::now();
-    const auto req = read_request(request, cfg.body_limit);
-    const auto handled = core::handle_request(req, store, cfg, &metrics);
+    const auto req = read_request(request, w.cfg.body_limit);
+    const auto handled = core::handle_request(req, w.store, w.cfg, &w.metrics);
     write_response(request, handled.response, req.request_id);
     const auto took = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started);
-    core::record_request(metrics, handled.log, took);
-    std::cerr << core::format_log_line(req.request_id, handled, took) << std::endl;
+    core::record_request(w.metrics, handled.log, took);
+    write_log_record(core::format_log_line(req.request_id, handled, took));
+}
+
+// Serves requests on one FastCGI connection until it closes. FCGX_Accept_r reads the next request
+// from the connection already in `request` (ipcFd) and keeps it between requests when nginx asks
+// (fastcgi_keep_conn). When nginx closes it, libfcgi closes our end and falls back to accepting on
+// the request's listening socket, which is -1 here: Accept_r then fails and we return. (ipcFd and
+// keepConnection are libfcgi 2.4's request fields; see connection_acceptor.hpp for why.)
+void serve_connection(FCGX_Request& request, int fd, thread_slot& slot, worker_state& w) {
+    request.ipcFd = fd;
+    request.keepConnection = 1;  // Accept_r first "finishes" the previous request: keep this fd open
+    slot.watch(fd);
+    while (FCGX_Accept_r(&request) == 0) {
+        slot.busy = true;
+        try {
+            serve_one(request, w);
+        } catch (const std::exception& e) {
+            // Only the FastCGI stream can get here (handle_request never throws): the client is gone.
+            write_log_record(std::string{"worker: request aborted: "} + e.what());
+        }
+        FCGX_Finish_r(&request);
+        slot.busy = false;
+    }
+    slot.unwatch();
+}
+
+void serve_thread(thread_slot& slot, worker_state& w) {
+    FCGX_Request request;
+    FCGX_InitRequest(&request, -1, 0);
+    connection_acceptor::waiter waiter{w.acceptor};
+    while (const auto fd = waiter.next()) serve_connection(request, *fd, slot, w);
+    std::lock_guard lock{w.mutex};
+    --w.running;
+    w.thread_left.notify_all();
+}
+
+// After a stop, threads still on kept connections serve until nginx closes them (its upstream
+// keepalive_timeout and keepalive_time bound that, see nginx/keeper-upstream.conf). Past the
+// drain time, idle connections are shut down so their threads leave; busy ones finish first. (A
+// request nginx sends on one just then would get 502; nginx closes its connections well before.)
+void drain(worker_state& w) {
+    std::unique_lock lock{w.mutex};
+    const auto deadline = std::chrono::steady_clock::now() + w.cfg.drain_time;
+    if (w.thread_left.wait_until(lock, deadline, [&] { return w.running == 0; })) return;
+    while (w.running > 0) {
+        for (auto& slot : w.slots) slot.shut_down_if_idle();
+        w.thread_left.wait_for(lock, std::chrono::milliseconds{100});
+    }
+}
+
+sigset_t stop_signals() {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    return set;
 }
 
 }  // namespace
 
 int run_worker(int listen_fd, const core::settings& cfg, core::metrics_block& metrics) {
-    signal_gate gate;
+    // Stop signals wait for this thread's sigwait; the serving threads inherit the blocked mask.
+    const sigset_t stops = stop_signals();
+    pthread_sigmask(SIG_BLOCK, &stops, nullptr);
     core::init_xml_guards();
     // Names our connections in pg_stat_activity (unless the connection string names them).
     setenv("PGAPPNAME", "keeper-fcgi", 0);
-    db::pg_store store{cfg.database_url};
-    FCGX_Request request;
-    FCGX_InitRequest(&request, listen_fd, FCGI_FAIL_ACCEPT_ON_INTR);
-    while (!stop_requested) {
-        gate.open();
-        const int rc = stop_requested ? -1 : FCGX_Accept_r(&request);
-        gate.close();
-        if (rc < 0) continue;  // a stop signal, or a failed accept: the loop condition decides
-        try {
-            serve_one(request, store, cfg, metrics);
-        } catch (const std::exception& e) {
-            // Only the FastCGI stream can get here (handle_request never throws): the client is gone.
-            std::cerr << "worker: request aborted: " << e.what() << std::endl;
-        }
-        FCGX_Finish_r(&request);
-    }
-    FCGX_Free(&request, 1);
+    auto w = std::make_unique<worker_state>(listen_fd, cfg, metrics);
+    std::vector<std::thread> threads;
+    w->running = static_cast<int>(w->slots.size());
+    for (auto& slot : w->slots) threads.emplace_back(serve_thread, std::ref(slot), std::ref(*w));
+    int signal = 0;
+    sigwait(&stops, &signal);
+    w->acceptor.stop();
+    drain(*w);
+    for (auto& t : threads) t.join();
     return 0;
 }
 

@@ -1,11 +1,14 @@
 #pragma once
-// One single-threaded worker process: accept a FastCGI request, handle it, answer, log, repeat.
+// One worker process: `threads` threads, each taking a FastCGI connection and serving the requests
+// nginx sends on it (several, with upstream keepalive) until nginx closes it; the calls share a
+// pool of `database_connections` PostgreSQL connections.
 #include "core/metrics.hpp"
 #include "core/settings.hpp"
 
 namespace keeper::fcgi {
 
-// Returns when asked to stop (SIGTERM/SIGINT), after finishing the request in hand.
+// Returns when asked to stop (SIGTERM/SIGINT): accepts no new connection, serves the kept ones
+// until nginx closes them or drain_seconds pass, and finishes every request in hand.
 int run_worker(int listen_fd, const core::settings& cfg, core::metrics_block& metrics);
 
 }  // namespace keeper::fcgi

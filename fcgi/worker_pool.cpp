@@ -1,6 +1,7 @@
 #include "worker_pool.hpp"
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,8 +28,13 @@ using clock = std::chrono::steady_clock;
 using worker_set = std::map<pid_t, clock::time_point>;
 
 pid_t spawn_worker(int listen_fd, const core::settings& cfg, core::metrics_block& metrics) {
+    const pid_t supervisor = getpid();
     const pid_t pid = fork();
     if (pid == 0) {
+        // A worker leaves (gracefully) when its supervisor dies, so a restarted service never finds
+        // an orphaned pool serving its socket.
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != supervisor) _exit(0);
         signal(SIGTERM, SIG_DFL);
         signal(SIGINT, SIG_DFL);
         signal(SIGHUP, SIG_IGN);  // reloads are the supervisor's business
@@ -68,12 +74,13 @@ void reload(worker_set& workers, worker_set& retiring, int listen_fd, core::sett
         std::cerr << "pool: reload refused, keeping the running configuration: " << e.what() << std::endl;
         return;
     }
+    worker_set fresh;
+    spawn_workers(fresh, listen_fd, cfg, metrics);
     for (const auto& [pid, started] : workers) {
         kill(pid, SIGTERM);
         retiring[pid] = started;
     }
-    workers.clear();
-    spawn_workers(workers, listen_fd, cfg, metrics);
+    workers = std::move(fresh);
     std::cerr << "pool: configuration reloaded; " << workers.size() << " workers started" << std::endl;
 }
 

@@ -1,8 +1,8 @@
-// TelepayApi: scheduler task confirmation and profile renaming (SPEC.md §5).
+// TelepayApi: scheduler task confirmation and profile renaming (docs/api.md).
+#include "../code_hash.hpp"
 #include "../formats.hpp"
-#include "code_confirmation.hpp"
+#include "../text_util.hpp"
 #include "handlers.hpp"
-#include "session_resolver.hpp"
 
 namespace keeper::core::handlers {
 
@@ -12,12 +12,12 @@ result_code telepay_scheduler_confirm_create(call_context& ctx, const std::strin
         !formats::is_positive_id(task_id) || !formats::is_code(code)) {
         return result_code::invalid_argument;
     }
-    const auto session = resolve_session(ctx, session_id);
-    if (session.code != result_code::ok) return session.code;
-    auto& tx = ctx.tx();
-    return confirm_code(tx.find_task_for_update(profile_id, task_id, session.login_id), code,
-                        ctx.config().code_max_attempts, [&] { tx.activate_task(profile_id, task_id); },
-                        [&](bool lock) { tx.record_task_failure(profile_id, task_id, lock); });
+    const auto session_key = to_lower_ascii(session_id);
+    const auto found = ctx.db().find_task_code(ctx.tag(), ctx.session(session_key), profile_id, task_id);
+    if (found.result != result_code::ok) return found.result;
+    const coded_call call{found.login_id, found.login, code_matches(found.code_hash, code),
+                          ctx.config().code_max_attempts};
+    return ctx.db().confirm_task(ctx.tag(), call, profile_id, task_id);
 }
 
 result_code rename_telepay_profile(call_context& ctx, const std::string& session_id, std::int32_t id,
@@ -26,9 +26,8 @@ result_code rename_telepay_profile(call_context& ctx, const std::string& session
     if (!formats::is_session_id(session_id) || !formats::is_positive_id(id) || !trimmed) {
         return result_code::invalid_argument;
     }
-    const auto session = resolve_session(ctx, session_id);
-    if (session.code != result_code::ok) return session.code;
-    return ctx.tx().rename_profile(id, session.login_id, *trimmed) ? result_code::ok : result_code::not_found;
+    const auto session_key = to_lower_ascii(session_id);
+    return ctx.db().rename_profile(ctx.tag(), ctx.session(session_key), id, *trimmed);
 }
 
 }  // namespace keeper::core::handlers

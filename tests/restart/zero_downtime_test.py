@@ -1,4 +1,4 @@
-"""Restarting or reloading the pool drops no request.
+"""Restarting or reloading the pool drops no request, with nginx keeping upstream connections.
 
 This harness does what keeper.socket + keeper.service do: it owns the listening socket and starts
 keeper-fcgi with it on fd 0 as the keeper user. Under a bounded load through nginx it restarts the
@@ -75,6 +75,9 @@ class Stack:
         os.makedirs(os.path.join(tmp, "tmp"))
         os.chown(os.path.join(tmp, "tmp"), pwd.getpwnam("keeper").pw_uid, -1)
         self.nginx_conf = os.path.join(tmp, "nginx.conf")
+        # The shipped upstream (keepalive on), pointed at this harness's socket.
+        with open(os.path.join(SOURCE, "nginx/keeper-upstream.conf")) as f:
+            upstream = f.read().replace("unix:/run/keeper/keeper.sock", f"unix:{self.socket_path}")
         with open(self.nginx_conf, "w") as f:
             f.write(f"""user keeper;
 pid {tmp}/nginx.pid;
@@ -87,7 +90,7 @@ http {{
     proxy_temp_path {tmp}/tmp/proxy;
     uwsgi_temp_path {tmp}/tmp/uwsgi;
     scgi_temp_path {tmp}/tmp/scgi;
-    upstream keeper_pool {{ server unix:{self.socket_path}; }}
+    {upstream}
     server {{ listen 127.0.0.1:{PORT}; include {SOURCE}/nginx/keeper-locations.conf; }}
 }}
 """)
@@ -165,7 +168,13 @@ class ZeroDowntimeTest(unittest.TestCase):
                         stack.write_config(workers)
                         stack.pool.send_signal(signal.SIGHUP)  # systemctl reload
                     time.sleep(LOAD_SECONDS / 8)
-                    self.assertEqual(stack.workers(), 5)  # the reloaded configuration is in force
+                    # The reloaded configuration is in force once the old workers have drained
+                    # (nginx closes their kept connections within its keepalive_time).
+                    for _ in range(150):
+                        if stack.workers() == 5:
+                            break
+                        time.sleep(0.1)
+                    self.assertEqual(stack.workers(), 5)
                 print(f"{load.good} proper answers, {len(load.bad)} others")
                 self.assertEqual(load.bad[:5], [])
                 self.assertGreater(load.good, 100)

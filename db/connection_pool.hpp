@@ -1,0 +1,68 @@
+#pragma once
+// A worker process's PostgreSQL connections, shared by its threads: a call borrows one for the
+// length of its transaction and gives it back. Connections open on first use and again after one
+// was lost (a lease marked broken), each with every statement prepared once.
+#include <condition_variable>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <pqxx/connection>
+
+namespace keeper::db {
+
+class connection_pool {
+public:
+    using preparer = std::function<void(pqxx::connection&)>;
+
+    connection_pool(std::string conninfo, std::size_t size, preparer prepare);
+    ~connection_pool();
+    connection_pool(const connection_pool&) = delete;
+    connection_pool& operator=(const connection_pool&) = delete;
+
+    class lease {
+    public:
+        lease(connection_pool& pool, std::size_t slot) : m_pool(&pool), m_slot(slot) {}
+        lease(lease&& other) noexcept : m_pool(std::exchange(other.m_pool, nullptr)), m_slot(other.m_slot) {}
+        lease& operator=(lease&&) = delete;
+        lease(const lease&) = delete;
+        lease& operator=(const lease&) = delete;
+        ~lease();
+
+        // The slot's open connection, opened (and prepared) now if it was not. Throws
+        // pqxx::broken_connection when the database cannot be reached.
+        pqxx::connection& connection();
+        // The connection is unusable (lost, or its state unknown): closed when given back.
+        void mark_broken();
+
+    private:
+        connection_pool* m_pool;
+        std::size_t m_slot;
+    };
+
+    // Waits until a connection is free.
+    lease acquire();
+
+    std::size_t size() const { return m_slots.size(); }
+
+private:
+    struct slot {
+        std::unique_ptr<pqxx::connection> conn;
+        bool broken = false;
+        bool in_use = false;
+    };
+
+    void release(std::size_t index);
+
+    std::string m_conninfo;
+    preparer m_prepare;
+    std::mutex m_mutex;
+    std::condition_variable m_freed;
+    std::vector<slot> m_slots;
+};
+
+}  // namespace keeper::db
