@@ -11,36 +11,39 @@ connection_pool::~connection_pool() = default;
 
 connection_pool::lease connection_pool::acquire() {
     std::unique_lock lock{m_mutex};
-    while (true) {
+    if (m_waiters.empty()) {
         // The most recently used free slot first: its connection is open and warm.
-        for (std::size_t i = m_slots.size(); i-- > 0;) {
-            if (!m_slots[i].in_use && m_slots[i].conn) {
-                m_slots[i].in_use = true;
-                return lease{*this, i};
-            }
-        }
+        std::size_t pick = no_slot;
         for (std::size_t i = 0; i < m_slots.size(); ++i) {
-            if (!m_slots[i].in_use) {
-                m_slots[i].in_use = true;
-                return lease{*this, i};
-            }
+            if (!m_slots[i].in_use && (pick == no_slot || m_slots[i].conn)) pick = i;
         }
-        m_freed.wait(lock);
+        if (pick != no_slot) {
+            m_slots[pick].in_use = true;
+            return lease{*this, pick};
+        }
     }
+    waiter me;
+    m_waiters.push_back(&me);
+    me.handed.wait(lock, [&] { return me.slot != no_slot; });
+    return lease{*this, me.slot};
 }
 
 void connection_pool::release(std::size_t index) {
     std::unique_ptr<pqxx::connection> dead;  // closed outside the lock
-    {
-        std::lock_guard lock{m_mutex};
-        auto& s = m_slots[index];
-        if (s.broken) {
-            dead = std::move(s.conn);
-            s.broken = false;
-        }
-        s.in_use = false;
+    std::unique_lock lock{m_mutex};
+    auto& s = m_slots[index];
+    if (s.broken) {
+        dead = std::move(s.conn);
+        s.broken = false;
     }
-    m_freed.notify_one();
+    if (m_waiters.empty()) {
+        s.in_use = false;
+        return;
+    }
+    waiter* next = m_waiters.front();  // the slot stays in use: handed over directly
+    m_waiters.pop_front();
+    next->slot = index;
+    next->handed.notify_one();
 }
 
 connection_pool::lease::~lease() {

@@ -3,6 +3,7 @@
 // length of its transaction and gives it back. Connections open on first use and again after one
 // was lost (a lease marked broken), each with every statement prepared once.
 #include <condition_variable>
+#include <deque>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -44,7 +45,8 @@ public:
         std::size_t m_slot;
     };
 
-    // Waits until a connection is free.
+    // Waits until a connection is free. Waiters are served first come, first served: a freed
+    // connection is handed to the longest waiter, so no call waits behind later ones.
     lease acquire();
 
     std::size_t size() const { return m_slots.size(); }
@@ -56,12 +58,18 @@ private:
         bool in_use = false;
     };
 
+    struct waiter {
+        std::condition_variable handed;
+        std::size_t slot = no_slot;
+    };
+    static constexpr std::size_t no_slot = static_cast<std::size_t>(-1);
+
     void release(std::size_t index);
 
     std::string m_conninfo;
     preparer m_prepare;
     std::mutex m_mutex;
-    std::condition_variable m_freed;
+    std::deque<waiter*> m_waiters;  // guarded by m_mutex; each lives on its waiting thread's stack
     std::vector<slot> m_slots;
 };
 

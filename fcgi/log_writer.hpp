@@ -1,11 +1,16 @@
 #pragma once
-// Writes one log record to stderr (a file, a pipe or the journal's stream) with a single write(2),
-// its newline included, so records of concurrent threads and worker processes never interleave
-// and nothing waits in a user-space buffer when the process ends.
-#include <string>
+// Where a worker's log records go: into its log_ring (log_ring.hpp) once the supervisor gave it
+// one, else straight to stderr with a single write(2), newline included, so records never
+// interleave.
+#include <string_view>
 
 namespace keeper::fcgi {
 
-void write_log_record(std::string record);
+class log_ring;
+
+// Called once in a worker, before its threads start.
+void use_log_ring(log_ring& ring);
+
+void write_log_record(std::string_view record);
 
 }  // namespace keeper::fcgi

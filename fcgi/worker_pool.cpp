@@ -7,52 +7,79 @@
 
 #include <cerrno>
 #include <chrono>
-#include <csignal>
 #include <cstring>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <thread>
+#include <vector>
 
+#include "log_ring.hpp"
+#include "log_writer.hpp"
 #include "worker.hpp"
 
 namespace keeper::fcgi {
 namespace {
 
-volatile std::sig_atomic_t pool_stop = 0;
-volatile std::sig_atomic_t pool_reload = 0;
-
-void on_pool_stop(int) { pool_stop = 1; }
-void on_pool_reload(int) { pool_reload = 1; }
-
 using clock = std::chrono::steady_clock;
-using worker_set = std::map<pid_t, clock::time_point>;
 
-pid_t spawn_worker(int listen_fd, const core::settings& cfg, core::metrics_block& metrics) {
-    const pid_t supervisor = getpid();
-    const pid_t pid = fork();
-    if (pid == 0) {
-        // A worker leaves (gracefully) when its supervisor dies, so a restarted service never finds
-        // an orphaned pool serving its socket.
-        prctl(PR_SET_PDEATHSIG, SIGTERM);
-        if (getppid() != supervisor) _exit(0);
-        signal(SIGTERM, SIG_DFL);
-        signal(SIGINT, SIG_DFL);
-        signal(SIGHUP, SIG_IGN);  // reloads are the supervisor's business
-        int rc = 1;
-        try {
-            rc = run_worker(listen_fd, cfg, metrics);
-        } catch (const std::exception& e) {
-            std::cerr << "worker " << getpid() << ": " << e.what() << std::endl;
-        }
-        _exit(rc);
+// How often the supervisor writes out the workers' log records.
+constexpr auto log_interval = std::chrono::milliseconds{20};
+
+struct worker_process {
+    clock::time_point started;
+    std::unique_ptr<shared_log_ring> log;
+};
+using worker_set = std::map<pid_t, worker_process>;
+
+// The supervisor's state. Signals are not handled asynchronously: they are blocked and taken one
+// at a time by sigtimedwait in the loop, between log write-outs.
+struct pool {
+    int listen_fd;
+    core::settings cfg;
+    const settings_loader& loader;
+    core::metrics_block& metrics;
+    worker_set workers;   // serving with the current configuration
+    worker_set retiring;  // asked to stop (reload), still draining
+    bool stopping = false;
+    std::vector<char> log_scratch;
+};
+
+[[noreturn]] void become_worker(pool& p, log_ring& log, pid_t supervisor) {
+    // A worker leaves (gracefully) when its supervisor dies, so a restarted service never finds
+    // an orphaned pool serving its socket.
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != supervisor) _exit(0);
+    signal(SIGHUP, SIG_IGN);  // reloads are the supervisor's business
+    use_log_ring(log);
+    int rc = 1;
+    try {
+        rc = run_worker(p.listen_fd, p.cfg, p.metrics);  // takes SIGTERM/SIGINT itself (still blocked)
+    } catch (const std::exception& e) {
+        write_log_record(std::string{"worker "} + std::to_string(getpid()) + ": " + e.what());
     }
-    if (pid < 0) std::cerr << "pool: fork failed: " << std::strerror(errno) << std::endl;
-    return pid;
+    _exit(rc);
 }
 
-void spawn_workers(worker_set& workers, int listen_fd, const core::settings& cfg, core::metrics_block& metrics) {
-    for (int i = 0; i < cfg.workers; ++i) {
-        if (const pid_t pid = spawn_worker(listen_fd, cfg, metrics); pid > 0) workers[pid] = clock::now();
+void spawn_worker(pool& p, worker_set& into) {
+    auto log = std::make_unique<shared_log_ring>();
+    const pid_t supervisor = getpid();
+    const pid_t pid = fork();
+    if (pid == 0) become_worker(p, log->ring(), supervisor);
+    if (pid < 0) {
+        std::cerr << "pool: fork failed: " << std::strerror(errno) << std::endl;
+        return;
+    }
+    into[pid] = {clock::now(), std::move(log)};
+}
+
+void spawn_workers(pool& p, worker_set& into) {
+    for (int i = 0; i < p.cfg.workers; ++i) spawn_worker(p, into);
+}
+
+void write_out_logs(pool& p) {
+    for (auto* set : {&p.workers, &p.retiring}) {
+        for (auto& [pid, w] : *set) w.log->ring().drain(STDERR_FILENO, p.log_scratch);
     }
 }
 
@@ -62,72 +89,78 @@ std::string describe_exit(int status) {
     return "stopped";
 }
 
-// New workers with the new configuration are accepting before the old ones are asked to stop,
-// and the old ones finish their requests: no request is refused during a reload.
-void reload(worker_set& workers, worker_set& retiring, int listen_fd, core::settings& cfg, const settings_loader& loader,
-            core::metrics_block& metrics) {
+// New workers with the new configuration are accepting before the old ones are asked to stop;
+// the old ones serve what nginx still sends on their connections, then leave (worker.hpp).
+void reload(pool& p) {
     try {
-        auto fresh = loader();
-        if (fresh.listen != cfg.listen) std::cerr << "pool: 'listen' changes only on restart" << std::endl;
-        cfg = std::move(fresh);
+        auto fresh = p.loader();
+        if (fresh.listen != p.cfg.listen) std::cerr << "pool: 'listen' changes only on restart" << std::endl;
+        p.cfg = std::move(fresh);
     } catch (const std::exception& e) {
         std::cerr << "pool: reload refused, keeping the running configuration: " << e.what() << std::endl;
         return;
     }
     worker_set fresh;
-    spawn_workers(fresh, listen_fd, cfg, metrics);
-    for (const auto& [pid, started] : workers) {
+    spawn_workers(p, fresh);
+    for (auto& [pid, w] : p.workers) {
         kill(pid, SIGTERM);
-        retiring[pid] = started;
+        p.retiring[pid] = std::move(w);
     }
-    workers = std::move(fresh);
-    std::cerr << "pool: configuration reloaded; " << workers.size() << " workers started" << std::endl;
+    p.workers = std::move(fresh);
+    std::cerr << "pool: configuration reloaded; " << p.workers.size() << " workers started" << std::endl;
 }
 
-void stop_all(const worker_set& workers, const worker_set& retiring) {
-    for (const auto& [pid, started] : workers) kill(pid, SIGTERM);
-    for (std::size_t left = workers.size() + retiring.size(); left > 0;) {
-        if (waitpid(-1, nullptr, 0) > 0 || errno == ECHILD) --left;
+// A worker has exited: write out what it logged, and replace it unless it was meant to go.
+void reap(pool& p, pid_t pid, int status) {
+    for (auto* set : {&p.retiring, &p.workers}) {
+        const auto it = set->find(pid);
+        if (it == set->end()) continue;
+        it->second.log->ring().drain(STDERR_FILENO, p.log_scratch);
+        const auto started = it->second.started;
+        set->erase(it);
+        if (set == &p.retiring || p.stopping) return;
+        std::cerr << "pool: worker " << pid << " " << describe_exit(status) << "; replacing it" << std::endl;
+        // A worker that dies at once (bad config, broken library) must not make us spin.
+        if (clock::now() - started < std::chrono::seconds{1}) std::this_thread::sleep_for(std::chrono::seconds{1});
+        spawn_worker(p, p.workers);
+        return;
     }
 }
 
-void install_handlers() {
-    struct sigaction sa {};
-    sigemptyset(&sa.sa_mask);
-    sa.sa_handler = on_pool_stop;  // no SA_RESTART: waitpid() must return on these
-    sigaction(SIGTERM, &sa, nullptr);
-    sigaction(SIGINT, &sa, nullptr);
-    sa.sa_handler = on_pool_reload;
-    sigaction(SIGHUP, &sa, nullptr);
+void reap_exited(pool& p) {
+    int status = 0;
+    for (pid_t pid; (pid = waitpid(-1, &status, WNOHANG)) > 0;) reap(p, pid, status);
+}
+
+void begin_stop(pool& p) {
+    p.stopping = true;
+    std::cerr << "pool: stopping " << p.workers.size() << " workers" << std::endl;
+    for (const auto& [pid, w] : p.workers) kill(pid, SIGTERM);
+}
+
+sigset_t pool_signals() {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int s : {SIGCHLD, SIGHUP, SIGTERM, SIGINT}) sigaddset(&set, s);
+    return set;
 }
 
 }  // namespace
 
 int run_pool(int listen_fd, core::settings cfg, const settings_loader& loader, core::metrics_block& metrics) {
-    install_handlers();
-    worker_set workers, retiring;
-    spawn_workers(workers, listen_fd, cfg, metrics);
-    std::cerr << "pool: " << workers.size() << " workers started" << std::endl;
-    while (!pool_stop) {
-        if (pool_reload) {
-            pool_reload = 0;
-            reload(workers, retiring, listen_fd, cfg, loader, metrics);
-        }
-        int status = 0;
-        const pid_t pid = waitpid(-1, &status, 0);
-        if (pid <= 0) continue;
-        if (retiring.erase(pid)) continue;
-        const auto it = workers.find(pid);
-        if (it == workers.end()) continue;
-        std::cerr << "pool: worker " << pid << " " << describe_exit(status) << "; replacing it" << std::endl;
-        // A worker that dies at once (bad config, broken library) must not make us spin.
-        if (clock::now() - it->second < std::chrono::seconds{1}) std::this_thread::sleep_for(std::chrono::seconds{1});
-        workers.erase(it);
-        if (pool_stop) break;
-        if (const pid_t fresh = spawn_worker(listen_fd, cfg, metrics); fresh > 0) workers[fresh] = clock::now();
+    const sigset_t signals = pool_signals();
+    sigprocmask(SIG_BLOCK, &signals, nullptr);  // workers inherit it: they sigwait for their stop
+    pool p{listen_fd, std::move(cfg), loader, metrics, {}, {}, false, {}};
+    spawn_workers(p, p.workers);
+    std::cerr << "pool: " << p.workers.size() << " workers started" << std::endl;
+    const timespec tick{0, std::chrono::nanoseconds{log_interval}.count()};
+    while (!p.stopping || !p.workers.empty() || !p.retiring.empty()) {
+        const int signal = sigtimedwait(&signals, nullptr, &tick);
+        if (signal == SIGHUP && !p.stopping) reload(p);
+        if ((signal == SIGTERM || signal == SIGINT) && !p.stopping) begin_stop(p);
+        reap_exited(p);
+        write_out_logs(p);
     }
-    std::cerr << "pool: stopping " << workers.size() << " workers" << std::endl;
-    stop_all(workers, retiring);
     return 0;
 }
 

@@ -3,6 +3,8 @@
 -- row and COMMIT sent one by one. Each function runs in the implicit transaction of the one
 -- statement that calls it: everything it changes, its audit row included, commits together, and
 -- a call that returns non-zero changes nothing but counters and its audit row (docs/design.md).
+-- All are PL/pgSQL, whose statement plans are cached per connection (an SQL-language function
+-- that is not inlined is planned again on every call).
 -- Under READ COMMITTED every statement inside a PL/pgSQL function takes a fresh snapshot, so a
 -- query that follows a row lock (FOR UPDATE) sees what the previous holder of the lock committed:
 -- the daily limit, the Authenticate throttle and the code attempts count exactly.
@@ -12,11 +14,12 @@
 -- Result codes are those of the API (docs/api.md).
 
 CREATE FUNCTION keeper_audit(p_request_id text, p_operation text, p_login text, p_app_id text, p_result integer)
-RETURNS integer LANGUAGE sql AS $$
+RETURNS integer LANGUAGE plpgsql AS $$
+BEGIN
     INSERT INTO audit_log (login, app_id, operation, result, request_id)
-    VALUES (p_login, p_app_id, p_operation, p_result, p_request_id)
-    RETURNING p_result
-$$;
+    VALUES (p_login, p_app_id, p_operation, p_result, p_request_id);
+    RETURN p_result;
+END $$;
 COMMENT ON FUNCTION keeper_audit(text, text, text, text, integer) IS
     'Writes a call''s audit row and returns its result. Called alone for calls refused before any other database work (wrong authHash).';
 
@@ -38,20 +41,28 @@ COMMENT ON FUNCTION keeper_session(text, integer) IS
 
 CREATE FUNCTION keeper_decide_code(p_status text, p_expired boolean, p_failed_attempts integer, p_matches boolean,
                                    p_max_attempts integer, OUT result integer, OUT action text)
-LANGUAGE sql IMMUTABLE AS $$
-    SELECT CASE
-        WHEN p_status IN ('completed', 'active') THEN CASE WHEN p_matches THEN 0 ELSE 8 END
-        WHEN p_status = 'locked' THEN 7
-        WHEN p_expired THEN 12
-        WHEN p_matches THEN 0
-        WHEN p_failed_attempts + 1 >= p_max_attempts THEN 7
-        ELSE 6 END,
-      CASE
-        WHEN p_status <> 'pending' OR p_expired THEN 'none'
-        WHEN p_matches THEN 'complete'
-        WHEN p_failed_attempts + 1 >= p_max_attempts THEN 'lock'
-        ELSE 'count' END
-$$;
+LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+    IF p_status IN ('completed', 'active') THEN
+        result := CASE WHEN p_matches THEN 0 ELSE 8 END;
+        action := 'none';
+    ELSIF p_status = 'locked' THEN
+        result := 7;
+        action := 'none';
+    ELSIF p_expired THEN
+        result := 12;
+        action := 'none';
+    ELSIF p_matches THEN
+        result := 0;
+        action := 'complete';
+    ELSIF p_failed_attempts + 1 >= p_max_attempts THEN
+        result := 7;
+        action := 'lock';
+    ELSE
+        result := 6;
+        action := 'count';
+    END IF;
+END $$;
 COMMENT ON FUNCTION keeper_decide_code(text, boolean, integer, boolean, integer) IS
     'The rule FinishCodeProtectedOperation and TelepaySchedulerConfirmCreate share: right code completes (0); wrong code 6, the max_attempts-th wrong one locks for good (7); locked 7; past expiry 12; done and the right code again 0, another code 8.';
 

@@ -107,7 +107,9 @@ nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" -e "$WORK/nginx-error.log"
 answer=$(curl -sS "http://127.0.0.1:$PORT/AccountApi.asmx/CheckSessionEx?sessionId=package-test&appId=x")
 check "an operation answers through nginx and the installed pool (got: $answer)" \
   test "$answer" = $'<?xml version="1.0" encoding="utf-8"?>\r\n<int xmlns="http://tempuri.org/">2</int>'
-check "the pool logged the request" grep -q "operation=CheckSessionEx transport=get outcome=result=2" "$WORK/pool.log"
+# The supervisor writes the workers' log records out every few milliseconds.
+logged() { for _ in $(seq 50); do grep -q "$1" "$WORK/pool.log" && return 0; sleep 0.1; done; return 1; }
+check "the pool logged the request" logged "operation=CheckSessionEx transport=get outcome=result=2"
 [ "$failed" -eq 0 ] || { echo "--- pool log" >&2; cat "$WORK/pool.log" >&2; echo "--- nginx error log" >&2; tail -5 "$WORK/nginx-error.log" >&2; }
 check "the package purges" dpkg --purge keeper
 

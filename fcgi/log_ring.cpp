@@ -1,0 +1,96 @@
+#include "log_ring.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <algorithm>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+
+namespace keeper::fcgi {
+namespace {
+
+constexpr std::size_t atomic_write = 4096;  // PIPE_BUF: one write this size reaches a pipe whole
+
+void write_all(int fd, const char* data, std::size_t size) {
+    while (size > 0) {
+        const ssize_t n = write(fd, data, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return;  // nowhere to log: the requests themselves still succeeded
+        data += n;
+        size -= static_cast<std::size_t>(n);
+    }
+}
+
+// Writes records (each ending in '\n') in writes of at most atomic_write bytes, cut after a record.
+void write_records(int fd, const char* data, std::size_t size) {
+    for (std::size_t start = 0; start < size;) {
+        std::size_t end = std::min(size, start + atomic_write);
+        if (end < size) {
+            const auto* newline = static_cast<const char*>(memrchr(data + start, '\n', end - start));
+            end = static_cast<std::size_t>(newline - data) + 1;  // a record is shorter than atomic_write
+        }
+        write_all(fd, data + start, end - start);
+        start = end;
+    }
+}
+
+}  // namespace
+
+log_ring::log_ring() {
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
+    pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
+    pthread_mutex_init(&m_mutex, &attr);
+    pthread_mutexattr_destroy(&attr);
+}
+
+log_ring::~log_ring() { pthread_mutex_destroy(&m_mutex); }
+
+void log_ring::lock() {
+    // The previous owner died holding the lock: what it appended whole is counted in m_used, a
+    // half-copied record is not. Take the lock over.
+    if (pthread_mutex_lock(&m_mutex) == EOWNERDEAD) pthread_mutex_consistent(&m_mutex);
+}
+
+void log_ring::append(std::string_view record, int fd) {
+    const bool cut = record.size() > max_record;
+    if (cut) record = record.substr(0, max_record);
+    const std::string_view tail = cut ? "...\n" : "\n";
+    lock();
+    if (m_used + record.size() + tail.size() > capacity) write_out_locked(fd);
+    std::memcpy(m_data + m_used, record.data(), record.size());
+    std::memcpy(m_data + m_used + record.size(), tail.data(), tail.size());
+    m_used += record.size() + tail.size();
+    unlock();
+}
+
+void log_ring::drain(int fd, std::vector<char>& scratch) {
+    // Copied out under the lock, written without it: appenders never wait on the disk.
+    lock();
+    scratch.assign(m_data, m_data + m_used);
+    m_used = 0;
+    unlock();
+    write_records(fd, scratch.data(), scratch.size());
+}
+
+void log_ring::write_out_locked(int fd) {
+    write_records(fd, m_data, m_used);
+    m_used = 0;
+}
+
+shared_log_ring::shared_log_ring() {
+    void* memory = mmap(nullptr, sizeof(log_ring), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED) throw std::runtime_error("cannot map shared memory for the log");
+    m_ring = new (memory) log_ring{};
+}
+
+shared_log_ring::~shared_log_ring() {
+    m_ring->~log_ring();
+    munmap(m_ring, sizeof(log_ring));
+}
+
+}  // namespace keeper::fcgi

@@ -1,0 +1,58 @@
+#pragma once
+// A worker's log records, buffered in memory the worker shares with its supervisor. The serving
+// threads append whole records (no system call: a request's log line costs a memcpy); the
+// supervisor writes them out every few milliseconds, and once more after the worker has exited,
+// however it exited, so a crash loses no line a request already logged. Only the supervisor
+// writes, in whole records of at most 4096 bytes a write, so records of different workers never
+// interleave, also on a pipe or the journal's stream socket, and workers never contend on the
+// log file's lock.
+#include <pthread.h>
+
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+namespace keeper::fcgi {
+
+class log_ring {
+public:
+    static constexpr std::size_t capacity = 256 * 1024;
+    static constexpr std::size_t max_record = 2048;  // longer records are cut (and marked)
+
+    log_ring();  // in the shared mapping, before fork
+    ~log_ring();
+    log_ring(const log_ring&) = delete;
+    log_ring& operator=(const log_ring&) = delete;
+
+    // Worker: appends record and a newline. When the ring is full (the supervisor is behind), writes
+    // what it holds to fd itself first: slower, never lost.
+    void append(std::string_view record, int fd);
+
+    // Writes every record held to fd and empties the ring (scratch: the caller's reusable buffer).
+    void drain(int fd, std::vector<char>& scratch);
+
+private:
+    void lock();
+    void unlock() { pthread_mutex_unlock(&m_mutex); }
+    void write_out_locked(int fd);
+
+    pthread_mutex_t m_mutex;  // process-shared and robust: a worker dying inside it does not wedge it
+    std::size_t m_used = 0;   // advanced only after a record is copied whole
+    char m_data[capacity];
+};
+
+// A log_ring in anonymous shared memory, mapped by the supervisor for one worker.
+class shared_log_ring {
+public:
+    shared_log_ring();
+    ~shared_log_ring();
+    shared_log_ring(const shared_log_ring&) = delete;
+    shared_log_ring& operator=(const shared_log_ring&) = delete;
+
+    log_ring& ring() { return *m_ring; }
+
+private:
+    log_ring* m_ring;  // not owning in the C++ sense: the mapping is released in the destructor
+};
+
+}  // namespace keeper::fcgi
