@@ -58,16 +58,16 @@ const std::vector<setting_def>& definitions() {
          [](settings& s, const std::string& v) { s.database_url = parse_nonempty("database_url", v); }},
         {{"listen", "", "FastCGI socket: a unix socket path or 127.0.0.1:PORT; empty = inherited on fd 0 (systemd)."},
          [](settings& s, const std::string& v) { s.listen = v; }},
-        {{"workers", "4",
+        {{"workers", "8",
           "Worker processes. Each serves `threads` FastCGI connections at once; more than one process "
           "keeps the pool serving while one is replaced. See docs/performance.md for the sizing rule."},
          [](settings& s, const std::string& v) { s.workers = static_cast<int>(parse_int("workers", v, 1, 256)); }},
-        {{"threads", "16",
+        {{"threads", "24",
           "Threads per worker process, each serving one FastCGI connection at a time. workers x threads "
           "must exceed what nginx keeps open (worker_processes x upstream keepalive), or connections "
           "beyond it wait."},
          [](settings& s, const std::string& v) { s.threads = static_cast<int>(parse_int("threads", v, 1, 1024)); }},
-        {{"database_connections", "4",
+        {{"database_connections", "2",
           "PostgreSQL connections per worker process, shared by its threads (a call holds one for its "
           "transaction). workers x database_connections per host counts against max_connections."},
          [](settings& s, const std::string& v) {

@@ -15,9 +15,9 @@ struct settings {
     std::string api_namespace = "http://tempuri.org/";
     std::string database_url = "dbname=keeper";  // a libpq connection string
     std::string listen;                           // empty: the socket inherited on fd 0
-    int workers = 4;               // processes
-    int threads = 16;              // per worker process: FastCGI connections served at once
-    int database_connections = 4;  // per worker process, shared by its threads
+    int workers = 8;               // processes
+    int threads = 24;              // per worker process: FastCGI connections served at once
+    int database_connections = 2;  // per worker process, shared by its threads
     std::chrono::seconds drain_time{10};
     std::size_t body_limit = 65536;
     std::chrono::seconds session_ttl{86400};
