@@ -347,3 +347,10 @@ BEGIN
     RETURN keeper_audit(p_request_id, p_operation, s.login, NULL, v_result);
 END $$;
 COMMENT ON FUNCTION keeper_mark_sms_delivered(text, text, text, integer, integer) IS 'MarkPushSmsAsDelivered.';
+
+-- The daily-limit sum over topups and the failure count over auth_failures must stay index range
+-- scans whatever the statistics say: on a new database those tables are empty when first planned,
+-- and PL/pgSQL keeps the cached plan (a sequential scan) while the table grows — measured: every
+-- top-up reading the whole table. Both functions only ever look rows up by key.
+ALTER FUNCTION keeper_topup(text, text, text, integer, text, bigint, numeric, numeric, numeric) SET enable_seqscan = off;
+ALTER FUNCTION keeper_authenticate(text, text, text, text, boolean, integer, integer) SET enable_seqscan = off;
