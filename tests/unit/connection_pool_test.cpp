@@ -1,0 +1,58 @@
+// The worker's connection pool (db/connection_pool.cpp) hands connections out first come, first
+// served, and never more than its size at once. No connection is opened here: leases are taken
+// and given back without asking for the connection.
+#include <boost/test/unit_test.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "db/connection_pool.hpp"
+
+using keeper::db::connection_pool;
+
+BOOST_AUTO_TEST_SUITE(connection_pool_leases)
+
+BOOST_AUTO_TEST_CASE(waiters_are_served_in_the_order_they_came) {
+    connection_pool pool{"host=/nonexistent", 1, [](pqxx::connection&) {}};
+    std::vector<int> served;
+    std::mutex m;
+    std::vector<std::thread> waiters;
+    {
+        auto held = pool.acquire();
+        for (int i = 0; i < 5; ++i) {
+            waiters.emplace_back([&, i] {
+                auto lease = pool.acquire();
+                std::lock_guard lock{m};
+                served.push_back(i);
+            });
+            std::this_thread::sleep_for(std::chrono::milliseconds{30});  // queue them in order
+        }
+    }  // the held lease goes back: the first waiter gets it, then each in turn
+    for (auto& w : waiters) w.join();
+    BOOST_TEST(served == (std::vector<int>{0, 1, 2, 3, 4}));
+}
+
+BOOST_AUTO_TEST_CASE(no_more_leases_than_connections_at_once) {
+    connection_pool pool{"host=/nonexistent", 3, [](pqxx::connection&) {}};
+    std::atomic<int> out{0}, most{0};
+    std::vector<std::thread> users;
+    for (int i = 0; i < 12; ++i) {
+        users.emplace_back([&] {
+            for (int k = 0; k < 200; ++k) {
+                auto lease = pool.acquire();
+                const int now = ++out;
+                for (int seen = most; now > seen && !most.compare_exchange_weak(seen, now);) {
+                }
+                std::this_thread::yield();
+                --out;
+            }
+        });
+    }
+    for (auto& u : users) u.join();
+    BOOST_TEST(most.load() <= 3);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,146 @@
+// The workers' log ring (fcgi/log_ring.cpp): records come out whole, in order, in writes of at
+// most 4096 bytes cut between records, none lost when the ring fills or threads append at once.
+#include <boost/test/unit_test.hpp>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fcgi/log_ring.hpp"
+
+using keeper::fcgi::log_ring;
+using keeper::fcgi::shared_log_ring;
+
+namespace {
+
+// A socket pair that keeps write boundaries (SOCK_SEQPACKET), so a test sees each write(2).
+struct packet_pipe {
+    int fds[2] = {-1, -1};
+    packet_pipe() {
+        BOOST_REQUIRE(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, fds) == 0);
+        int size = 8 << 20;
+        setsockopt(fds[0], SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
+        setsockopt(fds[1], SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+    }
+    ~packet_pipe() {
+        close(fds[0]);
+        close(fds[1]);
+    }
+    int in() const { return fds[0]; }
+    std::vector<std::string> writes() {
+        shutdown(fds[0], SHUT_WR);
+        std::vector<std::string> out;
+        char buf[65536];
+        for (ssize_t n; (n = recv(fds[1], buf, sizeof buf, 0)) > 0;) out.emplace_back(buf, static_cast<std::size_t>(n));
+        return out;
+    }
+};
+
+std::vector<std::string> lines_of(const std::vector<std::string>& writes) {
+    std::string all;
+    for (const auto& w : writes) all += w;
+    std::vector<std::string> lines;
+    for (std::size_t start = 0, nl; (nl = all.find('\n', start)) != std::string::npos; start = nl + 1) {
+        lines.push_back(all.substr(start, nl - start));
+    }
+    return lines;
+}
+
+std::string record(int thread, int i) { return "request_id=t" + std::to_string(thread) + "-" + std::to_string(i) + " status=200"; }
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(log_ring_records)
+
+BOOST_AUTO_TEST_CASE(records_come_out_whole_and_in_order) {
+    shared_log_ring shared;
+    packet_pipe out;
+    std::vector<char> scratch;
+    shared.ring().append("first", out.in());
+    shared.ring().append("second record", out.in());
+    shared.ring().drain(out.in(), scratch);
+    shared.ring().drain(out.in(), scratch);  // nothing more: writes nothing
+    const auto writes = out.writes();
+    BOOST_TEST(writes.size() == 1u);
+    BOOST_TEST(lines_of(writes) == (std::vector<std::string>{"first", "second record"}));
+}
+
+BOOST_AUTO_TEST_CASE(a_write_is_at_most_4096_bytes_and_ends_between_records) {
+    shared_log_ring shared;
+    packet_pipe out;
+    std::vector<char> scratch;
+    std::vector<std::string> expected;
+    for (int i = 0; i < 500; ++i) {
+        expected.push_back(record(0, i) + std::string(static_cast<std::size_t>(i % 97), 'x'));
+        shared.ring().append(expected.back(), out.in());
+    }
+    shared.ring().drain(out.in(), scratch);
+    const auto writes = out.writes();
+    BOOST_TEST(writes.size() > 1u);
+    for (const auto& w : writes) {
+        BOOST_TEST(w.size() <= 4096u);
+        BOOST_TEST(w.back() == '\n');
+    }
+    BOOST_TEST(lines_of(writes) == expected);
+}
+
+BOOST_AUTO_TEST_CASE(a_long_record_is_cut_and_marked) {
+    shared_log_ring shared;
+    packet_pipe out;
+    std::vector<char> scratch;
+    shared.ring().append(std::string(5000, 'a'), out.in());
+    shared.ring().drain(out.in(), scratch);
+    const auto lines = lines_of(out.writes());
+    BOOST_REQUIRE(lines.size() == 1u);
+    BOOST_TEST(lines[0] == std::string(log_ring::max_record, 'a') + "...");
+}
+
+BOOST_AUTO_TEST_CASE(a_full_ring_is_written_out_by_the_appender_and_nothing_is_lost) {
+    shared_log_ring shared;
+    packet_pipe out;
+    std::vector<char> scratch;
+    std::vector<std::string> expected;
+    const std::string filler(200, 'f');
+    while (expected.size() * filler.size() < 3 * log_ring::capacity) {
+        expected.push_back(record(0, static_cast<int>(expected.size())) + filler);
+        shared.ring().append(expected.back(), out.in());
+    }
+    shared.ring().drain(out.in(), scratch);
+    BOOST_TEST(lines_of(out.writes()) == expected);
+}
+
+BOOST_AUTO_TEST_CASE(concurrent_appends_keep_every_record_whole) {
+    shared_log_ring shared;
+    packet_pipe out;
+    constexpr int threads = 8, per_thread = 3000;
+    std::vector<std::thread> appenders;
+    for (int t = 0; t < threads; ++t) {
+        appenders.emplace_back([&, t] {
+            for (int i = 0; i < per_thread; ++i) shared.ring().append(record(t, i), out.in());
+        });
+    }
+    std::thread drainer{[&] {
+        std::vector<char> scratch;
+        for (int i = 0; i < 200; ++i) {
+            shared.ring().drain(out.in(), scratch);
+            std::this_thread::yield();
+        }
+    }};
+    for (auto& a : appenders) a.join();
+    drainer.join();
+    std::vector<char> scratch;
+    shared.ring().drain(out.in(), scratch);
+    const auto lines = lines_of(out.writes());
+    BOOST_TEST(lines.size() == static_cast<std::size_t>(threads * per_thread));
+    std::vector<int> next(threads, 0);  // each thread's records in its own order
+    for (const auto& line : lines) {
+        const auto dash = line.find('-');
+        const int t = std::stoi(line.substr(12, dash - 12));
+        BOOST_REQUIRE(line == record(t, next[static_cast<std::size_t>(t)]));
+        ++next[static_cast<std::size_t>(t)];
+    }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
