@@ -141,6 +141,7 @@ int run_worker(int listen_fd, const core::settings& cfg, core::metrics_block& me
     // the nginx worker that wrote it, so nginx finishes its batch of events first and sleeps less
     // often. Measured with scripts/bench on 2 cores: context switches per request in nginx halved,
     // CPU per request down about a quarter in both nginx and the workers (docs/performance.md).
+    // Under systemd the unit sets it (CPUSchedulingPolicy=batch) and the call filter refuses this.
     const sched_param batch{};
     sched_setscheduler(0, SCHED_BATCH, &batch);
     core::init_xml_guards();
