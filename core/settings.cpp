@@ -78,6 +78,17 @@ const std::vector<setting_def>& definitions() {
           "closes idle ones. Above nginx's upstream keepalive_timeout and keepalive_time, so nginx "
           "closes them first and no request races a close."},
          [](settings& s, const std::string& v) { s.drain_time = std::chrono::seconds{parse_int("drain_seconds", v, 0, 3600)}; }},
+        {{"lock_timeout_ms", "2000",
+          "Longest a call waits for a row lock another call holds (PostgreSQL lock_timeout). Past it the call "
+          "is a server fault and changes nothing; the worker lives on."},
+         [](settings& s, const std::string& v) {
+             s.lock_timeout = std::chrono::milliseconds{parse_int("lock_timeout_ms", v, 1, 600000)};
+         }},
+        {{"statement_timeout_ms", "5000",
+          "Longest one database statement of a call may run (PostgreSQL statement_timeout); then as above."},
+         [](settings& s, const std::string& v) {
+             s.statement_timeout = std::chrono::milliseconds{parse_int("statement_timeout_ms", v, 1, 600000)};
+         }},
         {{"body_limit", "65536", "Largest request body in bytes; larger gets 413 before any parsing. nginx's client_max_body_size must match."},
          [](settings& s, const std::string& v) { s.body_limit = static_cast<std::size_t>(parse_int("body_limit", v, 1024, 16 << 20)); }},
         {{"session_ttl_seconds", "86400", "How long a session stays valid after Authenticate."},

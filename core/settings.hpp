@@ -19,6 +19,8 @@ struct settings {
     int threads = 24;              // per worker process: FastCGI connections served at once
     int database_connections = 2;  // per worker process, shared by its threads
     std::chrono::seconds drain_time{10};
+    std::chrono::milliseconds lock_timeout{2000};       // a call's wait for a row lock
+    std::chrono::milliseconds statement_timeout{5000};  // a call's statement, start to end
     std::size_t body_limit = 65536;
     std::chrono::seconds session_ttl{86400};
     int auth_max_failures = 5;

@@ -38,8 +38,14 @@ pqxx::connection& open(connection_pool::lease& lease) {
     }
 }
 
-void prepare_statements(pqxx::connection& conn) {
-    for (const auto& s : worker_statements) conn.prepare(std::string{s.name}, std::string{s.sql});
+// Run on every new connection: the call bounds, then every statement prepared.
+connection_pool::preparer connection_setup(database_timeouts bounds) {
+    return [bounds](pqxx::connection& conn) {
+        // set_variable also restores them should libpqxx reconnect this connection itself.
+        conn.set_variable("lock_timeout", std::to_string(bounds.lock.count()));
+        conn.set_variable("statement_timeout", std::to_string(bounds.statement.count()));
+        for (const auto& s : worker_statements) conn.prepare(std::string{s.name}, std::string{s.sql});
+    };
 }
 
 std::string text(std::string_view v) { return std::string{v}; }
@@ -61,8 +67,8 @@ core::code_lookup code_lookup_of(const pqxx::result& r) {
 
 }  // namespace
 
-pg_store::pg_store(std::string conninfo, std::size_t connections)
-    : m_pool(std::move(conninfo), connections, prepare_statements) {}
+pg_store::pg_store(std::string conninfo, std::size_t connections, database_timeouts bounds)
+    : m_pool(std::move(conninfo), connections, connection_setup(bounds)) {}
 pg_store::~pg_store() = default;
 
 template <typename... Args>

@@ -4,6 +4,7 @@
 // (statements.hpp); each store call is one prepared statement in autocommit, calling one of the
 // keeper_* functions that hold the operation's transaction. libpqxx errors are translated here,
 // once, into core::store_error.
+#include <chrono>
 #include <cstddef>
 #include <string>
 
@@ -12,10 +13,16 @@
 
 namespace keeper::db {
 
+// Bounds set on every connection the store opens (PostgreSQL lock_timeout, statement_timeout).
+struct database_timeouts {
+    std::chrono::milliseconds lock{2000};
+    std::chrono::milliseconds statement{5000};
+};
+
 class pg_store final : public core::store {
 public:
     // At most `connections` open at once; callers beyond that wait for one to be given back.
-    explicit pg_store(std::string conninfo, std::size_t connections = 1);
+    explicit pg_store(std::string conninfo, std::size_t connections = 1, database_timeouts bounds = {});
     ~pg_store() override;
 
     std::optional<std::string> find_login_secret(std::string_view login) override;

@@ -51,7 +51,8 @@ struct thread_slot {
 // What the threads of one worker process share.
 struct worker_state {
     worker_state(int listen_fd, const core::settings& c, core::metrics_block& m)
-        : cfg(c), metrics(m), store(c.database_url, static_cast<std::size_t>(c.database_connections)),
+        : cfg(c), metrics(m),
+          store(c.database_url, static_cast<std::size_t>(c.database_connections), {c.lock_timeout, c.statement_timeout}),
           acceptor(listen_fd), slots(static_cast<std::size_t>(c.threads)) {}
 
     const core::settings& cfg;

@@ -158,6 +158,33 @@ BOOST_AUTO_TEST_CASE(a_topup_adds_exactly_to_the_purse_and_is_recorded) {
     BOOST_TEST(count("SELECT count(*) FROM topups WHERE card_id = " + std::to_string(card)) == 2);  // not idempotent
 }
 
+BOOST_AUTO_TEST_CASE(a_call_waiting_on_a_locked_row_fails_after_lock_timeout_and_commits_nothing) {
+    const auto purse = purse_for(alice, "5.00");
+    const auto card = card_for(alice);
+    keeper::db::pg_store short_wait{keeper::test::shared_database().url(), 1,
+                                    {std::chrono::milliseconds{300}, std::chrono::milliseconds{5000}}};
+    const auto topup_on = [&](keeper::core::store& s) {
+        const std::string query = "sessionId=" + alice.session + "&purseDest=" + purse + "&cardId=" + std::to_string(card) + "&amount=1";
+        keeper::core::http_request r{"GET", "/AccountApi.asmx/TopupPurseFromAtmCard", query, "", std::nullopt, "h", "http",
+                                     unique("rid"), "", false};
+        return keeper::core::handle_request(r, s, cfg);
+    };
+    pqxx::connection other{keeper::test::shared_database().url()};
+    pqxx::work holder{other};
+    holder.exec("SELECT 1 FROM cards WHERE id = " + std::to_string(card) + " FOR UPDATE");
+    const auto started = std::chrono::steady_clock::now();
+    const auto refused = topup_on(short_wait);
+    const auto waited = std::chrono::steady_clock::now() - started;
+    BOOST_TEST(refused.response.status == 500);
+    BOOST_TEST(refused.log.detail == "SQL error 55P03 in topup");  // lock_not_available
+    BOOST_TEST(waited < std::chrono::seconds{3});
+    holder.commit();
+    BOOST_TEST(balance(purse) == "5.00");
+    BOOST_TEST(count("SELECT count(*) FROM topups WHERE card_id = " + std::to_string(card)) == 0);
+    BOOST_TEST(topup_on(short_wait).response.status == 200);  // the same store serves on
+    BOOST_TEST(balance(purse) == "6.00");
+}
+
 BOOST_AUTO_TEST_CASE(the_purse_letter_may_be_lower_case) {
     const auto purse = purse_for(alice);
     std::string lower = purse;
