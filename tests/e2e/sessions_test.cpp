@@ -1,6 +1,11 @@
 // SPEC.md §4 over the wire: what a mobile client sees of sessions.
 #include <boost/test/unit_test.hpp>
 
+#include <chrono>
+#include <fstream>
+#include <iterator>
+#include <thread>
+
 #include "stack_fixture.hpp"
 
 using namespace keeper::test;
@@ -31,6 +36,16 @@ BOOST_AUTO_TEST_CASE(authenticate_then_check_then_renew) {
     BOOST_TEST(check_session(session, app) == 3);
     BOOST_TEST(good() == 0);
     BOOST_TEST(check_session(session, app) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(nginx_access_log_holds_no_query_string_secrets) {
+    const auto hash = expected_auth_hash(login, secret, session);
+    BOOST_TEST(good() == 0);  // over GET: the hash and session id are in the query string
+    std::this_thread::sleep_for(std::chrono::milliseconds{200});  // nginx logs after it answered
+    std::ifstream in{stack_state_dir() + "/log/nginx-access.log"};
+    const std::string log{std::istreambuf_iterator<char>{in}, {}};
+    BOOST_TEST(log.find("GET /SimpleAuthApi.asmx/Authenticate HTTP") != std::string::npos);  // the call is logged ...
+    BOOST_TEST(log.find(hash) == std::string::npos);                                          // ... without its hash
 }
 
 BOOST_AUTO_TEST_CASE(wrong_hash_and_unknown_login_both_answer_4) {

@@ -21,5 +21,7 @@ inline std::string admin_url() { return required_env("KEEPER_TEST_ADMIN_URL"); }
 inline std::string stack_database_url() { return required_env("KEEPER_TEST_DATABASE_URL"); }
 inline int stack_port() { return std::stoi(required_env("KEEPER_TEST_PORT")); }
 inline int stack_pool_pid() { return std::stoi(required_env("KEEPER_TEST_POOL_PID")); }
+// The stack's state directory: its logs are in log/ (nginx-access.log, keeper.log, postgres.log).
+inline std::string stack_state_dir() { return required_env("KEEPER_TEST_STATE"); }
 
 }  // namespace keeper::test
