@@ -68,13 +68,13 @@ void log_ring::append(std::string_view record, int fd) {
     unlock();
 }
 
-void log_ring::drain(int fd, std::vector<char>& scratch) {
-    // Copied out under the lock, written without it: appenders never wait on the disk.
+void log_ring::drain(int fd) {
+    // Written under the lock, so batches leave in the order their records came, also when an
+    // appender found the ring full and wrote it out itself. Appenders wait only while the
+    // supervisor writes (every 20 ms, a few kilobytes).
     lock();
-    scratch.assign(m_data, m_data + m_used);
-    m_used = 0;
+    write_out_locked(fd);
     unlock();
-    write_records(fd, scratch.data(), scratch.size());
 }
 
 void log_ring::write_out_locked(int fd) {

@@ -10,7 +10,6 @@
 
 #include <cstddef>
 #include <string_view>
-#include <vector>
 
 namespace keeper::fcgi {
 
@@ -28,8 +27,8 @@ public:
     // what it holds to fd itself first: slower, never lost.
     void append(std::string_view record, int fd);
 
-    // Writes every record held to fd and empties the ring (scratch: the caller's reusable buffer).
-    void drain(int fd, std::vector<char>& scratch);
+    // Writes every record held to fd, in order, and empties the ring.
+    void drain(int fd);
 
 private:
     void lock();

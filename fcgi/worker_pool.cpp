@@ -42,7 +42,6 @@ struct pool {
     worker_set workers;   // serving with the current configuration
     worker_set retiring;  // asked to stop (reload), still draining
     bool stopping = false;
-    std::vector<char> log_scratch;
 };
 
 [[noreturn]] void become_worker(pool& p, log_ring& log, pid_t supervisor) {
@@ -79,7 +78,7 @@ void spawn_workers(pool& p, worker_set& into) {
 
 void write_out_logs(pool& p) {
     for (auto* set : {&p.workers, &p.retiring}) {
-        for (auto& [pid, w] : *set) w.log->ring().drain(STDERR_FILENO, p.log_scratch);
+        for (auto& [pid, w] : *set) w.log->ring().drain(STDERR_FILENO);
     }
 }
 
@@ -115,7 +114,7 @@ void reap(pool& p, pid_t pid, int status) {
     for (auto* set : {&p.retiring, &p.workers}) {
         const auto it = set->find(pid);
         if (it == set->end()) continue;
-        it->second.log->ring().drain(STDERR_FILENO, p.log_scratch);
+        it->second.log->ring().drain(STDERR_FILENO);
         const auto started = it->second.started;
         set->erase(it);
         if (set == &p.retiring || p.stopping) return;
@@ -150,7 +149,7 @@ sigset_t pool_signals() {
 int run_pool(int listen_fd, core::settings cfg, const settings_loader& loader, core::metrics_block& metrics) {
     const sigset_t signals = pool_signals();
     sigprocmask(SIG_BLOCK, &signals, nullptr);  // workers inherit it: they sigwait for their stop
-    pool p{listen_fd, std::move(cfg), loader, metrics, {}, {}, false, {}};
+    pool p{listen_fd, std::move(cfg), loader, metrics, {}, {}, false};
     spawn_workers(p, p.workers);
     std::cerr << "pool: " << p.workers.size() << " workers started" << std::endl;
     const timespec tick{0, std::chrono::nanoseconds{log_interval}.count()};

@@ -57,11 +57,10 @@ BOOST_AUTO_TEST_SUITE(log_ring_records)
 BOOST_AUTO_TEST_CASE(records_come_out_whole_and_in_order) {
     shared_log_ring shared;
     packet_pipe out;
-    std::vector<char> scratch;
     shared.ring().append("first", out.in());
     shared.ring().append("second record", out.in());
-    shared.ring().drain(out.in(), scratch);
-    shared.ring().drain(out.in(), scratch);  // nothing more: writes nothing
+    shared.ring().drain(out.in());
+    shared.ring().drain(out.in());  // nothing more: writes nothing
     const auto writes = out.writes();
     BOOST_TEST(writes.size() == 1u);
     BOOST_TEST(lines_of(writes) == (std::vector<std::string>{"first", "second record"}));
@@ -70,13 +69,12 @@ BOOST_AUTO_TEST_CASE(records_come_out_whole_and_in_order) {
 BOOST_AUTO_TEST_CASE(a_write_is_at_most_4096_bytes_and_ends_between_records) {
     shared_log_ring shared;
     packet_pipe out;
-    std::vector<char> scratch;
     std::vector<std::string> expected;
     for (int i = 0; i < 500; ++i) {
         expected.push_back(record(0, i) + std::string(static_cast<std::size_t>(i % 97), 'x'));
         shared.ring().append(expected.back(), out.in());
     }
-    shared.ring().drain(out.in(), scratch);
+    shared.ring().drain(out.in());
     const auto writes = out.writes();
     BOOST_TEST(writes.size() > 1u);
     for (const auto& w : writes) {
@@ -89,9 +87,8 @@ BOOST_AUTO_TEST_CASE(a_write_is_at_most_4096_bytes_and_ends_between_records) {
 BOOST_AUTO_TEST_CASE(a_long_record_is_cut_and_marked) {
     shared_log_ring shared;
     packet_pipe out;
-    std::vector<char> scratch;
     shared.ring().append(std::string(5000, 'a'), out.in());
-    shared.ring().drain(out.in(), scratch);
+    shared.ring().drain(out.in());
     const auto lines = lines_of(out.writes());
     BOOST_REQUIRE(lines.size() == 1u);
     BOOST_TEST(lines[0] == std::string(log_ring::max_record, 'a') + "...");
@@ -100,14 +97,13 @@ BOOST_AUTO_TEST_CASE(a_long_record_is_cut_and_marked) {
 BOOST_AUTO_TEST_CASE(a_full_ring_is_written_out_by_the_appender_and_nothing_is_lost) {
     shared_log_ring shared;
     packet_pipe out;
-    std::vector<char> scratch;
     std::vector<std::string> expected;
     const std::string filler(200, 'f');
     while (expected.size() * filler.size() < 3 * log_ring::capacity) {
         expected.push_back(record(0, static_cast<int>(expected.size())) + filler);
         shared.ring().append(expected.back(), out.in());
     }
-    shared.ring().drain(out.in(), scratch);
+    shared.ring().drain(out.in());
     BOOST_TEST(lines_of(out.writes()) == expected);
 }
 
@@ -122,16 +118,14 @@ BOOST_AUTO_TEST_CASE(concurrent_appends_keep_every_record_whole) {
         });
     }
     std::thread drainer{[&] {
-        std::vector<char> scratch;
-        for (int i = 0; i < 200; ++i) {
-            shared.ring().drain(out.in(), scratch);
+            for (int i = 0; i < 200; ++i) {
+            shared.ring().drain(out.in());
             std::this_thread::yield();
         }
     }};
     for (auto& a : appenders) a.join();
     drainer.join();
-    std::vector<char> scratch;
-    shared.ring().drain(out.in(), scratch);
+    shared.ring().drain(out.in());
     const auto lines = lines_of(out.writes());
     BOOST_TEST(lines.size() == static_cast<std::size_t>(threads * per_thread));
     std::vector<int> next(threads, 0);  // each thread's records in its own order
