@@ -28,6 +28,11 @@ connection_pool::lease connection_pool::acquire() {
     return lease{*this, me.slot};
 }
 
+std::size_t connection_pool::waiting() {
+    std::lock_guard lock{m_mutex};
+    return m_waiters.size();
+}
+
 void connection_pool::release(std::size_t index) {
     std::unique_ptr<pqxx::connection> dead;  // closed outside the lock
     std::unique_lock lock{m_mutex};

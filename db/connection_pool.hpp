@@ -50,6 +50,8 @@ public:
     lease acquire();
 
     std::size_t size() const { return m_slots.size(); }
+    // Calls waiting for a connection now.
+    std::size_t waiting();
 
 private:
     struct slot {

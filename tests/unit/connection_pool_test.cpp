@@ -28,7 +28,7 @@ BOOST_AUTO_TEST_CASE(waiters_are_served_in_the_order_they_came) {
                 std::lock_guard lock{m};
                 served.push_back(i);
             });
-            std::this_thread::sleep_for(std::chrono::milliseconds{30});  // queue them in order
+            while (pool.waiting() < static_cast<std::size_t>(i + 1)) std::this_thread::yield();  // queued in order
         }
     }  // the held lease goes back: the first waiter gets it, then each in turn
     for (auto& w : waiters) w.join();
