@@ -15,7 +15,6 @@ public:
         : m_store(s), m_settings(cfg), m_request_id(std::move(request_id)), m_operation(operation) {}
 
     const settings& config() const { return m_settings; }
-    const std::string& request_id() const { return m_request_id; }
     store& db() { return m_store; }
 
     audit_tag tag() const { return {m_request_id, m_operation}; }

@@ -49,7 +49,6 @@ public:
     // connection is handed to the longest waiter, so no call waits behind later ones.
     lease acquire();
 
-    std::size_t size() const { return m_slots.size(); }
     // Calls waiting for a connection now.
     std::size_t waiting();
 

@@ -1,28 +1,19 @@
 #include "log_ring.hpp"
 
 #include <sys/mman.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <new>
 #include <stdexcept>
+
+#include "log_writer.hpp"
 
 namespace keeper::fcgi {
 namespace {
 
 constexpr std::size_t atomic_write = 4096;  // PIPE_BUF: one write this size reaches a pipe whole
-
-void write_all(int fd, const char* data, std::size_t size) {
-    while (size > 0) {
-        const ssize_t n = write(fd, data, size);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return;  // nowhere to log: the requests themselves still succeeded
-        data += n;
-        size -= static_cast<std::size_t>(n);
-    }
-}
 
 // Writes records (each ending in '\n') in writes of at most atomic_write bytes, cut after a record.
 void write_records(int fd, const char* data, std::size_t size) {
@@ -32,7 +23,7 @@ void write_records(int fd, const char* data, std::size_t size) {
             const auto* newline = static_cast<const char*>(memrchr(data + start, '\n', end - start));
             end = static_cast<std::size_t>(newline - data) + 1;  // a record is shorter than atomic_write
         }
-        write_all(fd, data + start, end - start);
+        write_fully(fd, data + start, end - start);
         start = end;
     }
 }

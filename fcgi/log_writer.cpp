@@ -14,6 +14,16 @@ log_ring* process_ring = nullptr;  // set before any thread starts, never change
 
 }  // namespace
 
+void write_fully(int fd, const char* data, std::size_t size) {
+    while (size > 0) {
+        const ssize_t n = write(fd, data, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return;
+        data += n;
+        size -= static_cast<std::size_t>(n);
+    }
+}
+
 void use_log_ring(log_ring& ring) { process_ring = &ring; }
 
 void write_log_record(std::string_view record) {
@@ -23,15 +33,7 @@ void write_log_record(std::string_view record) {
     }
     std::string line{record};
     line += '\n';
-    const char* data = line.data();
-    std::size_t left = line.size();
-    while (left > 0) {
-        const ssize_t n = write(STDERR_FILENO, data, left);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return;  // nowhere to log: the request itself still succeeded
-        data += n;
-        left -= static_cast<std::size_t>(n);
-    }
+    write_fully(STDERR_FILENO, line.data(), line.size());
 }
 
 }  // namespace keeper::fcgi

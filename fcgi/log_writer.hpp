@@ -2,9 +2,14 @@
 // Where a worker's log records go: into its log_ring (log_ring.hpp) once the supervisor gave it
 // one, else straight to stderr with a single write(2), newline included, so records never
 // interleave.
+#include <cstddef>
 #include <string_view>
 
 namespace keeper::fcgi {
+
+// Writes all of data to fd, retrying after signals and partial writes; gives up silently when fd
+// takes nothing (nowhere to log: the requests themselves still succeeded).
+void write_fully(int fd, const char* data, std::size_t size);
 
 class log_ring;
 

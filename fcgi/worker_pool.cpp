@@ -12,7 +12,6 @@
 #include <map>
 #include <memory>
 #include <thread>
-#include <vector>
 
 #include "log_ring.hpp"
 #include "log_writer.hpp"
