@@ -16,8 +16,8 @@ import sys
 STATE = os.environ["BENCH_STATE"]
 DURATION = int(os.environ.get("BENCH_SECONDS", "5"))
 REPEATS = int(os.environ.get("BENCH_REPEATS", "3"))
-CONNECTIONS = [int(c) for c in os.environ.get("BENCH_CONNECTIONS", "8 32 128").split()]
-CASES = os.environ.get("BENCH_CASES", "R1 R1g R2 R3 R4").split()
+CONNECTIONS = [int(c) for c in re.split(r"[\s,]+", os.environ.get("BENCH_CONNECTIONS", "8 32 128").strip())]
+CASES = re.split(r"[\s,]+", os.environ.get("BENCH_CASES", "R1 R1g R2 R3 R4").strip())
 TARGETS = {"keeper": int(os.environ["BENCH_KEEPER_PORT"]), "baseline": int(os.environ["BENCH_BASELINE_PORT"])}
 PIDS = {  # pid files of each process tree whose CPU is counted
     "nginx": f"{STATE}/nginx/nginx.pid",
@@ -33,6 +33,8 @@ CASE_TEXT = {
     "R4": "SOAP Authenticate, 1000 logins",
 }
 TICK = os.sysconf("SC_CLK_TCK")
+if unknown := [c for c in CASES if c not in CASE_TEXT]:
+    sys.exit(f"unknown case(s) {' '.join(unknown)}; known: {' '.join(CASE_TEXT)}")
 
 
 def tree(root):

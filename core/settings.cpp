@@ -45,6 +45,12 @@ std::string parse_decimal(const std::string& key, const std::string& v) {
     return v;
 }
 
+bool parse_bool(const std::string& key, const std::string& v) {
+    if (v == "true") return true;
+    if (v == "false") return false;
+    throw config_error("config key '" + key + "': '" + v + "' is not true or false");
+}
+
 std::string parse_nonempty(const std::string& key, const std::string& v) {
     if (v.empty()) throw config_error("config key '" + key + "' must not be empty");
     return v;
@@ -56,6 +62,15 @@ const std::vector<setting_def>& definitions() {
          [](settings& s, const std::string& v) { s.api_namespace = parse_nonempty("api_namespace", v); }},
         {{"database_url", "dbname=keeper", "libpq connection string of the PostgreSQL database."},
          [](settings& s, const std::string& v) { s.database_url = parse_nonempty("database_url", v); }},
+        {{"admin_database_url", "",
+          "libpq connection string for keeperctl migrate, roles and status: the schema owner. Empty: database_url."},
+         [](settings& s, const std::string& v) { s.admin_database_url = v; }},
+        {{"provision_database_url", "",
+          "libpq connection string for keeperctl add-* and list (role keeper_provision). Empty: admin_database_url."},
+         [](settings& s, const std::string& v) { s.provision_database_url = v; }},
+        {{"maintain_database_url", "",
+          "libpq connection string for keeperctl maintain (role keeper_maintain). Empty: admin_database_url."},
+         [](settings& s, const std::string& v) { s.maintain_database_url = v; }},
         {{"listen", "", "FastCGI socket: a unix socket path or 127.0.0.1:PORT; empty = inherited on fd 0 (systemd)."},
          [](settings& s, const std::string& v) { s.listen = v; }},
         {{"workers", "8",
@@ -103,6 +118,32 @@ const std::vector<setting_def>& definitions() {
          [](settings& s, const std::string& v) { s.topup_max_amount = parse_decimal("topup_max_amount", v); }},
         {{"card_daily_limit", "50000", "Default limit of a card's top-ups over 24 hours (a card may have its own)."},
          [](settings& s, const std::string& v) { s.card_daily_limit = parse_decimal("card_daily_limit", v); }},
+        {{"audit_retention_months", "13",
+          "Months of audit_log kept: keeperctl maintain drops (or detaches) monthly partitions wholly older "
+          "than this. 13 keeps a full year plus the month being reviewed (PCI DSS asks for 12)."},
+         [](settings& s, const std::string& v) {
+             s.audit_retention_months = static_cast<int>(parse_int("audit_retention_months", v, 1, 1200));
+         }},
+        {{"topup_retention_months", "61",
+          "Months of topups kept, as above. 61: five years of payment records (the usual anti-money-"
+          "laundering minimum) plus the current month. Never below 1: the 24-hour limit reads them."},
+         [](settings& s, const std::string& v) {
+             s.topup_retention_months = static_cast<int>(parse_int("topup_retention_months", v, 1, 1200));
+         }},
+        {{"retention_detach_only", "false",
+          "true: partitions past retention are detached and left as plain tables for archiving (pg_dump, "
+          "then DROP), not dropped."},
+         [](settings& s, const std::string& v) { s.retention_detach_only = parse_bool("retention_detach_only", v); }},
+        {{"session_linger_days", "30",
+          "Days an expired session is kept (it answers 3, 'expired', rather than 2, 'unknown', meanwhile) "
+          "before keeperctl maintain deletes it."},
+         [](settings& s, const std::string& v) {
+             s.session_linger_days = static_cast<int>(parse_int("session_linger_days", v, 0, 3650));
+         }},
+        {{"purge_batch_rows", "5000",
+          "Rows keeperctl maintain deletes per transaction when purging sessions and auth_failures: short "
+          "transactions, no long locks on the hot tables."},
+         [](settings& s, const std::string& v) { s.purge_batch_rows = static_cast<int>(parse_int("purge_batch_rows", v, 1, 1000000)); }},
     };
     return defs;
 }
@@ -182,6 +223,14 @@ settings load_settings(const std::string& path) {
         if (entry.rfind("KEEPER_", 0) == 0 && eq != std::string::npos) env[entry.substr(0, eq)] = entry.substr(eq + 1);
     }
     return parse_settings(text, env);
+}
+
+std::string admin_url(const settings& s) { return s.admin_database_url.empty() ? s.database_url : s.admin_database_url; }
+std::string provision_url(const settings& s) {
+    return s.provision_database_url.empty() ? admin_url(s) : s.provision_database_url;
+}
+std::string maintain_url(const settings& s) {
+    return s.maintain_database_url.empty() ? admin_url(s) : s.maintain_database_url;
 }
 
 }  // namespace keeper::core

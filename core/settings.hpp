@@ -13,7 +13,10 @@ namespace keeper::core {
 
 struct settings {
     std::string api_namespace = "http://tempuri.org/";
-    std::string database_url = "dbname=keeper";  // a libpq connection string
+    std::string database_url = "dbname=keeper";  // a libpq connection string (the workers')
+    std::string admin_database_url;      // keeperctl migrate/roles/status; empty: database_url
+    std::string provision_database_url;  // keeperctl add-*/list; empty: admin_database_url
+    std::string maintain_database_url;   // keeperctl maintain; empty: admin_database_url
     std::string listen;                           // empty: the socket inherited on fd 0
     int workers = 8;               // processes
     int threads = 24;              // per worker process: FastCGI connections served at once
@@ -28,7 +31,18 @@ struct settings {
     int code_max_attempts = 5;
     std::string topup_max_amount = "15000";  // exact decimal, compared as NUMERIC
     std::string card_daily_limit = "50000";  // exact decimal, compared as NUMERIC
+    // Data lifecycle (keeperctl maintain).
+    int audit_retention_months = 13;
+    int topup_retention_months = 61;
+    bool retention_detach_only = false;  // detach old partitions for archiving instead of dropping
+    int session_linger_days = 30;        // expired sessions kept this long past expiry
+    int purge_batch_rows = 5000;
 };
+
+// The connection string each keeperctl task uses, after the fallbacks above.
+std::string admin_url(const settings& s);
+std::string provision_url(const settings& s);
+std::string maintain_url(const settings& s);
 
 class config_error : public std::runtime_error {
 public:

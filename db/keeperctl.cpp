@@ -11,8 +11,10 @@
 
 #include "core/api_reference.hpp"
 #include "core/settings.hpp"
+#include "db/maintenance.hpp"
 #include "db/migrator.hpp"
 #include "db/provisioning.hpp"
+#include "db/roles.hpp"
 
 namespace {
 
@@ -78,10 +80,14 @@ keeper::db::expiry expiry_of(const arguments& a) {
     return {e ? number(*e, "--expires-in") : 3600};
 }
 
+// Which configured connection a command uses: the schema owner's, provisioning's or maintenance's.
+using url_of = std::string (*)(const keeper::core::settings&);
+
 struct command {
     std::string usage;
     std::size_t positional;
-    std::function<int(pqxx::connection&, const arguments&)> run;
+    std::function<int(pqxx::connection&, const arguments&, const keeper::core::settings&)> run;
+    url_of url = keeper::core::provision_url;
 };
 
 int report(const std::string& line) {
@@ -89,13 +95,13 @@ int report(const std::string& line) {
     return 0;
 }
 
-int cmd_migrate(pqxx::connection& conn, const arguments&) {
+int cmd_migrate(pqxx::connection& conn, const arguments&, const keeper::core::settings&) {
     const int applied = keeper::db::migrate(conn, std::cout);
     std::cout << (applied ? "" : "nothing to apply; ") << "schema version " << keeper::db::current_schema_version(conn) << "\n";
     return 0;
 }
 
-int cmd_status(pqxx::connection& conn, const arguments&) {
+int cmd_status(pqxx::connection& conn, const arguments&, const keeper::core::settings&) {
     int pending = 0;
     for (const auto& s : keeper::db::migration_status(conn)) {
         std::cout << (s.applied ? "applied  " : "pending  ") << s.file.version << "_" << s.file.name
@@ -105,45 +111,59 @@ int cmd_status(pqxx::connection& conn, const arguments&) {
     return pending ? 3 : 0;  // non-zero tells scripts that migrate is due
 }
 
-int cmd_list(pqxx::connection& conn, const arguments& a) {
+int cmd_roles(pqxx::connection& conn, const arguments& a, const keeper::core::settings&) {
+    if (a.flag("--print")) {
+        for (const auto& statement : keeper::db::roles_sql(conn)) std::cout << statement << ";\n";
+        return 0;
+    }
+    keeper::db::apply_roles(conn, std::cout);
+    return 0;
+}
+
+int cmd_list(pqxx::connection& conn, const arguments& a, const keeper::core::settings&) {
     for (const auto& line : keeper::db::list(conn, a.at(0))) std::cout << line << "\n";
     return 0;
 }
 
 const std::map<std::string, command>& commands() {
     namespace p = keeper::db;
+    namespace core = keeper::core;
     static const std::map<std::string, command> all{
-        {"migrate", {"migrate                                  apply pending db/migrations", 0, cmd_migrate}},
-        {"status", {"status                                   list migrations (exit 3 if any is pending)", 0, cmd_status}},
+        {"migrate", {"migrate                                  apply pending db/migrations", 0, cmd_migrate, core::admin_url}},
+        {"status", {"status                                   list migrations (exit 3 if any is pending)", 0, cmd_status, core::admin_url}},
+        {"roles", {"roles [--print]                          create the worker, maintain and provision roles and set their grants\n"
+                   "                                           (--print: only print the SQL, for a DBA)", 0, cmd_roles, core::admin_url}},
+        {"maintain", {"maintain                                 partitions ahead, retention, purge of old sessions and auth failures", 0,
+            [](auto& c, const arguments&, const auto& cfg) { return p::maintain(c, cfg, std::cout); }, core::maintain_url}},
         {"add-login", {"add-login LOGIN SECRET                   add a login, or set its secret", 2,
-            [](auto& c, const arguments& a) { return report(p::add_login(c, a.at(0), secret_value(a.at(1)))); }}},
+            [](auto& c, const arguments& a, const auto&) { return report(p::add_login(c, a.at(0), secret_value(a.at(1)))); }}},
         {"add-app", {"add-app APPID SECRET PROVIDER [--disabled]   register or update an application", 3,
-            [](auto& c, const arguments& a) {
+            [](auto& c, const arguments& a, const auto&) {
                 return report(p::add_app(c, a.at(0), secret_value(a.at(1)), a.at(2), !a.flag("--disabled")));
             }}},
         {"add-purse", {"add-purse LOGIN PURSE [--balance AMOUNT]  add a purse (e.g. Z123456789012)", 2,
-            [](auto& c, const arguments& a) {
+            [](auto& c, const arguments& a, const auto&) {
                 return report(p::add_purse(c, a.at(0), a.at(1), a.option("--balance").value_or("0")));
             }}},
         {"add-card", {"add-card LOGIN CARD_ID [--daily-limit AMOUNT] [--blocked]", 2,
-            [](auto& c, const arguments& a) {
+            [](auto& c, const arguments& a, const auto&) {
                 return report(p::add_card(c, a.at(0), number(a.at(1), "CARD_ID"), a.option("--daily-limit"), a.flag("--blocked")));
             }}},
         {"add-transfer", {"add-transfer LOGIN TRAN_ID AMOUNT CODE [--expires-in SECONDS]   a pending protected transfer", 4,
-            [](auto& c, const arguments& a) {
+            [](auto& c, const arguments& a, const auto&) {
                 return report(p::add_transfer(c, a.at(0), number(a.at(1), "TRAN_ID"), a.at(2), secret_value(a.at(3)), expiry_of(a)));
             }}},
         {"add-profile", {"add-profile LOGIN PROFILE_ID NAME        a telepay profile", 3,
-            [](auto& c, const arguments& a) {
+            [](auto& c, const arguments& a, const auto&) {
                 return report(p::add_profile(c, a.at(0), number32(a.at(1), "PROFILE_ID"), a.at(2)));
             }}},
         {"add-task", {"add-task PROFILE_ID TASK_ID CODE [--expires-in SECONDS]   a pending scheduler task", 3,
-            [](auto& c, const arguments& a) {
+            [](auto& c, const arguments& a, const auto&) {
                 return report(p::add_task(c, number32(a.at(0), "PROFILE_ID"), number32(a.at(1), "TASK_ID"),
                                           secret_value(a.at(2)), expiry_of(a)));
             }}},
         {"add-sms", {"add-sms LOGIN SMS_ID                     a push SMS awaiting delivery", 2,
-            [](auto& c, const arguments& a) { return report(p::add_sms(c, a.at(0), number32(a.at(1), "SMS_ID"))); }}},
+            [](auto& c, const arguments& a, const auto&) { return report(p::add_sms(c, a.at(0), number32(a.at(1), "SMS_ID"))); }}},
         {"list", {"list KIND                                KIND: logins apps purses cards transfers profiles tasks sms", 1, cmd_list}},
     };
     return all;
@@ -181,8 +201,8 @@ int main(int argc, char** argv) {
         const auto parsed = parse_arguments({args.begin() + 1, args.end()});
         if (parsed.positional.size() != it->second.positional) throw provisioning_error("usage: keeperctl " + it->second.usage);
         const auto cfg = keeper::core::load_settings(config_path);
-        pqxx::connection conn{cfg.database_url};
-        return it->second.run(conn, parsed);
+        pqxx::connection conn{it->second.url(cfg)};
+        return it->second.run(conn, parsed, cfg);
     } catch (const provisioning_error& e) {
         std::cerr << "keeperctl: " << e.what() << "\n";
         return 2;

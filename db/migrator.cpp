@@ -114,7 +114,7 @@ const std::vector<migration>& known_migrations() {
 
 int expected_schema_version() { return known_migrations().empty() ? 0 : known_migrations().back().version; }
 
-int migrate(pqxx::connection_base& conn, std::ostream& out) {
+int migrate(pqxx::connection_base& conn, std::ostream& out, int up_to) {
     migration_lock lock{conn};
     {
         pqxx::work tx{conn};
@@ -125,6 +125,7 @@ int migrate(pqxx::connection_base& conn, std::ostream& out) {
     check_not_newer(applied);
     int count = 0;
     for (const auto& m : known_migrations()) {
+        if (up_to > 0 && m.version > up_to) break;
         const auto it = applied.find(m.version);
         if (it != applied.end()) {
             check_unchanged(m, it->second);

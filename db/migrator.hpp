@@ -32,8 +32,9 @@ struct migration_state {
 const std::vector<migration>& known_migrations();
 int expected_schema_version();
 
-// Applies what is pending; returns how many were applied. Reports each to out.
-int migrate(pqxx::connection_base& conn, std::ostream& out);
+// Applies what is pending (up to and including version up_to, when given); returns how many were
+// applied. Reports each to out. Tests stop early to build a database as an older keeper left it.
+int migrate(pqxx::connection_base& conn, std::ostream& out, int up_to = 0);
 std::vector<migration_state> migration_status(pqxx::connection_base& conn);
 // Highest applied version, 0 for an empty database.
 int current_schema_version(pqxx::connection_base& conn);

@@ -8,7 +8,7 @@ SERVICE_USER=keeper
 KEEPER_PACKAGES=(
   build-essential cmake pkg-config dpkg-dev man-db adduser systemd
   libfcgi-dev libxml2-dev libssl-dev libpqxx-dev libboost-test-dev
-  postgresql nginx curl libxml2-utils
+  postgresql postgresql-15-partman nginx curl libxml2-utils
   python3-zeep php-cli php-soap
 )
 
@@ -64,7 +64,10 @@ install_keeper() {
   chmod -R a+rX "$state/install"
 }
 
-database_url() { printf 'host=%s/run dbname=keeper user=%s' "$1" "$SERVICE_USER"; }
+# The connection string for stack $1 as database role $2 (default: the schema owner, which is the
+# cluster's bootstrap superuser here). keeperctl roles creates keeper_worker, keeper_maintain and
+# keeper_provision; the socket trusts local connections of this private cluster.
+database_url() { printf 'host=%s/run dbname=keeper user=%s' "$1" "${2:-$SERVICE_USER}"; }
 
 # Starts (creating on first use) a private PostgreSQL listening only on a unix socket in $1/run.
 # Extra server settings may follow, e.g. "-c fsync=off" for throw-away test data.
@@ -89,9 +92,22 @@ stop_postgres() {
   (cd "$state" && as_service "$(pg_bin)/pg_ctl" -D "$state/pg" -m fast -w -s stop) || true
 }
 
+# keeperctl with each task's own role: migrate, status and roles as the owner, add-* and list as
+# keeper_provision, maintain as keeper_maintain.
 keeperctl() {
   local state=$1; shift
-  KEEPER_CONFIG=/dev/null KEEPER_DATABASE_URL=$(database_url "$state") "$state/install/usr/bin/keeperctl" "$@"
+  KEEPER_CONFIG=/dev/null KEEPER_DATABASE_URL=$(database_url "$state" keeper_worker) \
+    KEEPER_ADMIN_DATABASE_URL=$(database_url "$state") \
+    KEEPER_PROVISION_DATABASE_URL=$(database_url "$state" keeper_provision) \
+    KEEPER_MAINTAIN_DATABASE_URL=$(database_url "$state" keeper_maintain) \
+    "$state/install/usr/bin/keeperctl" "$@"
+}
+
+# Brings the schema of stack $1 up to date and gives each role its grants.
+prepare_database() {
+  local state=$1
+  keeperctl "$state" migrate >/dev/null
+  keeperctl "$state" roles >/dev/null
 }
 
 # Starts the worker pool on $1/run/keeper.sock, logging to $1/log/keeper.log.
@@ -103,7 +119,7 @@ start_pool() {
   (
     cd "$state"
     export KEEPER_DATABASE_URL KEEPER_CONFIG=/dev/null
-    KEEPER_DATABASE_URL=$(database_url "$state")
+    KEEPER_DATABASE_URL=$(database_url "$state" keeper_worker)
     exec setpriv --reuid="$SERVICE_USER" --regid="$SERVICE_USER" --init-groups -- \
       "$state/install/usr/sbin/keeper-fcgi" "${args[@]}" >>"$state/log/keeper.log" 2>&1
   ) &

@@ -4,7 +4,8 @@
 # activation), calls an operation through nginx with the installed config, and purges the package.
 # Needs root and the test stack's database (KEEPER_TEST_DATABASE_URL); run through scripts/test.
 set -uo pipefail
-: "${KEEPER_TEST_DATABASE_URL:?run through scripts/test}" "${KEEPER_TEST_BUILD_DIR:?run through scripts/test}"
+: "${KEEPER_TEST_DATABASE_URL:?run through scripts/test}" "${KEEPER_TEST_WORKER_DATABASE_URL:?run through scripts/test}"
+: "${KEEPER_TEST_BUILD_DIR:?run through scripts/test}"
 PORT=18082
 WORK=$(mktemp -d /tmp/keeper-package-test.XXXXXX)
 chmod 755 "$WORK"
@@ -82,7 +83,7 @@ check "nginx -t accepts the shipped site" nginx -t -q -p "$WORK/nginx" -c "$WORK
 # environment), as the keeper user.
 mkdir -p "$WORK/run" && chown keeper: "$WORK/run"
 setpriv --reuid=keeper --regid=keeper --init-groups -- env KEEPER_CONFIG=/etc/keeper/keeper.conf \
-  KEEPER_DATABASE_URL="$KEEPER_TEST_DATABASE_URL" KEEPER_WORKERS=2 \
+  KEEPER_DATABASE_URL="$KEEPER_TEST_WORKER_DATABASE_URL" KEEPER_WORKERS=2 \
   systemd-socket-activate -E KEEPER_CONFIG -E KEEPER_DATABASE_URL -E KEEPER_WORKERS -l "$WORK/run/keeper.sock" /usr/sbin/keeper-fcgi >"$WORK/pool.log" 2>&1 &
 activator=$!
 for _ in $(seq 50); do [ -S "$WORK/run/keeper.sock" ] && break; sleep 0.1; done

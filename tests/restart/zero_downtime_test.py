@@ -17,7 +17,7 @@ import unittest
 import urllib.request
 
 STATE = os.environ["KEEPER_TEST_STATE"]
-DATABASE_URL = os.environ["KEEPER_TEST_DATABASE_URL"]
+DATABASE_URL = os.environ["KEEPER_TEST_WORKER_DATABASE_URL"]  # the workers' own role
 SOURCE = os.environ["KEEPER_TEST_SOURCE_DIR"]
 PORT = 18083
 LOAD_THREADS = 8

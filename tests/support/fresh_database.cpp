@@ -9,7 +9,8 @@
 
 namespace keeper::test {
 
-fresh_database::fresh_database() : m_name("keeper_test_" + std::to_string(getpid())) {
+fresh_database::fresh_database(const std::string& suffix, int up_to)
+    : m_name("keeper_test_" + std::to_string(getpid()) + (suffix.empty() ? "" : "_" + suffix)) {
     const auto admin = admin_url();
     {
         pqxx::connection conn{admin};
@@ -20,7 +21,7 @@ fresh_database::fresh_database() : m_name("keeper_test_" + std::to_string(getpid
     m_url = admin + " dbname=" + m_name;  // a later dbname wins in a libpq connection string
     m_conn = std::make_unique<pqxx::connection>(m_url);
     std::ostringstream log;
-    db::migrate(*m_conn, log);
+    db::migrate(*m_conn, log, up_to);
 }
 
 fresh_database::~fresh_database() {

@@ -9,12 +9,16 @@ namespace keeper::test {
 
 class fresh_database {
 public:
-    fresh_database();
+    // suffix tells apart several databases of one test process; up_to stops the migrations at that
+    // version (0: all), to build a database as an older keeper left it.
+    explicit fresh_database(const std::string& suffix = "", int up_to = 0);
     ~fresh_database();
     fresh_database(const fresh_database&) = delete;
     fresh_database& operator=(const fresh_database&) = delete;
 
     const std::string& url() const { return m_url; }
+    // The same database as another role (keeperctl roles' keeper_worker, ...).
+    std::string url_as(const std::string& role) const { return m_url + " user=" + role; }
     // A connection for the test's own SQL (set-up and checks).
     pqxx::connection& sql() { return *m_conn; }
 

@@ -1,0 +1,23 @@
+#pragma once
+// keeperctl maintain: the data lifecycle in one idempotent run (docs/schema.md, "Maintenance").
+//  1. rows that landed in a default partition (no monthly partition existed for them) are moved
+//     into partitions of their own, so pg_partman can go on creating partitions;
+//  2. pg_partman creates the partitions ahead and applies retention from the configuration
+//     (drop, or only detach for archiving, the months older than the limit);
+//  3. expired sessions past their linger time and auth_failures older than the throttle window
+//     are deleted in short batches.
+// Every step runs with a short lock_timeout and in transactions of its own: maintenance may fail
+// and be retried, but never makes a call wait long. Two runs at once: the second finds the
+// advisory lock taken and does nothing.
+#include <ostream>
+#include <pqxx/pqxx>
+
+#include "core/settings.hpp"
+
+namespace keeper::db {
+
+// Returns 0 when every step succeeded, 1 when one failed (the others still ran), reporting each
+// step to out.
+int maintain(pqxx::connection_base& conn, const core::settings& cfg, std::ostream& out);
+
+}  // namespace keeper::db

@@ -1,0 +1,184 @@
+-- History for the long run: audit_log and topups become range-partitioned by month, managed by
+-- pg_partman (Debian: postgresql-15-partman), which creates partitions ahead of time and applies
+-- retention when `keeperctl maintain` calls it (docs/schema.md, "Partitions and retention").
+--
+-- The conversion happens in place and in this one transaction: each old table is renamed, a
+-- partitioned table with the same columns takes its name, pg_partman creates monthly partitions
+-- from the month of the oldest row to three months ahead (plus a default partition, so that an
+-- insert never fails for want of a partition), every row is copied across with its id, and the
+-- old table is dropped. It holds an exclusive lock on both tables until it commits: on a large
+-- database run it in a maintenance window (docs/operations.md measures its rate).
+--
+-- CREATE EXTENSION pg_partman needs a superuser: on a managed database a DBA runs the first two
+-- statements beforehand and keeperctl migrate (as the schema owner) skips them.
+
+CREATE SCHEMA IF NOT EXISTS partman;
+CREATE EXTENSION IF NOT EXISTS pg_partman SCHEMA partman;
+
+-- audit_log ---------------------------------------------------------------------------------
+
+ALTER TABLE audit_log RENAME TO audit_log_unpartitioned;
+ALTER TABLE audit_log_unpartitioned RENAME CONSTRAINT audit_log_pkey TO audit_log_unpartitioned_pkey;
+ALTER INDEX audit_log_login_at_idx RENAME TO audit_log_unpartitioned_login_at_idx;
+ALTER INDEX audit_log_at_brin RENAME TO audit_log_unpartitioned_at_brin;
+
+CREATE TABLE audit_log (
+    id         bigint      GENERATED ALWAYS AS IDENTITY,
+    at         timestamptz NOT NULL DEFAULT now(),
+    login      text,
+    app_id     text,
+    operation  text        NOT NULL,
+    result     integer     NOT NULL,
+    request_id text        NOT NULL,
+    PRIMARY KEY (at, id)
+) PARTITION BY RANGE (at);
+-- The key (at, id) also answers "calls between these times"; the other two are a DBA's usual
+-- questions: one login's calls, and the call behind a request id from a log line or a client.
+CREATE INDEX audit_log_login_at_idx ON audit_log (login, at) WHERE login IS NOT NULL;
+CREATE INDEX audit_log_request_id_idx ON audit_log (request_id);
+COMMENT ON TABLE audit_log IS 'One row per call that used the database, written in the call''s own transaction. Never holds secrets, hashes or codes. Partitioned by month of "at" (pg_partman); keeperctl maintain drops months older than audit_retention_months. Workers may only INSERT.';
+COMMENT ON COLUMN audit_log.id IS 'Surrogate key, in commit order per connection; unique with "at".';
+COMMENT ON COLUMN audit_log.at IS 'Start of the call''s transaction; the partition key.';
+COMMENT ON COLUMN audit_log.login IS 'The login the call acted as (resolved from the session, or the login Authenticate tried); NULL when none was resolved.';
+COMMENT ON COLUMN audit_log.app_id IS 'The application the call named, when it named one.';
+COMMENT ON COLUMN audit_log.operation IS 'Operation name, e.g. Authenticate.';
+COMMENT ON COLUMN audit_log.result IS 'The int result code returned (docs/api.md).';
+COMMENT ON COLUMN audit_log.request_id IS 'Request id of the call, as in keeper''s log line.';
+
+SELECT partman.create_parent(
+    p_parent_table := current_schema() || '.audit_log', p_control := 'at', p_type := 'native',
+    p_interval := 'monthly', p_premake := 3, p_jobmon := false,
+    p_start_partition := (SELECT date_trunc('month', COALESCE(min(at), now()))::text FROM audit_log_unpartitioned));
+
+INSERT INTO audit_log (id, at, login, app_id, operation, result, request_id) OVERRIDING SYSTEM VALUE
+SELECT id, at, login, app_id, operation, result, request_id FROM audit_log_unpartitioned;
+SELECT setval(pg_get_serial_sequence('audit_log', 'id'), max(id)) FROM audit_log HAVING max(id) IS NOT NULL;
+DROP TABLE audit_log_unpartitioned;
+
+-- topups ------------------------------------------------------------------------------------
+
+ALTER TABLE topups RENAME TO topups_unpartitioned;
+ALTER TABLE topups_unpartitioned RENAME CONSTRAINT topups_pkey TO topups_unpartitioned_pkey;
+ALTER TABLE topups_unpartitioned RENAME CONSTRAINT topups_card_id_fkey TO topups_unpartitioned_card_id_fkey;
+ALTER TABLE topups_unpartitioned RENAME CONSTRAINT topups_purse_fkey TO topups_unpartitioned_purse_fkey;
+ALTER TABLE topups_unpartitioned RENAME CONSTRAINT topups_amount_check TO topups_unpartitioned_amount_check;
+ALTER INDEX topups_card_id_created_at_idx RENAME TO topups_unpartitioned_card_id_created_at_idx;
+ALTER INDEX topups_purse_idx RENAME TO topups_unpartitioned_purse_idx;
+
+CREATE TABLE topups (
+    id         bigint        GENERATED ALWAYS AS IDENTITY,
+    card_id    bigint        NOT NULL REFERENCES cards (id),
+    purse      text          NOT NULL REFERENCES purses (purse),
+    amount     numeric(14,2) NOT NULL CHECK (amount > 0),
+    created_at timestamptz   NOT NULL DEFAULT now(),
+    request_id text          NOT NULL,
+    PRIMARY KEY (created_at, id)
+) PARTITION BY RANGE (created_at);
+-- (card_id, created_at): the 24-hour limit's sum, which touches the current month's partition
+-- (and the previous one for a day after a month starts) plus the default.
+CREATE INDEX topups_card_id_created_at_idx ON topups (card_id, created_at);
+CREATE INDEX topups_purse_idx ON topups (purse);
+CREATE INDEX topups_request_id_idx ON topups (request_id);
+COMMENT ON TABLE topups IS 'Every successful TopupPurseFromAtmCard: one row per answer 0. Partitioned by month of created_at (pg_partman); keeperctl maintain drops months older than topup_retention_months.';
+COMMENT ON COLUMN topups.id IS 'Surrogate key; unique with created_at.';
+COMMENT ON COLUMN topups.card_id IS 'The card charged.';
+COMMENT ON COLUMN topups.purse IS 'The purse credited.';
+COMMENT ON COLUMN topups.amount IS 'Amount, exact decimal.';
+COMMENT ON COLUMN topups.created_at IS 'When; the partition key. The card''s 24-hour limit sums rows newer than a day.';
+COMMENT ON COLUMN topups.request_id IS 'Request id of the call (also in the audit log).';
+
+SELECT partman.create_parent(
+    p_parent_table := current_schema() || '.topups', p_control := 'created_at', p_type := 'native',
+    p_interval := 'monthly', p_premake := 3, p_jobmon := false,
+    p_start_partition := (SELECT date_trunc('month', COALESCE(min(created_at), now()))::text FROM topups_unpartitioned));
+
+INSERT INTO topups (id, card_id, purse, amount, created_at, request_id) OVERRIDING SYSTEM VALUE
+SELECT id, card_id, purse, amount, created_at, request_id FROM topups_unpartitioned;
+SELECT setval(pg_get_serial_sequence('topups', 'id'), max(id)) FROM topups HAVING max(id) IS NOT NULL;
+DROP TABLE topups_unpartitioned;
+
+-- Partitions are made ahead of the clock, whatever the newest row says (keeperctl maintain sets
+-- retention from the configuration on every run).
+UPDATE partman.part_config SET infinite_time_partitions = true
+ WHERE parent_table IN (current_schema() || '.audit_log', current_schema() || '.topups');
+
+-- Locks without table privileges ------------------------------------------------------------
+-- Authenticate and TopupPurseFromAtmCard serialised their calls with SELECT ... FOR UPDATE on the
+-- login's and the card's row, which needs UPDATE privilege on those tables: the workers' role
+-- (keeperctl roles) may only read logins and cards. A transaction-scoped advisory lock on the
+-- same key does the same job (and writes nothing to the row, so no WAL), is released at commit or
+-- rollback like the row lock, and waits at most lock_timeout. The first number is the lock's
+-- class, so the two kinds never collide; the second is the key (a hash of the login, which also
+-- serialises attempts on unknown logins, or the card id).
+
+CREATE OR REPLACE FUNCTION keeper_authenticate(p_request_id text, p_operation text, p_login text, p_session text,
+                                               p_proven boolean, p_window_seconds integer, p_max_failures integer)
+RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+    v_login_id bigint;
+    v_failures integer;
+    v_bound boolean;
+    v_result integer;
+BEGIN
+    -- One login's calls count its failures in turn.
+    PERFORM pg_advisory_xact_lock(1, hashtext(p_login));
+    SELECT id INTO v_login_id FROM logins WHERE login = p_login;
+    SELECT count(*) INTO v_failures FROM auth_failures
+     WHERE login = p_login AND failed_at > now() - p_window_seconds * interval '1 second';
+    IF v_failures >= p_max_failures THEN
+        v_result := 11;  -- throttled: refused whatever the hash said
+    ELSE
+        v_bound := false;
+        IF p_proven AND v_login_id IS NOT NULL THEN
+            -- Binds or renews; a session bound to another login is not rebound (then: 4, as a wrong hash).
+            INSERT INTO sessions (session_id, login_id, authenticated_at) VALUES (p_session, v_login_id, now())
+            ON CONFLICT (session_id) DO UPDATE SET authenticated_at = EXCLUDED.authenticated_at
+             WHERE sessions.login_id = EXCLUDED.login_id;
+            v_bound := FOUND;
+        END IF;
+        IF v_bound THEN
+            IF v_failures > 0 THEN
+                DELETE FROM auth_failures WHERE login = p_login;  -- a success forgives earlier failures
+            END IF;
+            v_result := 0;
+        ELSE
+            DELETE FROM auth_failures
+             WHERE login = p_login AND failed_at <= now() - p_window_seconds * interval '1 second';
+            INSERT INTO auth_failures (login) VALUES (p_login);
+            v_result := 4;
+        END IF;
+    END IF;
+    RETURN keeper_audit(p_request_id, p_operation, p_login, NULL, v_result);
+END $$;
+
+CREATE OR REPLACE FUNCTION keeper_topup(p_request_id text, p_operation text, p_session text, p_ttl_seconds integer,
+                                        p_purse text, p_card_id bigint, p_amount numeric, p_max_amount numeric,
+                                        p_default_daily_limit numeric)
+RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+    s record := keeper_session(p_session, p_ttl_seconds);
+    c record;
+BEGIN
+    IF s.code <> 0 THEN
+        RETURN keeper_audit(p_request_id, p_operation, s.login, NULL, s.code);
+    END IF;
+    -- Concurrent top-ups of one card sum exactly against its daily limit.
+    PERFORM pg_advisory_xact_lock(2, hashint8(p_card_id));
+    SELECT blocked, daily_limit INTO c FROM cards WHERE id = p_card_id AND login_id = s.login_id;
+    IF NOT FOUND OR c.blocked OR NOT EXISTS (SELECT 1 FROM purses WHERE purse = p_purse AND login_id = s.login_id) THEN
+        RETURN keeper_audit(p_request_id, p_operation, s.login, NULL, 5);  -- a blocked card answers as a missing one
+    END IF;
+    IF p_amount > p_max_amount OR
+       (SELECT COALESCE(sum(amount), 0) FROM topups
+         WHERE card_id = p_card_id AND created_at > now() - interval '24 hours') + p_amount
+       > COALESCE(c.daily_limit, p_default_daily_limit) THEN
+        RETURN keeper_audit(p_request_id, p_operation, s.login, NULL, 9);
+    END IF;
+    INSERT INTO topups (card_id, purse, amount, request_id) VALUES (p_card_id, p_purse, p_amount, p_request_id);
+    UPDATE purses SET balance = balance + p_amount WHERE purse = p_purse;
+    RETURN keeper_audit(p_request_id, p_operation, s.login, NULL, 0);
+END $$;
+
+-- CREATE OR REPLACE drops the functions' settings: keep the index scans of 0003.
+ALTER FUNCTION keeper_topup(text, text, text, integer, text, bigint, numeric, numeric, numeric) SET enable_seqscan = off;
+ALTER FUNCTION keeper_authenticate(text, text, text, text, boolean, integer, integer) SET enable_seqscan = off;

@@ -1,0 +1,287 @@
+// The database for the long run: monthly partitions of the history (pg_partman), their creation
+// ahead of time, retention, the purges, keeperctl maintain run twice at once, the conversion of a
+// populated database, and the roles. Each case has a database of its own: they change partitions.
+#include <boost/test/unit_test.hpp>
+
+#include <future>
+#include <sstream>
+
+#include "core/settings.hpp"
+#include "db/maintenance.hpp"
+#include "db/migrator.hpp"
+#include "db/roles.hpp"
+#include "tests/support/fresh_database.hpp"
+#include "tests/support/http_client.hpp"
+#include "tests/support/test_env.hpp"
+
+using keeper::test::fresh_database;
+
+namespace {
+
+long long count(pqxx::connection& c, const std::string& query) { return pqxx::work{c}.exec1(query)[0].as<long long>(); }
+std::string text(pqxx::connection& c, const std::string& query) { return pqxx::work{c}.exec1(query)[0].as<std::string>(""); }
+void exec(pqxx::connection& c, const std::string& sql) {
+    pqxx::work tx{c};
+    tx.exec(sql);
+    tx.commit();
+}
+
+// Names of the partitions of a table, oldest first and the default last, as one string.
+std::string partition_names(pqxx::connection& c, const std::string& parent) {
+    return text(c, "SELECT string_agg(c.relname, ' ' ORDER BY c.relname = '" + parent + "_default', c.relname) "
+                   "FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = '" + parent + "'::regclass");
+}
+
+// The partition names for the month `offset` months from now, e.g. audit_log_p2026_11.
+std::string month_partition(pqxx::connection& c, const std::string& parent, int offset) {
+    return text(c, "SELECT '" + parent + "_p' || to_char(now() + interval '" + std::to_string(offset) + " months', 'YYYY_MM')");
+}
+
+int maintain(pqxx::connection& c, const keeper::core::settings& cfg, std::string* report = nullptr) {
+    std::ostringstream out;
+    const int rc = keeper::db::maintain(c, cfg, out);
+    BOOST_TEST_MESSAGE(out.str());
+    if (report) *report = out.str();
+    return rc;
+}
+
+// How a statement run as some role ends: "" if it succeeds, "refused" for insufficient_privilege
+// (SQLSTATE 42501: "permission denied", "must be owner"), else the error.
+std::string outcome_of(const std::string& url, const std::string& statement) {
+    pqxx::connection c{url};
+    try {
+        pqxx::work tx{c};
+        tx.exec(statement);
+        tx.commit();
+        return "";
+    } catch (const pqxx::insufficient_privilege&) {
+        return "refused";
+    } catch (const pqxx::sql_error& e) {
+        return e.what();
+    }
+}
+
+// A database as keeper 3 (before partitioning) left it, holding `months` months of history.
+struct old_database {
+    fresh_database db{"old", 3};
+    explicit old_database(int months) {
+        exec(db.sql(),
+             "INSERT INTO logins (login, shared_secret) VALUES ('old', 's');"
+             "INSERT INTO purses (purse, login_id) SELECT 'Z000000000001', id FROM logins WHERE login = 'old';"
+             "INSERT INTO cards (id, login_id) SELECT 1, id FROM logins WHERE login = 'old';"
+             "INSERT INTO audit_log (at, login, operation, result, request_id) "
+             "  SELECT now() - g * interval '6 hours', 'old', 'Authenticate', g % 12, 'r' || g "
+             "  FROM generate_series(0, " + std::to_string(months * 30 * 4) + ") g;"
+             "INSERT INTO topups (card_id, purse, amount, created_at, request_id) "
+             "  SELECT 1, 'Z000000000001', (g % 100) + 0.25, now() - g * interval '1 day', 't' || g "
+             "  FROM generate_series(0, " + std::to_string(months * 30) + ") g;");
+    }
+};
+
+const char* audit_digest = "SELECT count(*) || ':' || md5(string_agg(concat_ws('|', id, at, login, operation, result, request_id), ',' ORDER BY id)) FROM audit_log";
+const char* topup_digest = "SELECT count(*) || ':' || md5(string_agg(concat_ws('|', id, card_id, purse, amount, created_at, request_id), ',' ORDER BY id)) FROM topups";
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(partitions)
+
+BOOST_AUTO_TEST_CASE(a_new_database_has_this_month_three_ahead_and_a_default) {
+    fresh_database db{"new"};
+    auto& c = db.sql();
+    for (const std::string t : {"audit_log", "topups"}) {
+        const auto names = partition_names(c, t);
+        for (int m = 0; m <= 3; ++m) BOOST_TEST(names.find(month_partition(c, t, m)) != std::string::npos, t << ": " << names);
+        BOOST_TEST(names.find(t + "_default") != std::string::npos, names);
+        BOOST_TEST(text(c, "SELECT relkind::text FROM pg_class WHERE oid = '" + t + "'::regclass") == "p");
+    }
+}
+
+BOOST_AUTO_TEST_CASE(a_row_dated_past_the_partitions_is_kept_in_the_default_and_maintain_moves_it_out) {
+    fresh_database db{"future"};
+    auto& c = db.sql();
+    exec(c, "INSERT INTO audit_log (at, operation, result, request_id) VALUES (now() + interval '10 months', 'GetUtcNow', 0, 'far')");
+    BOOST_TEST(text(c, "SELECT tableoid::regclass::text FROM audit_log WHERE request_id = 'far'") == "audit_log_default");
+    BOOST_TEST(maintain(c, keeper::core::settings{}) == 0);
+    BOOST_TEST(text(c, "SELECT tableoid::regclass::text FROM audit_log WHERE request_id = 'far'") == month_partition(c, "audit_log", 10));
+    BOOST_TEST(count(c, "SELECT count(*) FROM audit_log_default") == 0);
+    BOOST_TEST(maintain(c, keeper::core::settings{}) == 0);  // and again: nothing left to do, no error
+}
+
+BOOST_AUTO_TEST_CASE(the_daily_limit_sum_reads_an_index_of_the_recent_partitions_only) {
+    fresh_database db{"plan"};
+    auto& c = db.sql();
+    exec(c, "SET enable_seqscan = off");  // as keeper_topup runs it
+    const auto plan = text(c, "EXPLAIN (FORMAT JSON) SELECT COALESCE(sum(amount), 0) FROM topups "
+                              "WHERE card_id = 1 AND created_at > now() - interval '24 hours'");
+    BOOST_TEST(plan.find("topups_card_id_created_at_idx") == std::string::npos);  // the parent's index has no data
+    BOOST_TEST(plan.find("Index Scan") != std::string::npos, plan);
+    BOOST_TEST(plan.find("Seq Scan") == std::string::npos, plan);
+    BOOST_TEST(plan.find(month_partition(c, "topups", -2)) == std::string::npos, plan);  // pruned
+}
+
+BOOST_AUTO_TEST_CASE(converting_a_populated_database_keeps_every_row_in_its_month) {
+    old_database old{15};
+    auto& c = old.db.sql();
+    const auto audit_before = text(c, audit_digest);
+    const auto topups_before = text(c, topup_digest);
+    BOOST_TEST_MESSAGE("before: audit " << audit_before << ", topups " << topups_before);
+    std::ostringstream log;
+    BOOST_TEST(keeper::db::migrate(c, log) == keeper::db::expected_schema_version() - 3);
+    BOOST_TEST(text(c, audit_digest) == audit_before);
+    BOOST_TEST(text(c, topup_digest) == topups_before);
+    BOOST_TEST(count(c, "SELECT count(*) FROM audit_log_default") == 0);
+    BOOST_TEST(count(c, "SELECT count(*) FROM topups_default") == 0);
+    BOOST_TEST(count(c, "SELECT count(*) FROM audit_log WHERE tableoid::regclass::text <> 'audit_log_p' || to_char(at, 'YYYY_MM')") == 0);
+    BOOST_TEST(count(c, "SELECT count(*) FROM pg_inherits WHERE inhparent = 'audit_log'::regclass") >= 16 + 3);
+    // New rows continue the old ids.
+    exec(c, "INSERT INTO audit_log (operation, result, request_id) VALUES ('GetUtcNow', 0, 'after')");
+    BOOST_TEST(count(c, "SELECT count(*) FROM audit_log WHERE request_id = 'after' AND id > (SELECT max(id) FROM audit_log WHERE request_id <> 'after')") == 1);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(maintenance)
+
+BOOST_AUTO_TEST_CASE(retention_drops_exactly_the_months_older_than_the_limit) {
+    old_database old{15};
+    auto& c = old.db.sql();
+    std::ostringstream log;
+    keeper::db::migrate(c, log);
+    const auto kept = count(c, "SELECT count(*) FROM audit_log WHERE at >= date_trunc('month', now() - interval '13 months')");
+    const auto kept_topups = count(c, "SELECT count(*) FROM topups WHERE created_at >= date_trunc('month', now() - interval '5 months')");
+    keeper::core::settings cfg;
+    cfg.topup_retention_months = 5;
+    std::string report;
+    BOOST_TEST(maintain(c, cfg, &report) == 0);
+    BOOST_TEST(count(c, "SELECT count(*) FROM audit_log") == kept);
+    BOOST_TEST(count(c, "SELECT count(*) FROM topups") == kept_topups);
+    const auto oldest = partition_names(c, "audit_log").substr(0, std::string{"audit_log_p2000_00"}.size());
+    BOOST_TEST(oldest == month_partition(c, "audit_log", -13));
+    BOOST_TEST(count(c, "SELECT count(*) FROM pg_class WHERE relname = '" + month_partition(c, "audit_log", -14) + "'") == 0);  // dropped
+    BOOST_TEST(report.find("dropped " + month_partition(c, "audit_log", -15)) != std::string::npos, report);
+}
+
+BOOST_AUTO_TEST_CASE(detach_only_leaves_the_old_months_as_tables_for_archiving) {
+    old_database old{4};
+    auto& c = old.db.sql();
+    std::ostringstream log;
+    keeper::db::migrate(c, log);
+    keeper::core::settings cfg;
+    cfg.audit_retention_months = 2;
+    cfg.retention_detach_only = true;
+    BOOST_TEST(maintain(c, cfg) == 0);
+    const auto old_month = month_partition(c, "audit_log", -4);
+    BOOST_TEST(partition_names(c, "audit_log").find(old_month) == std::string::npos);
+    BOOST_TEST(count(c, "SELECT count(*) FROM " + old_month) > 0);  // still there, detached
+}
+
+BOOST_AUTO_TEST_CASE(expired_sessions_and_stale_failures_are_purged_in_batches) {
+    fresh_database db{"purge"};
+    auto& c = db.sql();
+    exec(c, "INSERT INTO logins (login, shared_secret) VALUES ('p', 's');"
+            "INSERT INTO sessions (session_id, login_id, authenticated_at) "
+            "  SELECT 'gone' || g, id, now() - interval '40 days' FROM logins, generate_series(1, 7) g;"
+            "INSERT INTO sessions (session_id, login_id, authenticated_at) "
+            "  SELECT 'lingers' || g, id, now() - interval '20 days' FROM logins, generate_series(1, 2) g;"
+            "INSERT INTO sessions (session_id, login_id, authenticated_at) SELECT 'live', id, now() FROM logins;"
+            "INSERT INTO auth_failures (login, failed_at) SELECT 'p', now() - interval '1 hour' FROM generate_series(1, 5);"
+            "INSERT INTO auth_failures (login, failed_at) SELECT 'p', now() FROM generate_series(1, 2);");
+    keeper::core::settings cfg;  // session_ttl 1 day, linger 30 days, failure window 900 s
+    cfg.purge_batch_rows = 3;
+    std::string report;
+    BOOST_TEST(maintain(c, cfg, &report) == 0);
+    BOOST_TEST(count(c, "SELECT count(*) FROM sessions WHERE session_id LIKE 'gone%'") == 0);
+    BOOST_TEST(count(c, "SELECT count(*) FROM sessions") == 3);
+    BOOST_TEST(count(c, "SELECT count(*) FROM auth_failures") == 2);
+    BOOST_TEST(report.find("sessions: deleted 7 ") != std::string::npos, report);
+    BOOST_TEST(report.find("auth_failures: deleted 5 ") != std::string::npos, report);
+}
+
+BOOST_AUTO_TEST_CASE(two_runs_at_once_both_succeed_and_leave_one_result) {
+    old_database old{15};
+    std::ostringstream log;
+    keeper::db::migrate(old.db.sql(), log);
+    keeper::core::settings cfg;
+    const auto run = [&] {
+        pqxx::connection c{old.db.url()};
+        return maintain(c, cfg);
+    };
+    auto first = std::async(std::launch::async, run);
+    auto second = std::async(std::launch::async, run);
+    BOOST_TEST(first.get() == 0);
+    BOOST_TEST(second.get() == 0);
+    const auto after_both = partition_names(old.db.sql(), "audit_log");
+    BOOST_TEST(run() == 0);
+    BOOST_TEST(partition_names(old.db.sql(), "audit_log") == after_both);  // idempotent
+}
+
+BOOST_AUTO_TEST_CASE(a_run_while_another_holds_the_lock_does_nothing) {
+    fresh_database db{"locked"};
+    pqxx::connection holder{db.url()};
+    pqxx::nontransaction{holder}.exec("SELECT pg_advisory_lock(" + std::to_string(0x6b65657065720002LL) + ")");
+    exec(db.sql(), "INSERT INTO audit_log (at, operation, result, request_id) VALUES (now() + interval '10 months', 'X', 0, 'far')");
+    std::string report;
+    BOOST_TEST(maintain(db.sql(), keeper::core::settings{}, &report) == 0);
+    BOOST_TEST(report == "another keeperctl maintain is running; nothing done\n");
+    BOOST_TEST(count(db.sql(), "SELECT count(*) FROM audit_log_default") == 1);  // untouched
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(database_roles)
+
+BOOST_AUTO_TEST_CASE(the_worker_role_can_append_to_history_but_never_rewrite_it_nor_change_the_schema) {
+    fresh_database db{"worker"};
+    std::ostringstream out;
+    keeper::db::apply_roles(db.sql(), out);
+    const auto worker = db.url_as("keeper_worker");
+    BOOST_TEST(outcome_of(worker, "SELECT keeper_audit('r1', 'GetUtcNow', NULL, NULL, 0)") == "");
+    BOOST_TEST(count(db.sql(), "SELECT count(*) FROM audit_log WHERE request_id = 'r1'") == 1);
+    for (const std::string refused : {"UPDATE audit_log SET result = 0", "DELETE FROM audit_log", "SELECT * FROM audit_log",
+                                      "TRUNCATE audit_log", "UPDATE topups SET amount = 1", "DELETE FROM topups",
+                                      "DELETE FROM logins", "UPDATE logins SET shared_secret = 'x'", "INSERT INTO cards (id, login_id) VALUES (9, 1)",
+                                      "CREATE TABLE t (x int)", "CREATE TEMP TABLE t (x int)", "DROP TABLE sessions",
+                                      "ALTER TABLE sessions ADD COLUMN x int", "CREATE INDEX ON sessions (login_id)",
+                                      "CREATE FUNCTION f() RETURNS int LANGUAGE sql AS 'SELECT 1'", "DROP FUNCTION keeper_audit",
+                                      "ALTER TABLE audit_log DETACH PARTITION audit_log_default"}) {
+        const auto state = outcome_of(worker, refused);
+        BOOST_TEST(state == "refused", refused << ": " << state);
+    }
+    BOOST_TEST(count(db.sql(), "SELECT count(*) FROM audit_log WHERE request_id = 'r1'") == 1);
+}
+
+BOOST_AUTO_TEST_CASE(maintenance_and_provisioning_do_their_job_and_no_more) {
+    old_database old{15};
+    std::ostringstream out;
+    keeper::db::migrate(old.db.sql(), out);
+    keeper::db::apply_roles(old.db.sql(), out);
+    const auto provision = old.db.url_as("keeper_provision");
+    BOOST_TEST(outcome_of(provision, "INSERT INTO logins (login, shared_secret) VALUES ('new', 's')") == "");
+    for (const std::string refused : {"INSERT INTO audit_log (operation, result, request_id) VALUES ('X', 0, 'x')",
+                                      "DELETE FROM logins", "SELECT * FROM audit_log", "CREATE TABLE t (x int)"}) {
+        const auto state = outcome_of(provision, refused);
+        BOOST_TEST(state == "refused", refused << ": " << state);
+    }
+    const auto maintain_url = old.db.url_as("keeper_maintain");
+    for (const std::string refused : {"UPDATE logins SET shared_secret = 'x'", "SELECT * FROM logins", "DROP TABLE logins",
+                                      "INSERT INTO sessions (session_id, login_id, authenticated_at) VALUES ('s', 1, now())"}) {
+        const auto state = outcome_of(maintain_url, refused);
+        BOOST_TEST(state == "refused", refused << ": " << state);
+    }
+    pqxx::connection as_maintain{maintain_url};
+    BOOST_TEST(maintain(as_maintain, keeper::core::settings{}) == 0);  // partitions made and dropped as keeper_maintain
+    BOOST_TEST(count(old.db.sql(), "SELECT count(*) FROM pg_class WHERE relname = '" + month_partition(old.db.sql(), "audit_log", -15) + "'") == 0);
+    keeper::db::apply_roles(old.db.sql(), out);  // twice: changes nothing, fails on nothing
+}
+
+BOOST_AUTO_TEST_CASE(the_running_stack_serves_as_the_worker_role) {
+    // A call that reaches the database, so every worker that answered holds its connection.
+    const auto reply = keeper::test::http_get(keeper::test::stack_port(), "/AccountApi.asmx/CheckSessionEx?sessionId=roles-check&appId=x");
+    BOOST_TEST(reply.status == 200);
+    pqxx::connection c{keeper::test::stack_database_url()};
+    BOOST_TEST(count(c, "SELECT count(*) FROM pg_stat_activity WHERE datname = 'keeper' AND usename = 'keeper_worker'") > 0);
+    BOOST_TEST(count(c, "SELECT count(*) FROM pg_stat_activity WHERE datname = 'keeper' AND backend_type = 'client backend' "
+                        "AND usename NOT IN ('keeper_worker', current_user)") == 0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
