@@ -36,7 +36,8 @@ fi
 deb=$(ls "$KEEPER_TEST_BUILD_DIR"/package/keeper_*.deb)
 check "the package installs" dpkg -i "$deb"
 for f in /usr/sbin/keeper-fcgi /usr/bin/keeperctl /lib/systemd/system/keeper.socket /lib/systemd/system/keeper.service \
-         /lib/systemd/system/keeper-migrate.service /etc/keeper/keeper.conf /etc/keeper/nginx/keeper-locations.conf \
+         /lib/systemd/system/keeper-migrate.service /lib/systemd/system/keeper-maintain.service \
+         /lib/systemd/system/keeper-maintain.timer /etc/keeper/keeper.conf /etc/keeper/nginx/keeper-locations.conf \
          /etc/nginx/sites-available/keeper /usr/share/keeper/migrations/0001_sessions.sql /usr/share/man/man8/keeper-fcgi.8; do
   check "installed $f" test -e "$f"
 done
@@ -64,11 +65,15 @@ printf 'wokers = 3\n' >"$WORK/bad.conf"
 bad_config() { local out; out=$(/usr/sbin/keeper-fcgi --config "$WORK/bad.conf" 2>&1) && return 1; grep -qF "unknown key 'wokers'" <<<"$out" || { echo "$out"; return 1; }; }
 check "the pool refuses an unknown configuration key, naming it" bad_config
 
-check "systemd-analyze verify is clean" verify /lib/systemd/system/keeper.socket /lib/systemd/system/keeper.service /lib/systemd/system/keeper-migrate.service
+check "systemd-analyze verify is clean" verify /lib/systemd/system/keeper.socket /lib/systemd/system/keeper.service \
+  /lib/systemd/system/keeper-migrate.service /lib/systemd/system/keeper-maintain.service /lib/systemd/system/keeper-maintain.timer
 exposure() { systemd-analyze security --offline=yes /lib/systemd/system/keeper.service 2>&1 | tee "$WORK/security.txt" |
              awk '/Overall exposure level/ { print $(NF-2) }'; }
 score=$(exposure)
 check "systemd-analyze security rates keeper.service 2.0 or lower (got ${score:-none})" awk -v s="${score:-99}" 'BEGIN { exit !(s <= 2.0) }'
+maintain_score=$(systemd-analyze security --offline=yes /lib/systemd/system/keeper-maintain.service 2>&1 | awk '/Overall exposure level/ { print $(NF-2) }')
+check "systemd-analyze security rates keeper-maintain.service 2.0 or lower (got ${maintain_score:-none})" \
+  awk -v s="${maintain_score:-99}" 'BEGIN { exit !(s <= 2.0) }'
 
 mkdir -p "$WORK/nginx"
 cat >"$WORK/nginx/site-test.conf" <<NGINX
