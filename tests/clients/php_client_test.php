@@ -6,7 +6,8 @@
 $port = (int)getenv("KEEPER_TEST_PORT");
 $db = getenv("KEEPER_TEST_DATABASE_URL");
 $keeperctl = getenv("KEEPER_TEST_KEEPERCTL");
-if (!$port || !$db || !$keeperctl) { fwrite(STDERR, "run through scripts/test\n"); exit(2); }
+$provision = getenv("KEEPER_TEST_PROVISION_DATABASE_URL");  // keeperctl add-* as keeper_provision
+if (!$port || !$db || !$keeperctl || !$provision) { fwrite(STDERR, "run through scripts/test\n"); exit(2); }
 
 $passed = 0; $failed = 0;
 function check($what, $ok) {
@@ -17,8 +18,8 @@ function same($what, $expected, $actual) {
     check("$what: expected " . var_export($expected, true) . ", got " . var_export($actual, true), $expected === $actual);
 }
 function ctl(...$args) {
-    global $db, $keeperctl;
-    $cmd = "KEEPER_CONFIG=/dev/null KEEPER_DATABASE_URL=" . escapeshellarg($db) . " " . escapeshellarg($keeperctl);
+    global $provision, $keeperctl;
+    $cmd = "KEEPER_CONFIG=/dev/null KEEPER_PROVISION_DATABASE_URL=" . escapeshellarg($provision) . " " . escapeshellarg($keeperctl);
     foreach ($args as $a) $cmd .= " " . escapeshellarg((string)$a);
     exec($cmd . " >/dev/null", $out, $rc);
     if ($rc !== 0) throw new RuntimeException("keeperctl " . implode(" ", $args) . " failed");

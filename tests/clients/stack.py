@@ -4,7 +4,8 @@ import os
 import subprocess
 
 PORT = int(os.environ["KEEPER_TEST_PORT"])
-DATABASE_URL = os.environ["KEEPER_TEST_DATABASE_URL"]
+DATABASE_URL = os.environ["KEEPER_TEST_DATABASE_URL"]  # the schema owner, for checks
+PROVISION_URL = os.environ["KEEPER_TEST_PROVISION_DATABASE_URL"]  # keeperctl add-* as keeper_provision
 KEEPERCTL = os.environ["KEEPER_TEST_KEEPERCTL"]
 BASE = f"http://127.0.0.1:{PORT}"
 
@@ -14,7 +15,7 @@ def wsdl(group):
 
 
 def keeperctl(*args):
-    env = dict(os.environ, KEEPER_DATABASE_URL=DATABASE_URL, KEEPER_CONFIG="/dev/null")
+    env = dict(os.environ, KEEPER_PROVISION_DATABASE_URL=PROVISION_URL, KEEPER_CONFIG="/dev/null")
     subprocess.run([KEEPERCTL, *map(str, args)], env=env, check=True, stdout=subprocess.DEVNULL)
 
 
