@@ -1,6 +1,11 @@
 #include "fault.hpp"
 
+#include "text_util.hpp"
+
 namespace keeper::core {
+
+fault::fault(fault_kind kind, const std::string& reason)
+    : std::runtime_error(printable_text(reason, fault_reason_max_bytes)), m_kind(kind) {}
 
 std::string_view fault_kind_name(fault_kind kind) {
     switch (kind) {

@@ -1,6 +1,7 @@
 #pragma once
 // The one error type that reaches a client. Everything else thrown inside a call is turned into
 // a generic server fault at one boundary (request_router.cpp), with details kept for the log.
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
@@ -19,10 +20,15 @@ enum class fault_kind {
     body_too_large,          // over the configured body limit: 413
 };
 
+// A reason may quote what the client sent. Every fault's reason is made printable here, once:
+// control bytes (NUL included, which would cut what()), invalid UTF-8 and characters XML 1.0
+// forbids become U+FFFD, and it is bounded, so every writer can put it into XML or a text line.
+inline constexpr std::size_t fault_reason_max_bytes = 512;
+
 class fault : public std::runtime_error {
 public:
     // reason is public: one line that names what was wrong, never internals.
-    fault(fault_kind kind, const std::string& reason) : std::runtime_error(reason), m_kind(kind) {}
+    fault(fault_kind kind, const std::string& reason);
     fault_kind kind() const noexcept { return m_kind; }
 
 private:

@@ -13,6 +13,17 @@ namespace {
 constexpr std::string_view xml_type = "text/xml; charset=utf-8";
 constexpr std::string_view html_type = "text/html; charset=utf-8";
 
+// The help pages are static HTML with one inline style sheet: no script, no frames, no foreign
+// anything. A page that quoted something hostile still could not run or load it.
+http_response html_page(std::string body) {
+    return {200,
+            std::string{html_type},
+            {{"Content-Security-Policy",
+              "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"},
+             {"X-Content-Type-Options", "nosniff"}},
+            std::move(body)};
+}
+
 // The URL the client used for this group: WSDL addresses point back at it.
 std::string base_url(const http_request& req, const endpoint_path& ep) {
     const std::string host = req.host.empty() ? "localhost" : req.host;
@@ -24,7 +35,7 @@ http_response operation_help(const http_request& req, const endpoint_path& ep, c
     const auto name = form.find("op")->second;
     const auto* op = find_operation(ep.group, name);
     if (!op) throw fault(fault_kind::no_such_endpoint, "No operation '" + shorten_for_message(name) + "' in " + std::string{group_name(ep.group)} + ".");
-    return {200, std::string{html_type}, {}, operation_page(*op, ep.group_path, req.host.empty() ? "localhost" : req.host, cfg.api_namespace)};
+    return html_page(operation_page(*op, ep.group_path, req.host.empty() ? "localhost" : req.host, cfg.api_namespace));
 }
 
 }  // namespace
@@ -38,7 +49,7 @@ http_response service_page(const http_request& request, const endpoint_path& ep,
         return {200, std::string{xml_type}, {}, write_disco(ep.group, cfg.api_namespace, base_url(request, ep))};
     }
     if (q.rfind("op=", 0) == 0) return operation_help(request, ep, cfg);
-    return {200, std::string{html_type}, {}, group_page(ep.group, ep.group_path)};
+    return html_page(group_page(ep.group, ep.group_path));
 }
 
 }  // namespace keeper::core

@@ -1,5 +1,7 @@
 #include "text_util.hpp"
 
+#include <algorithm>
+
 #include <locale.h>
 #include <wctype.h>
 
@@ -158,11 +160,24 @@ std::string trim_unicode_space(std::string_view s) {
     return out;
 }
 
-std::string shorten_for_message(std::string_view s, std::size_t max_bytes) {
-    if (s.size() <= max_bytes) return std::string{s};
-    std::size_t cut = max_bytes;
-    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-    return std::string{s.substr(0, cut)} + "…";
+std::string printable_text(std::string_view s, std::size_t max_bytes) {
+    static constexpr char32_t replacement = 0xFFFD;
+    static constexpr std::string_view ellipsis = "…";
+    std::string out;
+    out.reserve(std::min(s.size(), max_bytes));
+    for (std::size_t i = 0; i < s.size();) {
+        const std::size_t start = i;
+        auto cp = next_code_point(s, i);
+        if (!cp) i = start + 1;  // one bad byte, one replacement
+        const bool shown = cp && *cp >= 0x20 && !(*cp >= 0x7F && *cp <= 0x9F) && *cp != 0xFFFE && *cp != 0xFFFF;
+        std::string piece;
+        append_utf8(piece, shown ? *cp : replacement);
+        if (out.size() + piece.size() > max_bytes) return out + std::string{ellipsis};
+        out += piece;
+    }
+    return out;
 }
+
+std::string shorten_for_message(std::string_view s, std::size_t max_bytes) { return printable_text(s, max_bytes); }
 
 }  // namespace keeper::core

@@ -25,7 +25,11 @@ bool has_control_characters(std::string_view s);
 std::string to_lower_utf8(std::string_view s);
 // Strips Unicode white space (C.UTF-8 iswspace, plus U+00A0 and U+FEFF) from both ends.
 std::string trim_unicode_space(std::string_view s);
-// Cuts s to at most max_bytes without splitting a UTF-8 sequence, marking the cut with "…".
+// Text safe to show anywhere (an XML element, a text/plain line, a terminal): every byte that is
+// not well-formed UTF-8, every control character (C0 including NUL and tab, DEL, C1) and U+FFFE /
+// U+FFFF becomes U+FFFD; at most max_bytes, cut between code points and marked with "…".
+std::string printable_text(std::string_view s, std::size_t max_bytes);
+// A client's value quoted in a message: printable_text, at most max_bytes.
 std::string shorten_for_message(std::string_view s, std::size_t max_bytes = 64);
 
 }  // namespace keeper::core

@@ -109,4 +109,15 @@ BOOST_AUTO_TEST_CASE(responses_carry_the_request_id_that_the_log_and_audit_use) 
     BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE request_id = '" + id + "' AND operation = 'Authenticate' AND result = 4") == 1);
 }
 
+BOOST_AUTO_TEST_CASE(every_answer_says_nosniff_and_html_pages_also_a_content_security_policy) {
+    for (const std::string target : {"/GlobalApi.asmx/GetUtcNow", "/GlobalApi.asmx?WSDL", "/GlobalApi.asmx/Nope", "/Nope.asmx",
+                                     "/GlobalApi.asmx", "/GlobalApi.asmx?op=GetUtcNow"}) {
+        const auto r = keeper::test::http_get(port, target);
+        BOOST_TEST(r.header("x-content-type-options") == "nosniff", target);
+    }
+    const auto page = keeper::test::http_get(port, "/GlobalApi.asmx?op=GetUtcNow");
+    BOOST_TEST(page.header("content-type") == "text/html; charset=utf-8");
+    BOOST_TEST(page.header("content-security-policy").find("default-src 'none'") == 0u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -225,6 +225,12 @@ BOOST_AUTO_TEST_CASE(the_group_page_lists_its_operations) {
     BOOST_TEST(r.response.content_type == "text/html; charset=utf-8");
     BOOST_TEST(r.response.body.find("CheckSessionEx") != std::string::npos);
     BOOST_TEST(r.response.body.find("GetUtcNow") == std::string::npos);
+    const auto header = [&](const std::string& name) {
+        for (const auto& [n, v] : r.response.headers) if (n == name) return v;
+        return std::string{};
+    };
+    BOOST_TEST(header("X-Content-Type-Options") == "nosniff");
+    BOOST_TEST(header("Content-Security-Policy").find("default-src 'none'") == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(health_says_503_when_the_database_is_unreachable) {

@@ -4,6 +4,9 @@
 
 #include "core/operation_table.hpp"
 #include "core/response_writer.hpp"
+#include "core/text_util.hpp"
+
+#include <libxml/parser.h>
 #include "tests/support/soap_messages.hpp"
 
 using namespace keeper::core;
@@ -99,6 +102,24 @@ BOOST_AUTO_TEST_CASE(form_faults_are_one_plain_line) {
     BOOST_TEST(bad.body == "Missing parameter: login.\r\n");
     BOOST_TEST(write_fault(transport::http_post, fault{fault_kind::unknown_operation, "u"}).status == 404);
     BOOST_TEST(write_fault(transport::http_post, fault{fault_kind::server, "s"}).status == 500);
+}
+
+// Whatever the client sent, a fault that quotes it is well-formed XML and a text line a terminal
+// shows as is (the issue: a SOAPAction with \x01 made the fault unparseable).
+BOOST_AUTO_TEST_CASE(a_fault_quoting_hostile_bytes_is_well_formed_xml_and_printable_text) {
+    using namespace std::string_literals;
+    const fault f{fault_kind::client, "Server did not recognize the value of HTTP Header SOAPAction: \"\x01\x1B[2J\0\xFF\xC3<&>\"."s};
+    BOOST_TEST(std::string{f.what()}.find("<&>") != std::string::npos);  // nothing after the NUL is lost
+    for (const auto t : {transport::soap11, transport::soap12}) {
+        const auto r = write_fault(t, f);
+        xmlDocPtr doc = xmlReadMemory(r.body.data(), static_cast<int>(r.body.size()), nullptr, nullptr, XML_PARSE_NONET | XML_PARSE_NOERROR);
+        BOOST_TEST(doc != nullptr, r.body);
+        xmlFreeDoc(doc);
+    }
+    const auto text = write_fault(transport::http_get, f).body;
+    for (const unsigned char c : text.substr(0, text.size() - 2)) BOOST_TEST((c >= 0x20 && c != 0x7F), "byte " << int{c});
+    BOOST_TEST(utf8_length(text).has_value());
+    BOOST_TEST(std::string{fault(fault_kind::client, std::string(100000, 'x')).what()}.size() <= fault_reason_max_bytes + 3);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -123,6 +123,19 @@ BOOST_AUTO_TEST_CASE(lower_casing_covers_cyrillic) {
     BOOST_TEST(to_lower_ascii("AbC-{}") == "abc-{}");
 }
 
+BOOST_AUTO_TEST_CASE(printable_text_replaces_what_a_terminal_or_xml_would_choke_on) {
+    using namespace std::string_literals;
+    const auto r = "\xEF\xBF\xBD"s;  // U+FFFD
+    BOOST_TEST(printable_text("a\x01" "b\x1B[31mc"s, 100) == "a" + r + "b" + r + "[31mc");
+    BOOST_TEST(printable_text("nul\0after"s, 100) == "nul" + r + "after");  // not cut at the NUL
+    BOOST_TEST(printable_text("bad\xC3(utf8\xFF"s, 100) == "bad" + r + "(utf8" + r);
+    BOOST_TEST(printable_text("tab\tcr\rlf\n\x7F\xC2\x85"s, 100) == "tab" + r + "cr" + r + "lf" + r + r + r);
+    BOOST_TEST(printable_text("\xEF\xBF\xBE"s, 100) == r);  // U+FFFE: not an XML character
+    BOOST_TEST(printable_text("Яблоко", 100) == "Яблоко");
+    BOOST_TEST(printable_text("ЯЯЯ", 5) == "ЯЯ…");  // 4 of the 6 bytes: cut between code points, marked
+    BOOST_TEST(printable_text(std::string(10000, '\x01'), 30).size() <= 30 + 3);
+}
+
 BOOST_AUTO_TEST_CASE(text_escaping_is_xmlwriters_and_attributes_also_escape_quotes) {
     BOOST_TEST(xml_escape_text(R"(<a href="x">&'</a>)") == R"(&lt;a href="x"&gt;&amp;'&lt;/a&gt;)");
     BOOST_TEST(xml_escape_attribute(R"(<"&'>)") == "&lt;&quot;&amp;'&gt;");

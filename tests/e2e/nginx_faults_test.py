@@ -1,0 +1,143 @@
+"""When nginx answers for keeper, the client still gets its transport's shape (issue 10, point 2).
+
+Starts an nginx of its own with the shipped keeper-locations.conf whose upstream is a socket no
+pool listens on (every call: 502), and one whose upstream never answers (504), and checks each
+transport's answer: a SOAP 1.1 / 1.2 server fault that parses as XML, a text line for GET and
+POST, 413 as text for an oversized body, nosniff on every answer, never nginx's HTML page.
+"""
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+import unittest
+import urllib.error
+import urllib.request
+import xml.dom.minidom
+
+SOURCE = os.environ["KEEPER_TEST_SOURCE_DIR"]
+PORT = 18084
+SLOW_PORT = 18085
+
+SOAP11 = {"Content-Type": "text/xml; charset=utf-8", "SOAPAction": '"http://tempuri.org/GetUtcNow"'}
+SOAP12 = {"Content-Type": "application/soap+xml; charset=utf-8"}
+FORM = {"Content-Type": "application/x-www-form-urlencoded"}
+ENVELOPE11 = (b'<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>'
+              b'<GetUtcNow xmlns="http://tempuri.org/" /></soap:Body></soap:Envelope>')
+ENVELOPE12 = ENVELOPE11.replace(b"http://schemas.xmlsoap.org/soap/envelope/", b"http://www.w3.org/2003/05/soap-envelope")
+
+
+def call(port, path, headers=None, body=None):
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=body, headers=headers or {},
+                                 method="POST" if body is not None else "GET")
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, r.headers, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, e.read()
+
+
+class NginxAnswersForKeeper(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="keeper-nginx-faults-")
+        os.chmod(cls.dir, 0o755)
+        # A listening socket that accepts and never answers: nginx times out (504).
+        cls.silent = socket.socket(socket.AF_UNIX)
+        cls.silent.bind(f"{cls.dir}/silent.sock")
+        os.chmod(f"{cls.dir}/silent.sock", 0o777)
+        cls.silent.listen(64)
+        cls.held = []
+        threading.Thread(target=cls.hold_connections, daemon=True).start()
+        conf = f"""
+pid {cls.dir}/nginx.pid;
+error_log {cls.dir}/error.log warn;
+events {{}}
+http {{
+    access_log off;
+    client_body_temp_path {cls.dir}/body;
+    fastcgi_temp_path {cls.dir}/fastcgi;
+    upstream keeper_pool {{ server unix:{cls.dir}/nobody-listens.sock; }}
+    upstream silent_pool {{ server unix:{cls.dir}/silent.sock; }}
+    server {{
+        listen 127.0.0.1:{PORT};
+        include {SOURCE}/nginx/keeper-locations.conf;
+    }}
+    server {{
+        listen 127.0.0.1:{SLOW_PORT};
+        location ~ \\.asmx {{ fastcgi_pass silent_pool; fastcgi_read_timeout 1s; }}
+        include {SOURCE}/nginx/keeper-locations.conf;
+    }}
+}}
+"""
+        with open(f"{cls.dir}/nginx.conf", "w") as f:
+            f.write(conf)
+        subprocess.run(["nginx", "-p", cls.dir, "-c", f"{cls.dir}/nginx.conf", "-e", f"{cls.dir}/error.log"], check=True)
+        for _ in range(50):
+            try:
+                socket.create_connection(("127.0.0.1", PORT), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+
+    @classmethod
+    def hold_connections(cls):
+        while True:
+            try:
+                conn, _ = cls.silent.accept()
+            except OSError:
+                return
+            cls.held.append(conn)
+
+    @classmethod
+    def tearDownClass(cls):
+        subprocess.run(["nginx", "-p", cls.dir, "-c", f"{cls.dir}/nginx.conf", "-e", f"{cls.dir}/error.log", "-s", "stop"])
+        for _ in range(50):
+            if not os.path.exists(f"{cls.dir}/nginx.pid"):
+                break
+            time.sleep(0.1)
+        cls.silent.close()
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def assert_fault(self, status, headers, body, content_type, code):
+        self.assertEqual(status, 500, body)
+        self.assertEqual(headers["Content-Type"], content_type)
+        self.assertEqual(headers["X-Content-Type-Options"], "nosniff")
+        doc = xml.dom.minidom.parseString(body)  # well-formed, or this raises
+        self.assertIn(code, body.decode())
+        self.assertTrue(doc.getElementsByTagName("soap:Fault"))
+
+    def assert_text(self, status, headers, body, expected_status):
+        self.assertEqual(status, expected_status, body)
+        self.assertEqual(headers["Content-Type"], "text/plain; charset=utf-8")
+        self.assertEqual(headers["X-Content-Type-Options"], "nosniff")
+        self.assertTrue(body.endswith(b"\r\n") and body.count(b"\n") == 1, body)
+        self.assertNotIn(b"<html", body.lower())
+
+    def test_soap11_gets_a_soap11_server_fault(self):
+        self.assert_fault(*call(PORT, "/GlobalApi.asmx", SOAP11, ENVELOPE11), "text/xml; charset=utf-8", "soap:Server")
+
+    def test_soap12_gets_a_soap12_receiver_fault(self):
+        self.assert_fault(*call(PORT, "/GlobalApi.asmx", SOAP12, ENVELOPE12), "application/soap+xml; charset=utf-8",
+                          "soap:Receiver")
+
+    def test_get_and_post_get_a_text_line_with_502(self):
+        self.assert_text(*call(PORT, "/GlobalApi.asmx/GetUtcNow"), 502)
+        self.assert_text(*call(PORT, "/GlobalApi.asmx/GetUtcNow", FORM, b""), 502)
+
+    def test_an_oversized_body_gets_413_as_text_whatever_the_transport(self):
+        for headers in (SOAP11, SOAP12, FORM):
+            self.assert_text(*call(PORT, "/GlobalApi.asmx", headers, b"x" * 70000), 413)
+
+    def test_a_timeout_is_a_fault_for_soap_and_504_for_get(self):
+        self.assert_fault(*call(SLOW_PORT, "/GlobalApi.asmx", SOAP11, ENVELOPE11), "text/xml; charset=utf-8", "soap:Server")
+        self.assert_text(*call(SLOW_PORT, "/GlobalApi.asmx/GetUtcNow"), 504)
+
+    def test_an_unknown_asmx_is_keepers_404_line(self):
+        self.assert_text(*call(PORT, "/Nope.asmx"), 404)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
