@@ -161,6 +161,7 @@ error_log $state/log/nginx-error.log warn;
 events { worker_connections 4096; }
 http {
     include $KEEPER_ROOT/nginx/keeper-log-format.conf;
+    include $KEEPER_ROOT/nginx/keeper-limits.conf;
     access_log $state/log/nginx-access.log keeper;
     client_body_temp_path $state/nginx/tmp/body;
     fastcgi_temp_path $state/nginx/tmp/fastcgi;

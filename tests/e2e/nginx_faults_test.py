@@ -13,8 +13,7 @@ import tempfile
 import threading
 import time
 import unittest
-import urllib.error
-import urllib.request
+import http.client
 import xml.dom.minidom
 
 SOURCE = os.environ["KEEPER_TEST_SOURCE_DIR"]
@@ -29,14 +28,15 @@ ENVELOPE11 = (b'<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envel
 ENVELOPE12 = ENVELOPE11.replace(b"http://schemas.xmlsoap.org/soap/envelope/", b"http://www.w3.org/2003/05/soap-envelope")
 
 
-def call(port, path, headers=None, body=None):
-    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=body, headers=headers or {},
-                                 method="POST" if body is not None else "GET")
+def call(port, path, headers=None, body=None, source="127.0.0.1"):
+    """One request; returns (status, headers, body). source: the client address to call from."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=(source, 0))
     try:
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return r.status, r.headers, r.read()
-    except urllib.error.HTTPError as e:
-        return e.code, e.headers, e.read()
+        conn.request("POST" if body is not None else "GET", path, body=body, headers=headers or {})
+        r = conn.getresponse()
+        return r.status, r.headers, r.read()
+    finally:
+        conn.close()
 
 
 class NginxAnswersForKeeper(unittest.TestCase):
@@ -57,6 +57,7 @@ error_log {cls.dir}/error.log warn;
 events {{}}
 http {{
     access_log off;
+    include {SOURCE}/nginx/keeper-limits.conf;
     client_body_temp_path {cls.dir}/body;
     fastcgi_temp_path {cls.dir}/fastcgi;
     upstream keeper_pool {{ server unix:{cls.dir}/nobody-listens.sock; }}
@@ -134,6 +135,27 @@ http {{
     def test_a_timeout_is_a_fault_for_soap_and_504_for_get(self):
         self.assert_fault(*call(SLOW_PORT, "/GlobalApi.asmx", SOAP11, ENVELOPE11), "text/xml; charset=utf-8", "soap:Server")
         self.assert_text(*call(SLOW_PORT, "/GlobalApi.asmx/GetUtcNow"), 504)
+
+    def test_credential_calls_are_limited_per_address_and_other_calls_are_not(self):
+        auth = "/SimpleAuthApi.asmx/Authenticate?sessionId=s&login=l&authHash=h"
+        remote = "127.0.0.2"  # another address of the loopback: a client, not this host itself
+        codes = [call(PORT, auth, source=remote)[0] for _ in range(120)]
+        self.assertNotIn(429, codes[:40])  # the burst passes (to a pool that is down here: 502)
+        self.assertGreaterEqual(codes.count(429), 40, codes)
+        self.assertNotIn(429, [call(PORT, auth, source="127.0.0.3")[0] for _ in range(20)])  # per address
+        self.assertNotIn(429, [call(PORT, auth)[0] for _ in range(120)])  # this host's own callers
+        status, headers, body = call(PORT, auth, source=remote)
+        self.assert_text(status, headers, body, 429)
+        self.assertEqual(headers["Retry-After"], "1")
+        soap = (b'<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>'
+                b'<SubscribeAppWithTagAndLocale xmlns="http://tempuri.org/" /></soap:Body></soap:Envelope>')
+        action = dict(SOAP11, SOAPAction='"http://tempuri.org/SubscribeAppWithTagAndLocale"')
+        statuses = [call(PORT, "/PushApi.asmx", action, soap, source="127.0.0.4") for _ in range(120)]
+        limited = [s for s in statuses if b"Too many requests" in s[2]]
+        self.assertGreaterEqual(len(limited), 40)
+        self.assert_fault(*limited[0], "text/xml; charset=utf-8", "soap:Client")
+        others = [call(PORT, "/GlobalApi.asmx/GetUtcNow", source="127.0.0.5")[0] for _ in range(120)]
+        self.assertNotIn(429, others)
 
     def test_an_unknown_asmx_is_keepers_404_line(self):
         self.assert_text(*call(PORT, "/Nope.asmx"), 404)

@@ -99,6 +99,7 @@ pid $WORK/nginx/nginx.pid;
 events {}
 http {
     include /etc/keeper/nginx/keeper-log-format.conf;
+    include /etc/keeper/nginx/keeper-limits.conf;
     access_log $WORK/access.log keeper;
     client_body_temp_path $WORK/nginx/tmp/body;
     fastcgi_temp_path $WORK/nginx/tmp/fastcgi;
