@@ -294,6 +294,20 @@ class Chaos(unittest.TestCase):
         stored = who.topups(locked)
         self.assertEqual(stored, [], "nothing committed for a call whose client got a fault")
 
+    def test_7_every_log_line_is_one_whole_record(self):
+        # After all of the above (tens of thousands of calls through 4 workers at once, workers
+        # killed mid-request): no two records share a line, no line is empty or cut.
+        import re
+        record = re.compile(r'request_id=[0-9a-f]{32} group=\S+ operation=\S+ transport=\S+ outcome=\S+ '
+                            r'status=\d{3} duration_ms=[0-9.]+( detail="[^"\n]*")?')
+        pool = re.compile(r"pool: [ -~]+")
+        with open(f"{STATE}/log/keeper.log", encoding="utf-8") as f:
+            lines = f.read().split("\n")
+        self.assertEqual(lines[-1], "", "the log ends with a whole line")
+        bad = [l for l in lines[:-1] if not (record.fullmatch(l) or pool.fullmatch(l))]
+        self.assertGreater(len(lines), 10000)
+        self.assertEqual(bad[:5], [], f"{len(bad)} of {len(lines) - 1} lines are not one record")
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
