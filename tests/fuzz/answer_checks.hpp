@@ -1,0 +1,33 @@
+#pragma once
+// What every answer must be, whatever came in (issue 10, point 0): a SOAP or XML answer parses as
+// XML; a text answer is printable UTF-8 lines. A broken promise aborts, which libFuzzer reports.
+#include <libxml/parser.h>
+
+#include <cstdlib>
+#include <string_view>
+
+#include "core/http_message.hpp"
+#include "core/text_util.hpp"
+
+namespace keeper::fuzz {
+
+inline void require(bool ok) {
+    if (!ok) std::abort();
+}
+
+inline bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+inline void check_answer(const core::http_response& r) {
+    const std::string_view type = r.content_type;
+    if (starts_with(type, "text/xml") || starts_with(type, "application/soap+xml")) {
+        xmlDocPtr doc = xmlReadMemory(r.body.data(), static_cast<int>(r.body.size()), nullptr, nullptr,
+                                      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+        require(doc != nullptr);
+        xmlFreeDoc(doc);
+    } else if (starts_with(type, "text/plain")) {
+        require(core::utf8_length(r.body).has_value());
+        for (const unsigned char c : r.body) require(c >= 0x20 || c == '\r' || c == '\n');
+    }
+}
+
+}  // namespace keeper::fuzz

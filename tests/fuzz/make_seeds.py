@@ -1,0 +1,53 @@
+"""Writes the seed corpora of tests/fuzz/corpus/ from the golden cases (run when they change;
+the seeds are committed). Each target gets inputs in its own format (see each fuzz_*.cpp)."""
+import hashlib
+import os
+import re
+import urllib.parse
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GOLDEN = os.path.join(HERE, "..", "golden")
+CONTENT_TYPES = ["text/xml; charset=utf-8", "application/soap+xml; charset=utf-8", "application/x-www-form-urlencoded"]
+
+
+def write(target, data):
+    d = os.path.join(HERE, "corpus", target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, hashlib.sha1(data).hexdigest()[:16]), "wb") as f:
+        f.write(data)
+
+
+def request_of(case):
+    head, _, _ = case.partition("\n=== response")
+    lines = head.split("\n")[1:]  # after the comment
+    method, target = lines[0].split(" ", 1)
+    headers, i = {}, 1
+    while i < len(lines) and lines[i]:
+        k, _, v = lines[i].partition(": ")
+        headers[k.lower()] = v
+        i += 1
+    body = "\n".join(lines[i + 1:])
+    path, _, query = target.partition("?")
+    return method, path, query, headers, body
+
+
+for name in sorted(os.listdir(GOLDEN)):
+    if not name.endswith(".case"):
+        continue
+    with open(os.path.join(GOLDEN, name), encoding="utf-8") as f:
+        method, path, query, headers, body = request_of(f.read())
+    ctype = headers.get("content-type", "")
+    choice = (0x80 if method == "GET" else 0) | next((i for i, t in enumerate(CONTENT_TYPES) if ctype.startswith(t.split(";")[0])), 3)
+    if ctype.startswith("application/soap+xml") and "action=" in ctype:
+        choice = (choice & 0x80) | 4
+    action = headers.get("soapaction", "").strip('"')
+    write("fuzz_request", bytes([choice]) + f"{path}\n{query}\n{action}\n{body}".encode())
+    if body.startswith("<?xml"):
+        write("fuzz_soap_reader", bytes([1 if "2003/05" in body else 0]) + body.encode())
+    form = query or (body if ctype.startswith("application/x-www-form") else "")
+    if form:
+        write("fuzz_form_decoders", bytes([len(name) % 13]) + form.encode())
+        for value in urllib.parse.parse_qs(form).values():
+            write("fuzz_form_decoders", bytes([len(name) % 13]) + value[0].encode())
+    write("fuzz_media_path", ctype.encode() if ctype else path.encode())
+    write("fuzz_media_path", path.encode())
