@@ -71,6 +71,11 @@ const std::vector<setting_def>& definitions() {
         {{"maintain_database_url", "",
           "libpq connection string for keeperctl maintain (role keeper_maintain). Empty: admin_database_url."},
          [](settings& s, const std::string& v) { s.maintain_database_url = v; }},
+        {{"secret_key_file", "/etc/keeper/secret.keys",
+          "File of the keys that seal login and application secrets in the database (AES-256-GCM): lines "
+          "'<key id> <base64 of 32 bytes>', the first one current (keeperctl new-key). Under systemd the unit "
+          "passes it as the credential secret.keys instead. Without a readable, right key the pool does not start."},
+         [](settings& s, const std::string& v) { s.secret_key_file = parse_nonempty("secret_key_file", v); }},
         {{"listen", "", "FastCGI socket: a unix socket path or 127.0.0.1:PORT; empty = inherited on fd 0 (systemd)."},
          [](settings& s, const std::string& v) { s.listen = v; }},
         {{"workers", "8",
@@ -223,6 +228,14 @@ settings load_settings(const std::string& path) {
         if (entry.rfind("KEEPER_", 0) == 0 && eq != std::string::npos) env[entry.substr(0, eq)] = entry.substr(eq + 1);
     }
     return parse_settings(text, env);
+}
+
+std::string secret_key_path(const settings& s) {
+    if (const char* dir = std::getenv("CREDENTIALS_DIRECTORY"); dir && *dir) {
+        const std::string credential = std::string{dir} + "/secret.keys";
+        if (std::ifstream{credential}) return credential;
+    }
+    return s.secret_key_file;
 }
 
 std::string admin_url(const settings& s) { return s.admin_database_url.empty() ? s.database_url : s.admin_database_url; }

@@ -17,6 +17,7 @@ struct settings {
     std::string admin_database_url;      // keeperctl migrate/roles/status; empty: database_url
     std::string provision_database_url;  // keeperctl add-*/list; empty: admin_database_url
     std::string maintain_database_url;   // keeperctl maintain; empty: admin_database_url
+    std::string secret_key_file = "/etc/keeper/secret.keys";  // keys sealing shared secrets
     std::string listen;                           // empty: the socket inherited on fd 0
     int workers = 8;               // processes
     int threads = 24;              // per worker process: FastCGI connections served at once
@@ -38,6 +39,10 @@ struct settings {
     int session_linger_days = 30;        // expired sessions kept this long past expiry
     int purge_batch_rows = 5000;
 };
+
+// The key file in use: systemd's credential (LoadCredential=secret.keys:...) when the unit passes
+// one, else secret_key_file.
+std::string secret_key_path(const settings& s);
 
 // The connection string each keeperctl task uses, after the fallbacks above.
 std::string admin_url(const settings& s);

@@ -15,6 +15,7 @@
 #include "db/migrator.hpp"
 #include "db/provisioning.hpp"
 #include "db/roles.hpp"
+#include "db/secret_rotation.hpp"
 
 namespace {
 
@@ -120,6 +121,21 @@ int cmd_roles(pqxx::connection& conn, const arguments& a, const keeper::core::se
     return 0;
 }
 
+// The key file of the configuration, for the commands that seal secrets.
+keeper::db::secret_keyring keys_of(const keeper::core::settings& cfg) {
+    const auto path = keeper::core::secret_key_path(cfg);
+    try {
+        return keeper::db::secret_keyring::load(path);
+    } catch (const keeper::db::key_error& e) {
+        throw provisioning_error(std::string{"secret_key_file: "} + e.what());
+    }
+}
+
+int cmd_rotate_key(pqxx::connection& conn, const arguments&, const keeper::core::settings& cfg) {
+    keeper::db::rotate_secrets(conn, keys_of(cfg), cfg.purge_batch_rows, std::cout);
+    return 0;
+}
+
 int cmd_list(pqxx::connection& conn, const arguments& a, const keeper::core::settings&) {
     for (const auto& line : keeper::db::list(conn, a.at(0))) std::cout << line << "\n";
     return 0;
@@ -133,13 +149,19 @@ const std::map<std::string, command>& commands() {
         {"status", {"status                                   list migrations (exit 3 if any is pending)", 0, cmd_status, core::admin_url}},
         {"roles", {"roles [--print]                          create the worker, maintain and provision roles and set their grants\n"
                    "                                           (--print: only print the SQL, for a DBA)", 0, cmd_roles, core::admin_url}},
+        {"rotate-key", {"rotate-key                               seal every secret not sealed with the key file's first key with it", 0,
+            cmd_rotate_key, core::admin_url}},
         {"maintain", {"maintain                                 partitions ahead, retention, purge of old sessions and auth failures", 0,
             [](auto& c, const arguments&, const auto& cfg) { return p::maintain(c, cfg, std::cout); }, core::maintain_url}},
         {"add-login", {"add-login LOGIN SECRET                   add a login, or set its secret", 2,
-            [](auto& c, const arguments& a, const auto&) { return report(p::add_login(c, a.at(0), secret_value(a.at(1)))); }}},
+            [](auto& c, const arguments& a, const auto& cfg) {
+                const auto keys = keys_of(cfg);
+                return report(p::add_login(c, a.at(0), secret_value(a.at(1)), &keys));
+            }}},
         {"add-app", {"add-app APPID SECRET PROVIDER [--disabled]   register or update an application", 3,
-            [](auto& c, const arguments& a, const auto&) {
-                return report(p::add_app(c, a.at(0), secret_value(a.at(1)), a.at(2), !a.flag("--disabled")));
+            [](auto& c, const arguments& a, const auto& cfg) {
+                const auto keys = keys_of(cfg);
+                return report(p::add_app(c, a.at(0), secret_value(a.at(1)), a.at(2), !a.flag("--disabled"), &keys));
             }}},
         {"add-purse", {"add-purse LOGIN PURSE [--balance AMOUNT]  add a purse (e.g. Z123456789012)", 2,
             [](auto& c, const arguments& a, const auto&) {
@@ -173,6 +195,7 @@ void print_usage(std::ostream& out) {
     out << "usage: keeperctl [--config FILE] COMMAND [ARGS]\n\ncommands:\n";
     for (const auto& [name, c] : commands()) out << "  " << c.usage << "\n";
     out << "  api-reference                            print docs/api.md (no database needed)\n";
+    out << "  new-key ID                               print a new key line '<ID> <base64>' for the key file (no database)\n";
     out << "\nA SECRET or CODE given as '-' is read from standard input. The database is the config's\n"
            "database_url (KEEPER_DATABASE_URL overrides it); config: --config, $KEEPER_CONFIG or\n"
            "/etc/keeper/keeper.conf.\n";
@@ -194,6 +217,15 @@ int main(int argc, char** argv) {
     if (args[0] == "api-reference") {
         std::cout << keeper::core::write_api_reference();
         return 0;
+    }
+    if (args[0] == "new-key" && args.size() == 2) {
+        try {
+            std::cout << keeper::db::secret_keyring::new_key_line(args[1]) << "\n";
+            return 0;
+        } catch (const keeper::db::key_error& e) {
+            std::cerr << "keeperctl: " << e.what() << "\n";
+            return 2;
+        }
     }
     try {
         const auto it = commands().find(args[0]);

@@ -67,8 +67,19 @@ core::code_lookup code_lookup_of(const pqxx::result& r) {
 
 }  // namespace
 
-pg_store::pg_store(std::string conninfo, std::size_t connections, database_timeouts bounds)
-    : m_pool(std::move(conninfo), connections, connection_setup(bounds)) {}
+pg_store::pg_store(std::string conninfo, std::size_t connections, database_timeouts bounds,
+                   std::shared_ptr<const secret_keyring> keys)
+    : m_pool(std::move(conninfo), connections, connection_setup(bounds)), m_keys(std::move(keys)) {}
+
+std::string pg_store::opened_secret(const std::string& stored, const std::string& row) const {
+    if (!is_sealed(stored)) return stored;  // still in clear: sealed by the next keeperctl rotate-key
+    if (!m_keys) throw core::store_error("a sealed secret and no key to open it");
+    try {
+        return *m_keys->open(stored, row);
+    } catch (const key_error& e) {
+        throw core::store_error(e.what());  // names the key id, never the secret
+    }
+}
 pg_store::~pg_store() = default;
 
 template <typename... Args>
@@ -89,7 +100,7 @@ core::result_code pg_store::run_call(std::string_view name, Args&&... args) {
 std::optional<std::string> pg_store::find_login_secret(std::string_view login) {
     const auto r = run("find_login_secret", text(login));
     if (r.empty()) return std::nullopt;
-    return r[0]["shared_secret"].as<std::string>();
+    return opened_secret(r[0]["shared_secret"].as<std::string>(), login_secret_row(login));
 }
 
 core::result_code pg_store::authenticate(const core::audit_tag& tag, std::string_view login, std::string_view session_id,
@@ -165,8 +176,8 @@ std::optional<core::application_record> pg_store::find_application(std::string_v
     if (r.empty()) return std::nullopt;
     const auto row = r[0];
     const auto provider = core::provider_from_name(row["push_provider"].as<std::string>());
-    return core::application_record{row["shared_secret"].as<std::string>(), provider.value_or(core::provider::Undefined),
-                                    row["enabled"].as<bool>()};
+    return core::application_record{opened_secret(row["shared_secret"].as<std::string>(), application_secret_row(app_id)),
+                                    provider.value_or(core::provider::Undefined), row["enabled"].as<bool>()};
 }
 
 core::result_code pg_store::subscribe_app_device(const core::audit_tag& tag, std::string_view app_id,

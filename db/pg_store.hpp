@@ -8,8 +8,11 @@
 #include <cstddef>
 #include <string>
 
+#include <memory>
+
 #include "connection_pool.hpp"
 #include "core/store.hpp"
+#include "sealed_secrets.hpp"
 
 namespace keeper::db {
 
@@ -22,7 +25,9 @@ struct database_timeouts {
 class pg_store final : public core::store {
 public:
     // At most `connections` open at once; callers beyond that wait for one to be given back.
-    explicit pg_store(std::string conninfo, std::size_t connections = 1, database_timeouts bounds = {});
+    // keys open the sealed shared secrets; without them only secrets still in clear can be read.
+    explicit pg_store(std::string conninfo, std::size_t connections = 1, database_timeouts bounds = {},
+                      std::shared_ptr<const secret_keyring> keys = nullptr);
     ~pg_store() override;
 
     std::optional<std::string> find_login_secret(std::string_view login) override;
@@ -67,7 +72,11 @@ private:
     template <typename... Args>
     core::result_code run_call(std::string_view name, Args&&... args);
 
+    // The stored secret, opened. Throws core::store_error when it is sealed and cannot be opened.
+    std::string opened_secret(const std::string& stored, const std::string& row) const;
+
     connection_pool m_pool;
+    std::shared_ptr<const secret_keyring> m_keys;
 };
 
 }  // namespace keeper::db

@@ -6,6 +6,7 @@
 #include "core/formats.hpp"
 #include "core/provider.hpp"
 #include "core/text_util.hpp"
+#include "secret_rotation.hpp"
 
 namespace keeper::db {
 namespace {
@@ -62,12 +63,18 @@ std::string in_transaction(pqxx::connection_base& c, F&& f) {
     }
 }
 
+std::string stored_secret(const std::string& secret, const std::string& row, const secret_keyring* keys) {
+    return keys ? keys->seal(secret, row) : secret;
+}
+
 }  // namespace
 
-std::string add_login(pqxx::connection_base& c, const std::string& login, const std::string& secret) {
+std::string add_login(pqxx::connection_base& c, const std::string& login, const std::string& secret,
+                      const secret_keyring* keys) {
     const auto name = checked_login(login);
-    const auto s = checked_secret(secret);
+    const auto s = stored_secret(checked_secret(secret), login_secret_row(name), keys);
     return in_transaction(c, [&](pqxx::work& tx) {
+        if (keys) record_current_key(tx, *keys);
         const auto r = tx.exec_params1(
             "INSERT INTO logins (login, shared_secret) VALUES ($1, $2) "
             "ON CONFLICT (login) DO UPDATE SET shared_secret = EXCLUDED.shared_secret RETURNING id, (xmax = 0)",
@@ -77,15 +84,16 @@ std::string add_login(pqxx::connection_base& c, const std::string& login, const 
 }
 
 std::string add_app(pqxx::connection_base& c, const std::string& app_id, const std::string& secret,
-                    const std::string& provider_name, bool enabled) {
+                    const std::string& provider_name, bool enabled, const secret_keyring* keys) {
     if (!core::formats::is_app_id(app_id)) throw provisioning_error("an appId is 1-64 characters without control characters");
     const auto p = core::provider_from_name(provider_name);
     if (!p || *p == core::provider::Undefined) {
         throw provisioning_error("provider must be a Provider name other than Undefined, e.g. Android");
     }
     const auto id = core::to_lower_utf8(app_id);
-    const auto s = checked_secret(secret);
+    const auto s = stored_secret(checked_secret(secret), application_secret_row(id), keys);
     return in_transaction(c, [&](pqxx::work& tx) {
+        if (keys) record_current_key(tx, *keys);
         tx.exec_params(
             "INSERT INTO applications (app_id, shared_secret, push_provider, enabled) VALUES ($1, $2, $3, $4) "
             "ON CONFLICT (app_id) DO UPDATE SET shared_secret = EXCLUDED.shared_secret, "

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <optional>
 #include <pqxx/pqxx>
+
+#include "sealed_secrets.hpp"
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -21,9 +23,12 @@ struct expiry {
 };
 
 // Each returns a one-line report for the operator.
-std::string add_login(pqxx::connection_base& c, const std::string& login, const std::string& secret);
+// With keys, the secret is stored sealed with the current key (keeperctl always passes them);
+// without, in clear (tests of the path a secret from before migration 0005 takes).
+std::string add_login(pqxx::connection_base& c, const std::string& login, const std::string& secret,
+                      const secret_keyring* keys = nullptr);
 std::string add_app(pqxx::connection_base& c, const std::string& app_id, const std::string& secret,
-                    const std::string& provider, bool enabled);
+                    const std::string& provider, bool enabled, const secret_keyring* keys = nullptr);
 std::string add_purse(pqxx::connection_base& c, const std::string& login, const std::string& purse, const std::string& balance);
 std::string add_card(pqxx::connection_base& c, const std::string& login, std::int64_t card_id,
                      const std::optional<std::string>& daily_limit, bool blocked);

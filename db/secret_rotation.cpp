@@ -1,0 +1,87 @@
+#include "secret_rotation.hpp"
+
+#include <string>
+
+namespace keeper::db {
+namespace {
+
+constexpr const char* check_word = "keeper";
+
+std::string check_row(std::string_view key_id) { return "secret_keys:" + std::string{key_id}; }
+
+struct sealed_table {
+    const char* table;
+    const char* key_column;
+    std::string (*row)(std::string_view);
+};
+const sealed_table sealed_tables[] = {
+    {"logins", "login", login_secret_row},
+    {"applications", "app_id", application_secret_row},
+};
+
+// One batch: rows not sealed with the current key, locked (skipping rows a call holds), re-sealed.
+long long reseal_batch(pqxx::connection_base& conn, const secret_keyring& keys, const sealed_table& t, int batch) {
+    pqxx::work tx{conn};
+    const std::string current = "sealed:v1:" + keys.current_id() + ":";
+    const auto rows = tx.exec_params(std::string{"SELECT "} + t.key_column + ", shared_secret FROM " + t.table +
+                                         " WHERE NOT starts_with(shared_secret, $1) LIMIT $2 FOR UPDATE SKIP LOCKED",
+                                     current, batch);
+    for (const auto& r : rows) {
+        const auto name = r[0].as<std::string>();
+        const auto stored = r[1].as<std::string>();
+        const auto secret = keys.open(stored, t.row(name)).value_or(stored);
+        tx.exec_params(std::string{"UPDATE "} + t.table + " SET shared_secret = $2 WHERE " + t.key_column + " = $1", name,
+                       keys.seal(secret, t.row(name)));
+    }
+    tx.commit();
+    return static_cast<long long>(rows.size());
+}
+
+}  // namespace
+
+void record_current_key(pqxx::transaction_base& tx, const secret_keyring& keys) {
+    tx.exec_params("INSERT INTO secret_keys (key_id, check_value) VALUES ($1, $2) ON CONFLICT (key_id) DO NOTHING",
+                   keys.current_id(), keys.seal(check_word, check_row(keys.current_id())));
+}
+
+void rotate_secrets(pqxx::connection_base& conn, const secret_keyring& keys, int batch, std::ostream& out) {
+    {
+        pqxx::work tx{conn};
+        record_current_key(tx, keys);
+        tx.commit();
+    }
+    check_database_keys(conn, keys);
+    for (const auto& t : sealed_tables) {
+        long long total = 0;
+        for (long long n = batch; n == batch;) total += n = reseal_batch(conn, keys, t, batch);
+        out << t.table << ": " << total << " secret(s) sealed with key " << keys.current_id() << "\n";
+    }
+    pqxx::work tx{conn};
+    const auto gone = tx.exec_params(
+        "DELETE FROM secret_keys k WHERE key_id <> $1 "
+        "AND NOT EXISTS (SELECT 1 FROM logins WHERE starts_with(shared_secret, 'sealed:v1:' || k.key_id || ':')) "
+        "AND NOT EXISTS (SELECT 1 FROM applications WHERE starts_with(shared_secret, 'sealed:v1:' || k.key_id || ':')) "
+        "RETURNING key_id",
+        keys.current_id());
+    tx.commit();
+    for (const auto& r : gone) out << "key " << r[0].c_str() << " seals nothing now: remove it from the key file\n";
+}
+
+void check_database_keys(pqxx::connection_base& conn, const secret_keyring& keys) {
+    pqxx::read_transaction tx{conn};
+    for (const auto& r : tx.exec("SELECT key_id, check_value FROM secret_keys")) {
+        const auto id = r[0].as<std::string>();
+        if (!keys.has(id)) throw key_error("the database has secrets sealed with key " + id + ", which the key file lacks");
+        std::optional<std::string> opened;
+        try {
+            opened = keys.open(r[1].as<std::string>(), check_row(id));
+        } catch (const key_error&) {
+            // reported below, in words about the key file
+        }
+        if (opened != check_word) {
+            throw key_error("key " + id + " of the key file is not the key the database was sealed with");
+        }
+    }
+}
+
+}  // namespace keeper::db
