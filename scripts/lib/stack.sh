@@ -52,15 +52,21 @@ state_dir() {
   printf '%s\n' "$dir"
 }
 
+# build/, or build-asan/ with KEEPER_SANITIZE=1 (ASan + UBSan: scripts/test's second pass).
+keeper_build_dir() {
+  if [ "${KEEPER_SANITIZE:-0}" = 1 ]; then printf '%s/build-asan\n' "$KEEPER_ROOT"; else printf '%s/build\n' "$KEEPER_ROOT"; fi
+}
+
 build_keeper() {
-  cmake -S "$KEEPER_ROOT" -B "$KEEPER_ROOT/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-  cmake --build "$KEEPER_ROOT/build" -j "$(nproc)"
+  local dir; dir=$(keeper_build_dir)
+  cmake -S "$KEEPER_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKEEPER_SANITIZE="${KEEPER_SANITIZE:-0}" >/dev/null
+  cmake --build "$dir" -j "$(nproc)"
 }
 
 # Installs the built binaries into $1/install, where the service user can run them.
 install_keeper() {
   local state=$1
-  cmake --install "$KEEPER_ROOT/build" --prefix "$state/install" >/dev/null
+  cmake --install "$(keeper_build_dir)" --prefix "$state/install" >/dev/null
   chmod -R a+rX "$state/install"
 }
 
