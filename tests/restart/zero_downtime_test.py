@@ -186,6 +186,38 @@ class ZeroDowntimeTest(unittest.TestCase):
             finally:
                 stack.close()
 
+    def test_workers_leave_when_their_supervisor_is_killed(self):
+        # systemd restarts a pool whose main process died; orphaned workers would keep the old
+        # code and configuration serving beside it, and never be replaced (PR_SET_PDEATHSIG).
+        with tempfile.TemporaryDirectory() as work:
+            os.chmod(work, 0o755)
+            stack = Stack(work)
+            try:
+                stack.start_pool()
+                for _ in range(50):
+                    if stack.workers() == 4:
+                        break
+                    time.sleep(0.1)
+                with open(f"/proc/{stack.pool.pid}/task/{stack.pool.pid}/children") as f:
+                    workers = [int(p) for p in f.read().split()]
+                self.assertEqual(len(workers), 4)
+                stack.pool.send_signal(signal.SIGKILL)
+                stack.pool.wait(timeout=10)
+
+                def alive(pid):
+                    try:
+                        with open(f"/proc/{pid}/stat") as f:
+                            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+                    except FileNotFoundError:
+                        return False
+                for _ in range(100):
+                    if not any(alive(p) for p in workers):
+                        break
+                    time.sleep(0.1)
+                self.assertEqual([p for p in workers if alive(p)], [], "workers outlived their supervisor")
+            finally:
+                stack.close()
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
