@@ -57,10 +57,15 @@ keeper_build_dir() {
   if [ "${KEEPER_SANITIZE:-0}" = 1 ]; then printf '%s/build-asan\n' "$KEEPER_ROOT"; else printf '%s/build\n' "$KEEPER_ROOT"; fi
 }
 
+# Builds everything, or only the targets named (scripts/serve: keeper-fcgi keeperctl).
 build_keeper() {
   local dir; dir=$(keeper_build_dir)
   cmake -S "$KEEPER_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKEEPER_SANITIZE="${KEEPER_SANITIZE:-0}" >/dev/null
-  cmake --build "$dir" -j "$(nproc)"
+  if [ $# -gt 0 ]; then
+    cmake --build "$dir" -j "$(nproc)" --target "$@"
+  else
+    cmake --build "$dir" -j "$(nproc)"
+  fi
 }
 
 # Installs the built binaries into $1/install, where the service user can run them.
