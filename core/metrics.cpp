@@ -85,15 +85,65 @@ void write_durations(std::string& out, const metrics_block& b) {
     }
 }
 
+std::size_t bucket_of(std::chrono::microseconds took) {
+    const double seconds = static_cast<double>(took.count()) / 1e6;
+    std::size_t bucket = 0;
+    while (bucket < metrics_block::bucket_bounds.size() && seconds > metrics_block::bucket_bounds[bucket]) ++bucket;
+    return bucket;
+}
+
+template <typename T>
+std::string value(const std::atomic<T>& a) {
+    return std::to_string(a.load(std::memory_order_relaxed));
+}
+
+void write_one(std::string& out, const char* name, const char* type, const char* help, const std::string& v) {
+    out += std::string{"# HELP "} + name + " " + help + "\n# TYPE " + name + " " + type + "\n" + name + " " + v + "\n";
+}
+
+void write_pool(std::string& out, const runtime_gauges& g) {
+    out += "# HELP keeper_build_info The running build.\n# TYPE keeper_build_info gauge\n"
+           "keeper_build_info{version=\"" KEEPER_VERSION "\"} 1\n";
+    write_one(out, "keeper_start_time_seconds", "gauge", "When the pool started, seconds since the epoch.", value(g.start_time_seconds));
+    write_one(out, "keeper_workers_configured", "gauge", "Worker processes the configuration asks for.", value(g.workers_configured));
+    write_one(out, "keeper_workers_alive", "gauge", "Worker processes running (retiring ones of a reload included).", value(g.workers_alive));
+    write_one(out, "keeper_worker_threads", "gauge", "Threads of all workers, each serving one FastCGI connection at a time.",
+              std::to_string(g.threads_per_worker.load(std::memory_order_relaxed) * g.workers_configured.load(std::memory_order_relaxed)));
+    write_one(out, "keeper_worker_threads_busy", "gauge", "Threads handling a request now.", value(g.threads_busy));
+    out += "# HELP keeper_worker_replacements_total Workers that died and were replaced, by cause.\n"
+           "# TYPE keeper_worker_replacements_total counter\n"
+           "keeper_worker_replacements_total{cause=\"signal\"} " + value(g.worker_replacements[0]) + "\n"
+           "keeper_worker_replacements_total{cause=\"exit\"} " + value(g.worker_replacements[1]) + "\n";
+    write_one(out, "keeper_database_connections_open", "gauge", "PostgreSQL connections the workers hold open.", value(g.db_connections_open));
+    write_one(out, "keeper_database_calls_waiting", "gauge", "Calls waiting for a free database connection of their worker.", value(g.db_calls_waiting));
+    write_one(out, "keeper_database_connect_failures_total", "counter", "Attempts to connect to PostgreSQL that failed.", value(g.db_connect_failures));
+    write_one(out, "keeper_database_connections_lost_total", "counter", "Open connections found broken (closed and opened again on next use).", value(g.db_connections_lost));
+    write_one(out, "keeper_database_lock_timeouts_total", "counter", "Calls that waited lock_timeout_ms for a lock and failed.", value(g.db_lock_timeouts));
+    write_one(out, "keeper_database_statement_timeouts_total", "counter", "Calls cancelled after statement_timeout_ms.", value(g.db_statement_timeouts));
+    out += "# HELP keeper_database_call_duration_seconds One database call: its one statement, which is its whole transaction, commit included.\n"
+           "# TYPE keeper_database_call_duration_seconds histogram\n";
+    std::uint64_t cumulative = 0;
+    for (std::size_t i = 0; i <= metrics_block::bucket_bounds.size(); ++i) {
+        cumulative += g.db_call_buckets[i].load(std::memory_order_relaxed);
+        const auto le = i < metrics_block::bucket_bounds.size() ? number(metrics_block::bucket_bounds[i]) : "+Inf";
+        out += "keeper_database_call_duration_seconds_bucket{le=\"" + le + "\"} " + std::to_string(cumulative) + "\n";
+    }
+    out += "keeper_database_call_duration_seconds_sum " + number(static_cast<double>(g.db_call_sum_us.load(std::memory_order_relaxed)) / 1e6) +
+           "\nkeeper_database_call_duration_seconds_count " + std::to_string(cumulative) + "\n";
+}
+
 }  // namespace
+
+void record_database_call(runtime_gauges& g, std::chrono::microseconds took) {
+    g.db_call_buckets[bucket_of(took)].fetch_add(1, std::memory_order_relaxed);
+    g.db_call_sum_us.fetch_add(static_cast<std::uint64_t>(took.count()), std::memory_order_relaxed);
+    g.db_calls.fetch_add(1, std::memory_order_relaxed);
+}
 
 void record_request(metrics_block& b, const request_log& log, std::chrono::microseconds took) {
     const auto o = op_slot(log.op);
     b.requests[o][static_cast<std::size_t>(log.via)][outcome_slot(log)].fetch_add(1, std::memory_order_relaxed);
-    const double seconds = static_cast<double>(took.count()) / 1e6;
-    std::size_t bucket = 0;
-    while (bucket < metrics_block::bucket_bounds.size() && seconds > metrics_block::bucket_bounds[bucket]) ++bucket;
-    b.duration_buckets[o][bucket].fetch_add(1, std::memory_order_relaxed);
+    b.duration_buckets[o][bucket_of(took)].fetch_add(1, std::memory_order_relaxed);
     b.duration_sum_us[o].fetch_add(static_cast<std::uint64_t>(took.count()), std::memory_order_relaxed);
 }
 
@@ -102,6 +152,7 @@ std::string format_metrics(const metrics_block& b) {
     write_requests(out, b);
     write_faults(out, b);
     write_durations(out, b);
+    write_pool(out, b.runtime);
     return out;
 }
 

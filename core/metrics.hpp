@@ -12,6 +12,32 @@
 
 namespace keeper::core {
 
+// The pool and its database connections, for the questions asked during an incident: is the pool
+// whole, is it saturated, is the database slow or gone. Written by the supervisor (workers), the
+// workers (threads) and their stores (database); gauges are sums over all workers.
+struct runtime_gauges {
+    static constexpr std::size_t exit_causes = 2;  // 0: killed by a signal, 1: exited by itself
+    std::atomic<std::int64_t> start_time_seconds{0};
+    std::atomic<std::int64_t> workers_configured{0};
+    std::atomic<std::int64_t> workers_alive{0};
+    std::atomic<std::int64_t> threads_per_worker{0};
+    std::atomic<std::int64_t> threads_busy{0};
+    std::atomic<std::uint64_t> worker_replacements[exit_causes]{};
+    std::atomic<std::int64_t> db_connections_open{0};
+    std::atomic<std::int64_t> db_calls_waiting{0};
+    std::atomic<std::uint64_t> db_connect_failures{0};
+    std::atomic<std::uint64_t> db_connections_lost{0};
+    std::atomic<std::uint64_t> db_lock_timeouts{0};
+    std::atomic<std::uint64_t> db_statement_timeouts{0};
+    // One database call: its one statement, which is its whole transaction, commit included.
+    std::atomic<std::uint64_t> db_call_buckets[12]{};  // bounds as metrics_block::bucket_bounds, last: above
+    std::atomic<std::uint64_t> db_call_sum_us{0};
+    std::atomic<std::uint64_t> db_calls{0};
+};
+
+// A database call's duration into the histogram.
+void record_database_call(runtime_gauges& g, std::chrono::microseconds took);
+
 struct metrics_block {
     static constexpr std::size_t op_slots = 16;  // table operations; the last slot is "none"
     static constexpr std::size_t transport_slots = 5;
@@ -24,7 +50,9 @@ struct metrics_block {
     std::atomic<std::uint64_t> requests[op_slots][transport_slots][outcome_slots];
     std::atomic<std::uint64_t> duration_buckets[op_slots][bucket_bounds.size() + 1];  // last: above all bounds
     std::atomic<std::uint64_t> duration_sum_us[op_slots];
+    runtime_gauges runtime;
 };
+static_assert(std::size(runtime_gauges{}.db_call_buckets) == metrics_block::bucket_bounds.size() + 1);
 
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free, "shared-memory counters need lock-free atomics");
 

@@ -4,10 +4,22 @@
 
 namespace keeper::db {
 
-connection_pool::connection_pool(std::string conninfo, std::size_t size, preparer prepare)
-    : m_conninfo(std::move(conninfo)), m_prepare(std::move(prepare)), m_slots(size == 0 ? 1 : size) {}
+connection_pool::connection_pool(std::string conninfo, std::size_t size, preparer prepare, core::runtime_gauges* gauges)
+    : m_conninfo(std::move(conninfo)), m_prepare(std::move(prepare)), m_gauges(gauges), m_slots(size == 0 ? 1 : size) {}
 
-connection_pool::~connection_pool() = default;
+connection_pool::~connection_pool() {
+    for (const auto& s : m_slots) {
+        if (s.conn) count(&core::runtime_gauges::db_connections_open, -1);
+    }
+}
+
+void connection_pool::count(std::atomic<std::int64_t> core::runtime_gauges::*gauge, std::int64_t by) {
+    if (m_gauges) (m_gauges->*gauge).fetch_add(by, std::memory_order_relaxed);
+}
+
+void connection_pool::count(std::atomic<std::uint64_t> core::runtime_gauges::*counter) {
+    if (m_gauges) (m_gauges->*counter).fetch_add(1, std::memory_order_relaxed);
+}
 
 connection_pool::lease connection_pool::acquire() {
     std::unique_lock lock{m_mutex};
@@ -24,7 +36,9 @@ connection_pool::lease connection_pool::acquire() {
     }
     waiter me;
     m_waiters.push_back(&me);
+    count(&core::runtime_gauges::db_calls_waiting, 1);
     me.handed.wait(lock, [&] { return me.slot != no_slot; });
+    count(&core::runtime_gauges::db_calls_waiting, -1);
     return lease{*this, me.slot};
 }
 
@@ -40,6 +54,10 @@ void connection_pool::release(std::size_t index) {
     if (s.broken) {
         dead = std::move(s.conn);
         s.broken = false;
+        if (dead) {
+            count(&core::runtime_gauges::db_connections_open, -1);
+            count(&core::runtime_gauges::db_connections_lost);
+        }
     }
     if (m_waiters.empty()) {
         s.in_use = false;
@@ -59,10 +77,20 @@ pqxx::connection& connection_pool::lease::connection() {
     // The slot is ours alone while leased: no lock needed to read or fill it.
     auto& s = m_pool->m_slots[m_slot];
     if (s.conn && s.conn->is_open()) return *s.conn;
-    s.conn.reset();
-    auto conn = std::make_unique<pqxx::connection>(m_pool->m_conninfo);
-    m_pool->m_prepare(*conn);
-    s.conn = std::move(conn);
+    if (s.conn) {
+        s.conn.reset();
+        m_pool->count(&core::runtime_gauges::db_connections_open, -1);
+        m_pool->count(&core::runtime_gauges::db_connections_lost);
+    }
+    try {
+        auto conn = std::make_unique<pqxx::connection>(m_pool->m_conninfo);
+        m_pool->m_prepare(*conn);
+        s.conn = std::move(conn);
+    } catch (...) {
+        m_pool->count(&core::runtime_gauges::db_connect_failures);
+        throw;
+    }
+    m_pool->count(&core::runtime_gauges::db_connections_open, 1);
     return *s.conn;
 }
 

@@ -14,13 +14,16 @@
 
 #include <pqxx/connection>
 
+#include "core/metrics.hpp"
+
 namespace keeper::db {
 
 class connection_pool {
 public:
     using preparer = std::function<void(pqxx::connection&)>;
 
-    connection_pool(std::string conninfo, std::size_t size, preparer prepare);
+    // gauges (may be null): connections open, calls waiting, connect failures, connections lost.
+    connection_pool(std::string conninfo, std::size_t size, preparer prepare, core::runtime_gauges* gauges = nullptr);
     ~connection_pool();
     connection_pool(const connection_pool&) = delete;
     connection_pool& operator=(const connection_pool&) = delete;
@@ -67,8 +70,12 @@ private:
 
     void release(std::size_t index);
 
+    void count(std::atomic<std::int64_t> core::runtime_gauges::*gauge, std::int64_t by);
+    void count(std::atomic<std::uint64_t> core::runtime_gauges::*counter);
+
     std::string m_conninfo;
     preparer m_prepare;
+    core::runtime_gauges* m_gauges;
     std::mutex m_mutex;
     std::deque<waiter*> m_waiters;  // guarded by m_mutex; each lives on its waiting thread's stack
     std::vector<slot> m_slots;

@@ -12,7 +12,7 @@ using core::store_error;
 // Runs f, translating libpqxx's errors. Messages name the statement and SQLSTATE, never the
 // values, so nothing from a request (a secret, a code) can reach the log through them.
 template <typename F>
-auto translated(std::string_view what, connection_pool::lease& lease, F&& f) -> decltype(f()) {
+auto translated(std::string_view what, connection_pool::lease& lease, core::runtime_gauges* gauges, F&& f) -> decltype(f()) {
     try {
         return f();
     } catch (const pqxx::broken_connection&) {
@@ -22,6 +22,8 @@ auto translated(std::string_view what, connection_pool::lease& lease, F&& f) -> 
         lease.mark_broken();
         throw store_error("commit outcome unknown during " + std::string{what} + " (connection lost)");
     } catch (const pqxx::sql_error& e) {
+        if (gauges && e.sqlstate() == "55P03") gauges->db_lock_timeouts.fetch_add(1, std::memory_order_relaxed);
+        if (gauges && e.sqlstate() == "57014") gauges->db_statement_timeouts.fetch_add(1, std::memory_order_relaxed);
         throw store_error("SQL error " + e.sqlstate() + " in " + std::string{what});
     } catch (const pqxx::failure&) {
         lease.mark_broken();
@@ -68,8 +70,8 @@ core::code_lookup code_lookup_of(const pqxx::result& r) {
 }  // namespace
 
 pg_store::pg_store(std::string conninfo, std::size_t connections, database_timeouts bounds,
-                   std::shared_ptr<const secret_keyring> keys)
-    : m_pool(std::move(conninfo), connections, connection_setup(bounds)), m_keys(std::move(keys)) {}
+                   std::shared_ptr<const secret_keyring> keys, core::runtime_gauges* gauges)
+    : m_pool(std::move(conninfo), connections, connection_setup(bounds), gauges), m_keys(std::move(keys)), m_gauges(gauges) {}
 
 std::string pg_store::opened_secret(const std::string& stored, const std::string& row) const {
     if (!is_sealed(stored)) return stored;  // still in clear: sealed by the next keeperctl rotate-key
@@ -86,10 +88,16 @@ template <typename... Args>
 pqxx::result pg_store::run(std::string_view name, Args&&... args) {
     auto lease = m_pool.acquire();
     auto& conn = open(lease);
-    return translated(name, lease, [&] {
+    const auto started = std::chrono::steady_clock::now();
+    auto result = translated(name, lease, m_gauges, [&] {
         pqxx::nontransaction tx{conn};
         return tx.exec_prepared(std::string{name}, std::forward<Args>(args)...);
     });
+    if (m_gauges) {
+        core::record_database_call(*m_gauges, std::chrono::duration_cast<std::chrono::microseconds>(
+                                                  std::chrono::steady_clock::now() - started));
+    }
+    return result;
 }
 
 template <typename... Args>

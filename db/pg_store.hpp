@@ -26,8 +26,9 @@ class pg_store final : public core::store {
 public:
     // At most `connections` open at once; callers beyond that wait for one to be given back.
     // keys open the sealed shared secrets; without them only secrets still in clear can be read.
+    // gauges (may be null): the pool's and the database's series of /metrics.
     explicit pg_store(std::string conninfo, std::size_t connections = 1, database_timeouts bounds = {},
-                      std::shared_ptr<const secret_keyring> keys = nullptr);
+                      std::shared_ptr<const secret_keyring> keys = nullptr, core::runtime_gauges* gauges = nullptr);
     ~pg_store() override;
 
     std::optional<std::string> find_login_secret(std::string_view login) override;
@@ -77,6 +78,7 @@ private:
 
     connection_pool m_pool;
     std::shared_ptr<const secret_keyring> m_keys;
+    core::runtime_gauges* m_gauges;
 };
 
 }  // namespace keeper::db

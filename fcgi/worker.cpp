@@ -53,7 +53,7 @@ struct worker_state {
     worker_state(int listen_fd, const core::settings& c, core::metrics_block& m)
         : cfg(c), metrics(m),
           store(c.database_url, static_cast<std::size_t>(c.database_connections), {c.lock_timeout, c.statement_timeout},
-                std::make_shared<const db::secret_keyring>(db::secret_keyring::load(core::secret_key_path(c)))),
+                std::make_shared<const db::secret_keyring>(db::secret_keyring::load(core::secret_key_path(c))), &m.runtime),
           acceptor(listen_fd), slots(static_cast<std::size_t>(c.threads)) {}
 
     const core::settings& cfg;
@@ -66,9 +66,19 @@ struct worker_state {
     int running = 0;  // guarded by mutex
 };
 
+// Counts a thread as busy for its lifetime (keeper_worker_threads_busy).
+struct busy_thread {
+    std::atomic<std::int64_t>& gauge;
+    explicit busy_thread(std::atomic<std::int64_t>& g) : gauge(g) { gauge.fetch_add(1, std::memory_order_relaxed); }
+    ~busy_thread() { gauge.fetch_sub(1, std::memory_order_relaxed); }
+    busy_thread(const busy_thread&) = delete;
+    busy_thread& operator=(const busy_thread&) = delete;
+};
+
 // Answers one request; the response is on its way to nginx before the metrics and the log line.
 void serve_one(FCGX_Request& request, worker_state& w) {
     const auto started = std::chrono::steady_clock::now();
+    const busy_thread busy{w.metrics.runtime.threads_busy};
     const auto req = read_request(request, w.cfg.body_limit);
     const auto handled = core::handle_request(req, w.store, w.cfg, &w.metrics);
     write_response(request, handled.response, req.request_id);

@@ -69,6 +69,13 @@ void spawn_worker(pool& p, worker_set& into) {
         return;
     }
     into[pid] = {clock::now(), std::move(log)};
+    p.metrics.runtime.workers_alive.fetch_add(1, std::memory_order_relaxed);
+}
+
+// What /metrics says the configuration asks for.
+void publish_configuration(pool& p) {
+    p.metrics.runtime.workers_configured.store(p.cfg.workers, std::memory_order_relaxed);
+    p.metrics.runtime.threads_per_worker.store(p.cfg.threads, std::memory_order_relaxed);
 }
 
 void spawn_workers(pool& p, worker_set& into) {
@@ -98,6 +105,7 @@ void reload(pool& p) {
         std::cerr << "pool: reload refused, keeping the running configuration: " << e.what() << std::endl;
         return;
     }
+    publish_configuration(p);
     worker_set fresh;
     spawn_workers(p, fresh);
     for (auto& [pid, w] : p.workers) {
@@ -116,7 +124,9 @@ void reap(pool& p, pid_t pid, int status) {
         it->second.log->ring().drain(STDERR_FILENO);
         const auto started = it->second.started;
         set->erase(it);
+        p.metrics.runtime.workers_alive.fetch_sub(1, std::memory_order_relaxed);
         if (set == &p.retiring || p.stopping) return;
+        p.metrics.runtime.worker_replacements[WIFSIGNALED(status) ? 0 : 1].fetch_add(1, std::memory_order_relaxed);
         std::cerr << "pool: worker " << pid << " " << describe_exit(status) << "; replacing it" << std::endl;
         // A worker that dies at once (bad config, broken library) must not make us spin.
         if (clock::now() - started < std::chrono::seconds{1}) std::this_thread::sleep_for(std::chrono::seconds{1});
@@ -149,6 +159,9 @@ int run_pool(int listen_fd, core::settings cfg, const settings_loader& loader, c
     const sigset_t signals = pool_signals();
     sigprocmask(SIG_BLOCK, &signals, nullptr);  // workers inherit it: they sigwait for their stop
     pool p{listen_fd, std::move(cfg), loader, metrics, {}, {}, false};
+    metrics.runtime.start_time_seconds.store(
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+    publish_configuration(p);
     spawn_workers(p, p.workers);
     std::cerr << "pool: " << p.workers.size() << " workers started" << std::endl;
     const timespec tick{0, std::chrono::nanoseconds{log_interval}.count()};

@@ -48,6 +48,16 @@ def workers():
         return [int(p) for p in f.read().split()]
 
 
+def metric(series):
+    """The value of one series of /metrics (0 when absent)."""
+    c = http.client.HTTPConnection("127.0.0.1", PORT, timeout=10)
+    c.request("GET", "/metrics")
+    for line in c.getresponse().read().decode().splitlines():
+        if line.startswith(series + " "):
+            return float(line.split()[-1])
+    return 0.0
+
+
 def wait_for(predicate, seconds):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -193,6 +203,7 @@ class Chaos(unittest.TestCase):
 
     def test_1_killed_workers_lose_nothing(self):
         who = Who()
+        replaced = metric('keeper_worker_replacements_total{cause="signal"}')
         with Load(who) as load:
             time.sleep(1)
             for _ in range(3):
@@ -201,9 +212,14 @@ class Chaos(unittest.TestCase):
             time.sleep(1)
         self.check("kill -9 a worker, 3 times", who, load, f"{max(load.fault_seconds, default=0):.2f} s slowest fault")
         self.assertLessEqual(load.failures, 3 * 24, "at most the calls in hand of each killed worker fail")
+        # /metrics tells: three replacements for a signal, the pool whole again.
+        self.assertEqual(metric('keeper_worker_replacements_total{cause="signal"}'), replaced + 3)
+        self.assertTrue(wait_for(lambda: metric("keeper_workers_alive") == POOL_WORKERS, 5))
+        self.assertEqual(metric("keeper_workers_configured"), POOL_WORKERS)
 
     def restart_postgres(self, mode, scenario):
         who = Who()
+        lost = metric("keeper_database_connections_lost_total")
         with Load(who) as load:
             time.sleep(1)
             down = time.monotonic()
@@ -216,6 +232,8 @@ class Chaos(unittest.TestCase):
             self.assertLess(load.first_success_after_failure - up, 3.0, "writes back within 3 s of the restart")
         self.assertLess(max(load.fault_seconds, default=0), 5.0, "no call hangs past the statement timeout")
         self.assertGreater(down, 0)
+        self.assertGreater(metric("keeper_database_connections_lost_total"), lost, "/metrics saw connections lost")
+        self.assertGreater(metric("keeper_database_connections_open"), 0)
 
     def test_2_postgres_restarted_fast(self):
         self.restart_postgres("fast", "PostgreSQL restart -m fast")
@@ -227,6 +245,7 @@ class Chaos(unittest.TestCase):
         with open(f"{STATE}/pg/postmaster.opts") as f:
             opts = shlex.split(f.read())[1:]
         who = Who()
+        failures = metric("keeper_database_connect_failures_total")
         with Load(who) as load:
             time.sleep(1)
             as_keeper(PG_CTL, "-D", f"{STATE}/pg", "-m", "fast", "-w", "stop")
@@ -239,6 +258,7 @@ class Chaos(unittest.TestCase):
         self.assertLess(sorted(load.fault_seconds)[len(load.fault_seconds) // 2], 0.5, "outage faults come fast")
         self.assertIsNotNone(load.first_success_after_failure)
         self.assertLess(load.first_success_after_failure - up, 3.0)
+        self.assertGreater(metric("keeper_database_connect_failures_total"), failures, "/metrics saw the database gone")
 
     def test_5_reloads_fail_nothing(self):
         who = Who()
@@ -256,6 +276,7 @@ class Chaos(unittest.TestCase):
         who = Who()
         # The locked card gets top-ups of its own, from one thread; the load goes on another card.
         locked = who.card2
+        timeouts = metric("keeper_database_lock_timeouts_total")
         holder = subprocess.Popen(["psql", DATABASE_URL, "-XAtq"], stdin=subprocess.PIPE, text=True)
         holder.stdin.write(f"BEGIN; SELECT 1 FROM cards WHERE id = {locked} FOR UPDATE; SELECT pg_sleep(15); COMMIT;\n")
         holder.stdin.flush()
@@ -293,6 +314,7 @@ class Chaos(unittest.TestCase):
             self.assertLess(took, 3.5, "within lock_timeout (2 s) and a margin")
         stored = who.topups(locked)
         self.assertEqual(stored, [], "nothing committed for a call whose client got a fault")
+        self.assertEqual(metric("keeper_database_lock_timeouts_total"), timeouts + len(locked_calls))
 
     def test_7_every_log_line_is_one_whole_record(self):
         # After all of the above (tens of thousands of calls through 4 workers at once, workers

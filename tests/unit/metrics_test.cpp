@@ -59,4 +59,47 @@ BOOST_AUTO_TEST_CASE(durations_form_a_cumulative_histogram) {
     BOOST_TEST(text.find(R"(operation="Authenticate",le=)") == std::string::npos);  // no series for unused operations
 }
 
+BOOST_AUTO_TEST_CASE(pool_and_database_series_follow_prometheus_conventions) {
+    auto block = std::make_unique<metrics_block>();
+    auto& g = block->runtime;
+    g.start_time_seconds = 1800000000;
+    g.workers_configured = 8;
+    g.workers_alive = 7;
+    g.threads_per_worker = 24;
+    g.threads_busy = 3;
+    g.worker_replacements[0] = 2;
+    g.db_connections_open = 15;
+    g.db_connect_failures = 4;
+    g.db_connections_lost = 5;
+    g.db_lock_timeouts = 1;
+    record_database_call(g, std::chrono::microseconds{700});   // le 0.001
+    record_database_call(g, std::chrono::microseconds{30000});  // le 0.05
+    const auto text = format_metrics(*block);
+    BOOST_TEST(has_line(text, R"(keeper_build_info{version=")" KEEPER_VERSION R"("} 1)"));
+    BOOST_TEST(has_line(text, "keeper_start_time_seconds 1800000000"));
+    BOOST_TEST(has_line(text, "keeper_workers_configured 8"));
+    BOOST_TEST(has_line(text, "keeper_workers_alive 7"));
+    BOOST_TEST(has_line(text, "keeper_worker_threads 192"));
+    BOOST_TEST(has_line(text, "keeper_worker_threads_busy 3"));
+    BOOST_TEST(has_line(text, R"(keeper_worker_replacements_total{cause="signal"} 2)"));
+    BOOST_TEST(has_line(text, R"(keeper_worker_replacements_total{cause="exit"} 0)"));
+    BOOST_TEST(has_line(text, "keeper_database_connections_open 15"));
+    BOOST_TEST(has_line(text, "keeper_database_connect_failures_total 4"));
+    BOOST_TEST(has_line(text, "keeper_database_connections_lost_total 5"));
+    BOOST_TEST(has_line(text, "keeper_database_lock_timeouts_total 1"));
+    BOOST_TEST(has_line(text, "keeper_database_statement_timeouts_total 0"));
+    BOOST_TEST(has_line(text, R"(keeper_database_call_duration_seconds_bucket{le="0.0005"} 0)"));
+    BOOST_TEST(has_line(text, R"(keeper_database_call_duration_seconds_bucket{le="0.001"} 1)"));
+    BOOST_TEST(has_line(text, R"(keeper_database_call_duration_seconds_bucket{le="0.05"} 2)"));
+    BOOST_TEST(has_line(text, R"(keeper_database_call_duration_seconds_bucket{le="+Inf"} 2)"));
+    BOOST_TEST(has_line(text, "keeper_database_call_duration_seconds_sum 0.0307"));
+    BOOST_TEST(has_line(text, "keeper_database_call_duration_seconds_count 2"));
+    // Every series has its HELP and TYPE; counters end in _total, durations are in seconds.
+    for (const std::string name : {"keeper_workers_alive", "keeper_worker_replacements_total", "keeper_database_connections_open",
+                                   "keeper_database_call_duration_seconds", "keeper_build_info"}) {
+        BOOST_TEST(text.find("# HELP " + name + " ") != std::string::npos, name);
+        BOOST_TEST(text.find("# TYPE " + name + " ") != std::string::npos, name);
+    }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
