@@ -9,7 +9,7 @@ KEEPER_PACKAGES=(
   build-essential cmake pkg-config dpkg-dev man-db adduser systemd
   libfcgi-dev libxml2-dev libssl-dev libpqxx-dev libboost-test-dev
   postgresql postgresql-15-partman nginx ssl-cert openssl curl libxml2-utils
-  python3-zeep php-cli php-soap
+  python3-zeep php-cli php-soap prometheus
 )
 
 say() { printf '%s\n' "$*" >&2; }
