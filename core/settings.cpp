@@ -109,6 +109,12 @@ const std::vector<setting_def>& definitions() {
          [](settings& s, const std::string& v) {
              s.statement_timeout = std::chrono::milliseconds{parse_int("statement_timeout_ms", v, 1, 600000)};
          }},
+        {{"connect_timeout_seconds", "3",
+          "Longest one attempt to connect to PostgreSQL may take (libpq connect_timeout, added to database_url "
+          "unless it sets one). With several hosts in database_url each is tried in turn."},
+         [](settings& s, const std::string& v) {
+             s.connect_timeout = std::chrono::seconds{parse_int("connect_timeout_seconds", v, 1, 600)};
+         }},
         {{"body_limit", "65536", "Largest request body in bytes; larger gets 413 before any parsing. nginx's client_max_body_size must match."},
          [](settings& s, const std::string& v) { s.body_limit = static_cast<std::size_t>(parse_int("body_limit", v, 1024, 16 << 20)); }},
         {{"session_ttl_seconds", "86400", "How long a session stays valid after Authenticate."},
@@ -236,6 +242,15 @@ std::string secret_key_path(const settings& s) {
         if (std::ifstream{credential}) return credential;
     }
     return s.secret_key_file;
+}
+
+std::string worker_conninfo(const settings& s) {
+    const auto& url = s.database_url;
+    if (url.find("connect_timeout") != std::string::npos) return url;
+    const auto value = std::to_string(s.connect_timeout.count());
+    const bool uri = url.rfind("postgresql://", 0) == 0 || url.rfind("postgres://", 0) == 0;
+    if (!uri) return url + " connect_timeout=" + value;
+    return url + (url.find('?') == std::string::npos ? "?" : "&") + "connect_timeout=" + value;
 }
 
 std::string admin_url(const settings& s) { return s.admin_database_url.empty() ? s.database_url : s.admin_database_url; }

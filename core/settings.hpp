@@ -25,6 +25,7 @@ struct settings {
     std::chrono::seconds drain_time{10};
     std::chrono::milliseconds lock_timeout{2000};       // a call's wait for a row lock
     std::chrono::milliseconds statement_timeout{5000};  // a call's statement, start to end
+    std::chrono::seconds connect_timeout{3};            // one attempt to reach PostgreSQL
     std::size_t body_limit = 65536;
     std::chrono::seconds session_ttl{86400};
     int auth_max_failures = 5;
@@ -39,6 +40,10 @@ struct settings {
     int session_linger_days = 30;        // expired sessions kept this long past expiry
     int purge_batch_rows = 5000;
 };
+
+// database_url with connect_timeout added (unless it sets one): a dead host costs seconds, not
+// the minutes of a TCP connect. Works for key=value strings and postgresql:// URIs.
+std::string worker_conninfo(const settings& s);
 
 // The key file in use: systemd's credential (LoadCredential=secret.keys:...) when the unit passes
 // one, else secret_key_file.

@@ -72,7 +72,7 @@ void check_database(const keeper::core::settings& cfg) {
     }
     int found = 0;
     try {
-        pqxx::connection conn{cfg.database_url};
+        pqxx::connection conn{keeper::core::worker_conninfo(cfg)};
         found = db::current_schema_version(conn);
         if (found == db::expected_schema_version()) db::check_database_keys(conn, *keys);
     } catch (const pqxx::broken_connection&) {

@@ -52,7 +52,7 @@ struct thread_slot {
 struct worker_state {
     worker_state(int listen_fd, const core::settings& c, core::metrics_block& m)
         : cfg(c), metrics(m),
-          store(c.database_url, static_cast<std::size_t>(c.database_connections), {c.lock_timeout, c.statement_timeout},
+          store(core::worker_conninfo(c), static_cast<std::size_t>(c.database_connections), {c.lock_timeout, c.statement_timeout},
                 std::make_shared<const db::secret_keyring>(db::secret_keyring::load(core::secret_key_path(c))), &m.runtime),
           acceptor(listen_fd), slots(static_cast<std::size_t>(c.threads)) {}
 

@@ -34,6 +34,17 @@ BOOST_AUTO_TEST_CASE(file_values_apply_and_environment_overrides_them) {
     BOOST_TEST(s.api_namespace == "urn:x");
 }
 
+BOOST_AUTO_TEST_CASE(the_workers_connection_string_carries_a_connect_timeout) {
+    auto s = parse_settings("database_url = host=db1,db2 dbname=keeper target_session_attrs=read-write\n", {});
+    BOOST_TEST(worker_conninfo(s) == "host=db1,db2 dbname=keeper target_session_attrs=read-write connect_timeout=3");
+    s = parse_settings("database_url = postgresql://db1,db2/keeper?target_session_attrs=read-write\nconnect_timeout_seconds = 7\n", {});
+    BOOST_TEST(worker_conninfo(s) == "postgresql://db1,db2/keeper?target_session_attrs=read-write&connect_timeout=7");
+    s = parse_settings("database_url = postgresql://db1/keeper\n", {});
+    BOOST_TEST(worker_conninfo(s) == "postgresql://db1/keeper?connect_timeout=3");
+    s = parse_settings("database_url = dbname=keeper connect_timeout=10\n", {});
+    BOOST_TEST(worker_conninfo(s) == "dbname=keeper connect_timeout=10");  // the URL's own wins
+}
+
 BOOST_AUTO_TEST_CASE(unknown_keys_and_bad_values_name_the_key) {
     const auto message = [](const std::string& text) {
         try {
