@@ -1,5 +1,7 @@
 #include "connection_pool.hpp"
 
+#include <poll.h>
+
 #include <pqxx/pqxx>
 
 namespace keeper::db {
@@ -73,10 +75,23 @@ connection_pool::lease::~lease() {
     if (m_pool) m_pool->release(m_slot);
 }
 
+namespace {
+
+// An idle connection has nothing to read: if its socket is readable, the server has closed it or
+// said why it is about to (a restart sends "terminating connection" first). Found before a call
+// sends anything, such a connection is replaced, and the call goes out on a new one instead of
+// failing with an outcome nobody knows.
+bool closed_by_server(const pqxx::connection& conn) {
+    pollfd p{conn.sock(), POLLIN, 0};
+    return p.fd < 0 || poll(&p, 1, 0) != 0;
+}
+
+}  // namespace
+
 pqxx::connection& connection_pool::lease::connection() {
     // The slot is ours alone while leased: no lock needed to read or fill it.
     auto& s = m_pool->m_slots[m_slot];
-    if (s.conn && s.conn->is_open()) return *s.conn;
+    if (s.conn && s.conn->is_open() && !closed_by_server(*s.conn)) return *s.conn;
     if (s.conn) {
         s.conn.reset();
         m_pool->count(&core::runtime_gauges::db_connections_open, -1);
