@@ -139,6 +139,11 @@ void purge_sessions(pqxx::connection_base& conn, const core::settings& cfg, std:
     out << "sessions: deleted " << n << " expired more than " << cfg.session_linger_days << " days ago\n";
 }
 
+void purge_recent_topups(pqxx::connection_base& conn, const core::settings& cfg, std::ostream& out) {
+    const auto n = purge(conn, "card_recent_topups", "created_at", 25 * 3600, cfg.purge_batch_rows);
+    out << "card_recent_topups: deleted " << n << " older than 25 hours\n";
+}
+
 void purge_auth_failures(pqxx::connection_base& conn, const core::settings& cfg, std::ostream& out) {
     const auto n = purge(conn, "auth_failures", "failed_at", cfg.auth_failure_window.count(), cfg.purge_batch_rows);
     out << "auth_failures: deleted " << n << " older than the " << cfg.auth_failure_window.count() << " s window\n";
@@ -168,6 +173,7 @@ int maintain(pqxx::connection_base& conn, const core::settings& cfg, std::ostrea
     for (const auto& t : history) ok &= run_step(t.name, out, [&] { maintain_history(conn, cfg, t, out); });
     ok &= run_step("sessions", out, [&] { purge_sessions(conn, cfg, out); });
     ok &= run_step("auth_failures", out, [&] { purge_auth_failures(conn, cfg, out); });
+    ok &= run_step("card_recent_topups", out, [&] { purge_recent_topups(conn, cfg, out); });
     return ok ? 0 : 1;
 }
 
