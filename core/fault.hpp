@@ -19,6 +19,8 @@ enum class fault_kind {
     unsupported_media_type,  // POST that is neither SOAP nor form: 415
     body_too_large,          // over the configured body limit: 413
 };
+// How many kinds there are (metrics.hpp sizes its counters from it). Keep it last + 1.
+inline constexpr std::size_t fault_kind_count = static_cast<std::size_t>(fault_kind::body_too_large) + 1;
 
 // A reason may quote what the client sent. Every fault's reason is made printable here, once:
 // control bytes (NUL included, which would cut what()), invalid UTF-8 and characters XML 1.0

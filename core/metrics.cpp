@@ -8,7 +8,7 @@ namespace keeper::core {
 namespace {
 
 constexpr std::size_t none_slot = metrics_block::op_slots - 1;
-constexpr std::size_t fault_base = 14;
+constexpr std::size_t fault_base = 1 + last_result_code + 1;  // after "ok" and the result codes
 
 std::size_t op_slot(const operation* op) {
     if (!op) return none_slot;

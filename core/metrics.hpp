@@ -40,10 +40,10 @@ void record_database_call(runtime_gauges& g, std::chrono::microseconds took);
 
 struct metrics_block {
     static constexpr std::size_t op_slots = 16;  // table operations; the last slot is "none"
-    static constexpr std::size_t transport_slots = 5;
+    static constexpr std::size_t transport_slots = transport_count;
     // 0: success without a result code (dateTime, string, pages); 1..13: result 0..12;
     // 14..23: fault kinds in fault_kind order.
-    static constexpr std::size_t outcome_slots = 24;
+    static constexpr std::size_t outcome_slots = 1 + (last_result_code + 1) + fault_kind_count;
     static constexpr std::array<double, 11> bucket_bounds{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
                                                           0.05,   0.1,   0.25,   0.5,   1.0};
 
