@@ -1,5 +1,5 @@
 #pragma once
-// authHash = hex(MD5(lower(a) ":" lower(b) ":" lower(c))) (SPEC.md §4), and its comparison.
+// authHash = hex(MD5(lower(a) ":" lower(b) ":" lower(c))) (docs/api.md, Authenticate), and its comparison.
 #include <optional>
 #include <string>
 #include <string_view>

@@ -1,5 +1,6 @@
 #pragma once
-// The identifier formats of SPEC.md §3. A value out of its format is result 1 (InvalidArgument).
+// The identifier formats of the API (docs/api.md names each parameter's). A value out of its
+// format is result 1 (InvalidArgument).
 #include <cstdint>
 #include <optional>
 #include <string>

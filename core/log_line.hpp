@@ -1,6 +1,6 @@
 #pragma once
-// The one log line per request (SPEC.md §7): logfmt, values sanitised so a client cannot forge
-// lines. Holds no secret, hash or code: the request's arguments are never part of it.
+// The one log line per request (docs/operations.md): logfmt, values sanitised so a client cannot
+// forge lines. Holds no secret, hash or code: the request's arguments are never part of it.
 #include <chrono>
 #include <string>
 

@@ -17,8 +17,8 @@ using param_value = std::variant<std::string, bool, std::int32_t, std::int64_t, 
 // The XML Schema type name of a parameter type, as WSDL writes it (`s:` prefix not included).
 std::string_view xsd_type_name(param_type t);
 
-// What a missing SOAP element or xsi:nil decodes to (SPEC.md §6): null string, 0, false, first
-// enumeration value.
+// What a missing SOAP element or xsi:nil decodes to (docs/api-decisions.md, SOAP routing and
+// decoding): null string, 0, false, first enumeration value.
 param_value default_value(param_type t);
 
 }  // namespace keeper::core

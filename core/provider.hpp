@@ -1,5 +1,5 @@
 #pragma once
-// The Provider enumeration of SPEC.md §1: names and order are part of the published interface.
+// The Provider enumeration (docs/api.md): names and order are part of the published interface.
 #include <optional>
 #include <span>
 #include <string_view>

@@ -43,7 +43,7 @@ std::string soap_fault_body(soap_version v, const fault& f) {
            "</soap:Text></soap:Reason><soap:Detail /></soap:Fault>";
 }
 
-// Statuses of SPEC.md §6 that do not depend on the transport.
+// HTTP statuses of faults (docs/api-decisions.md, Errors) that do not depend on the transport.
 int http_level_status(fault_kind kind) {
     switch (kind) {
         case fault_kind::no_such_endpoint: return 404;

@@ -1,5 +1,5 @@
 #pragma once
-// The int results of SPEC.md §2. Every int an operation returns is one of these.
+// The int results of the API (docs/api.md). Every int an operation returns is one of these.
 
 namespace keeper::core {
 

@@ -1,6 +1,7 @@
 #pragma once
-// Text → typed value, by the two rule sets of SPEC.md §6. Both are pure and never throw:
-// std::nullopt means "does not decode to this type", and the caller names the parameter.
+// Text → typed value, by the two rule sets of the transports (docs/api-decisions.md: SOAP, and
+// GET/POST). Both are pure and never throw: std::nullopt means "does not decode to this type",
+// and the caller names the parameter.
 #include <optional>
 #include <string_view>
 

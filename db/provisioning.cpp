@@ -171,11 +171,6 @@ std::string add_sms(pqxx::connection_base& c, const std::string& login, std::int
     });
 }
 
-const std::vector<std::string>& listable_kinds() {
-    static const std::vector<std::string> kinds{"logins", "apps", "purses", "cards", "transfers", "profiles", "tasks", "sms"};
-    return kinds;
-}
-
 std::vector<std::string> list(pqxx::connection_base& c, const std::string& kind) {
     static const std::map<std::string, std::string> queries{
         {"logins", "SELECT id || '  ' || login || '  created ' || created_at FROM logins ORDER BY id"},

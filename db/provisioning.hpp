@@ -40,6 +40,5 @@ std::string add_sms(pqxx::connection_base& c, const std::string& login, std::int
 
 // Rows of one kind as text lines (never secrets, hashes or codes).
 std::vector<std::string> list(pqxx::connection_base& c, const std::string& kind);
-const std::vector<std::string>& listable_kinds();
 
 }  // namespace keeper::db

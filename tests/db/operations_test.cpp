@@ -1,4 +1,4 @@
-// SPEC.md §5 against PostgreSQL: what each operation does, every result code it can give, and
+// The operations of docs/api.md against PostgreSQL: what each operation does, every result code it can give, and
 // that one login never reaches another's objects.
 #include <boost/test/unit_test.hpp>
 

@@ -1,4 +1,4 @@
-// SPEC.md §4 against PostgreSQL: Authenticate and CheckSessionEx, and what each leaves behind.
+// Sessions (docs/api-decisions.md, Authenticate) against PostgreSQL: Authenticate and CheckSessionEx, and what each leaves behind.
 #include <boost/test/unit_test.hpp>
 
 #include "core/text_util.hpp"

@@ -1,4 +1,4 @@
-// SPEC.md §6 faults, as a client sees them through nginx.
+// Faults (docs/api-decisions.md, Errors), as a client sees them through nginx.
 #include <boost/test/unit_test.hpp>
 
 #include "stack_fixture.hpp"

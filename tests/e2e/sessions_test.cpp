@@ -1,4 +1,4 @@
-// SPEC.md §4 over the wire: what a mobile client sees of sessions.
+// Sessions (docs/api-decisions.md, Authenticate) over the wire: what a mobile client sees of sessions.
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>

@@ -34,7 +34,7 @@ inline std::string form(const fields& params) {
     return out;
 }
 
-// The exact success bodies of SPEC.md §6.
+// The exact success bodies of each transport (docs/api.md shows them).
 inline std::string soap_success(const std::string& env_ns, const std::string& op, const std::string& result) {
     return R"(<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap=")" + env_ns +
            R"(" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><soap:Body><)" +

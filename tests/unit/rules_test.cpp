@@ -1,4 +1,4 @@
-// Formats (SPEC.md §3), authHash (§4), error texts (§2), dates, text helpers.
+// Formats, authHash, error texts (docs/api.md), dates, text helpers.
 #include <boost/test/unit_test.hpp>
 
 #include "tests/support/printers.hpp"
