@@ -67,21 +67,32 @@ void write_faults(std::string& out, const metrics_block& b) {
     }
 }
 
+// One histogram's series (buckets cumulative, then sum and count), labelled with `labels` ("" for
+// none); nothing when it is empty and skip_empty. Both histograms share metrics_block's bounds.
+void write_histogram(std::string& out, const std::string& name, const std::string& labels,
+                     const std::atomic<std::uint64_t>* buckets, const std::atomic<std::uint64_t>& sum_us, bool skip_empty) {
+    const auto with = [&](const std::string& extra) {
+        const auto all = labels.empty() ? extra : extra.empty() ? labels : labels + "," + extra;
+        return all.empty() ? std::string{} : "{" + all + "}";
+    };
+    std::uint64_t cumulative = 0;
+    std::string lines;
+    for (std::size_t i = 0; i <= metrics_block::bucket_bounds.size(); ++i) {
+        cumulative += buckets[i].load(std::memory_order_relaxed);
+        const auto le = i < metrics_block::bucket_bounds.size() ? number(metrics_block::bucket_bounds[i]) : "+Inf";
+        lines += name + "_bucket" + with("le=\"" + le + "\"") + " " + std::to_string(cumulative) + "\n";
+    }
+    if (skip_empty && cumulative == 0) return;
+    const double sum = static_cast<double>(sum_us.load(std::memory_order_relaxed)) / 1e6;
+    out += lines + name + "_sum" + with("") + " " + number(sum) + "\n" + name + "_count" + with("") + " " +
+           std::to_string(cumulative) + "\n";
+}
+
 void write_durations(std::string& out, const metrics_block& b) {
     out += "# HELP keeper_request_duration_seconds Time a worker spent on a request, by operation.\n"
            "# TYPE keeper_request_duration_seconds histogram\n";
     for (std::size_t o = 0; o < metrics_block::op_slots; ++o) {
-        std::uint64_t cumulative = 0;
-        std::string lines;
-        for (std::size_t i = 0; i <= metrics_block::bucket_bounds.size(); ++i) {
-            cumulative += b.duration_buckets[o][i].load(std::memory_order_relaxed);
-            const auto le = i < metrics_block::bucket_bounds.size() ? number(metrics_block::bucket_bounds[i]) : "+Inf";
-            lines += "keeper_request_duration_seconds_bucket{" + op_label(o) + ",le=\"" + le + "\"} " + std::to_string(cumulative) + "\n";
-        }
-        if (cumulative == 0) continue;
-        const double sum = static_cast<double>(b.duration_sum_us[o].load(std::memory_order_relaxed)) / 1e6;
-        out += lines + "keeper_request_duration_seconds_sum{" + op_label(o) + "} " + number(sum) + "\n" +
-               "keeper_request_duration_seconds_count{" + op_label(o) + "} " + std::to_string(cumulative) + "\n";
+        write_histogram(out, "keeper_request_duration_seconds", op_label(o), b.duration_buckets[o], b.duration_sum_us[o], true);
     }
 }
 
@@ -122,14 +133,7 @@ void write_pool(std::string& out, const runtime_gauges& g) {
     write_one(out, "keeper_database_statement_timeouts_total", "counter", "Calls cancelled after statement_timeout_ms.", value(g.db_statement_timeouts));
     out += "# HELP keeper_database_call_duration_seconds One database call: its one statement, which is its whole transaction, commit included.\n"
            "# TYPE keeper_database_call_duration_seconds histogram\n";
-    std::uint64_t cumulative = 0;
-    for (std::size_t i = 0; i <= metrics_block::bucket_bounds.size(); ++i) {
-        cumulative += g.db_call_buckets[i].load(std::memory_order_relaxed);
-        const auto le = i < metrics_block::bucket_bounds.size() ? number(metrics_block::bucket_bounds[i]) : "+Inf";
-        out += "keeper_database_call_duration_seconds_bucket{le=\"" + le + "\"} " + std::to_string(cumulative) + "\n";
-    }
-    out += "keeper_database_call_duration_seconds_sum " + number(static_cast<double>(g.db_call_sum_us.load(std::memory_order_relaxed)) / 1e6) +
-           "\nkeeper_database_call_duration_seconds_count " + std::to_string(cumulative) + "\n";
+    write_histogram(out, "keeper_database_call_duration_seconds", "", g.db_call_buckets, g.db_call_sum_us, false);
 }
 
 }  // namespace
@@ -137,7 +141,6 @@ void write_pool(std::string& out, const runtime_gauges& g) {
 void record_database_call(runtime_gauges& g, std::chrono::microseconds took) {
     g.db_call_buckets[bucket_of(took)].fetch_add(1, std::memory_order_relaxed);
     g.db_call_sum_us.fetch_add(static_cast<std::uint64_t>(took.count()), std::memory_order_relaxed);
-    g.db_calls.fetch_add(1, std::memory_order_relaxed);
 }
 
 void record_request(metrics_block& b, const request_log& log, std::chrono::microseconds took) {

@@ -32,7 +32,6 @@ struct runtime_gauges {
     // One database call: its one statement, which is its whole transaction, commit included.
     std::atomic<std::uint64_t> db_call_buckets[12]{};  // bounds as metrics_block::bucket_bounds, last: above
     std::atomic<std::uint64_t> db_call_sum_us{0};
-    std::atomic<std::uint64_t> db_calls{0};
 };
 
 // A database call's duration into the histogram.

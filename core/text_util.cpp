@@ -1,10 +1,9 @@
 #include "text_util.hpp"
 
-#include <algorithm>
-
 #include <locale.h>
 #include <wctype.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <vector>

@@ -32,7 +32,7 @@ std::string hand_over_history(const std::string& schema_literal) {
            "           UNION ALL SELECT to_regclass(template_table) FROM partman.part_config\n"
            "            WHERE parent_table IN (SELECT " + schema_literal + " || '.' || unnest(ARRAY[" + parents + "]))\n"
            "              AND to_regclass(template_table) IS NOT NULL\n"
-           "  LOOP EXECUTE format('ALTER TABLE %s OWNER TO keeper_maintain', t); END LOOP;\n"
+           "  LOOP EXECUTE format('ALTER TABLE %s OWNER TO " + std::string{maintain_role} + "', t); END LOOP;\n"
            "END $$";
 }
 
@@ -83,17 +83,18 @@ std::vector<std::string> roles_sql(pqxx::connection_base& conn) {
     const auto schema = tx.quote_name(names[1].as<std::string>());
     const auto schema_literal = tx.quote(names[1].as<std::string>());
     const auto all = join_names(tx);
+    const std::string maintain{maintain_role}, worker{worker_role}, provision{provision_role};
 
     std::vector<std::string> sql;
     for (const auto& r : role_specs()) sql.push_back(create_role(r.name));
     // Temporary tables are DDL too: only maintenance (pg_partman moves rows through one) keeps them.
     sql.push_back("REVOKE TEMPORARY ON DATABASE " + database + " FROM PUBLIC");
     sql.push_back("GRANT CONNECT ON DATABASE " + database + " TO " + all);
-    sql.push_back("GRANT TEMPORARY ON DATABASE " + database + " TO keeper_maintain");
+    sql.push_back("GRANT TEMPORARY ON DATABASE " + database + " TO " + maintain);
     sql.push_back("GRANT USAGE ON SCHEMA " + schema + " TO " + all);
-    sql.push_back("GRANT CREATE ON SCHEMA " + schema + " TO keeper_maintain");
+    sql.push_back("GRANT CREATE ON SCHEMA " + schema + " TO " + maintain);
     // Start from nothing, so a privilege dropped from role_specs() is taken away on the next run.
-    sql.push_back("REVOKE ALL ON ALL TABLES IN SCHEMA " + schema + " FROM keeper_worker, keeper_provision");
+    sql.push_back("REVOKE ALL ON ALL TABLES IN SCHEMA " + schema + " FROM " + worker + ", " + provision);
     sql.push_back("REVOKE ALL ON ALL SEQUENCES IN SCHEMA " + schema + " FROM " + all);
     sql.push_back(hand_over_history(schema_literal));
     for (const auto& r : role_specs()) {
@@ -102,13 +103,13 @@ std::vector<std::string> roles_sql(pqxx::connection_base& conn) {
                           " TO " + std::string{r.name});
         }
     }
-    sql.push_back("GRANT USAGE ON SCHEMA partman TO keeper_maintain");
-    sql.push_back("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA partman TO keeper_maintain");
-    sql.push_back("GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA partman TO keeper_maintain");
-    sql.push_back("GRANT EXECUTE ON ALL PROCEDURES IN SCHEMA partman TO keeper_maintain");
+    sql.push_back("GRANT USAGE ON SCHEMA partman TO " + maintain);
+    sql.push_back("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA partman TO " + maintain);
+    sql.push_back("GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA partman TO " + maintain);
+    sql.push_back("GRANT EXECUTE ON ALL PROCEDURES IN SCHEMA partman TO " + maintain);
     // The schema owner keeps the right to alter the history in later migrations.
     sql.push_back("DO $$ BEGIN IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN "
-                  "EXECUTE format('GRANT keeper_maintain TO %I', current_user); END IF; END $$");
+                  "EXECUTE format('GRANT " + maintain + " TO %I', current_user); END IF; END $$");
     return sql;
 }
 

@@ -109,7 +109,8 @@ UPDATE partman.part_config SET infinite_time_partitions = true
 -- same key does the same job (and writes nothing to the row, so no WAL), is released at commit or
 -- rollback like the row lock, and waits at most lock_timeout. The first number is the lock's
 -- class, so the two kinds never collide; the second is the key (a hash of the login, which also
--- serialises attempts on unknown logins, or the card id).
+-- serialises attempts on unknown logins; or the card id, in keeper_topup of migration 0006,
+-- which rewrites that function for its 24-hour sum too).
 
 CREATE OR REPLACE FUNCTION keeper_authenticate(p_request_id text, p_operation text, p_login text, p_session text,
                                                p_proven boolean, p_window_seconds integer, p_max_failures integer)
@@ -151,34 +152,5 @@ BEGIN
     RETURN keeper_audit(p_request_id, p_operation, p_login, NULL, v_result);
 END $$;
 
-CREATE OR REPLACE FUNCTION keeper_topup(p_request_id text, p_operation text, p_session text, p_ttl_seconds integer,
-                                        p_purse text, p_card_id bigint, p_amount numeric, p_max_amount numeric,
-                                        p_default_daily_limit numeric)
-RETURNS integer LANGUAGE plpgsql AS $$
-DECLARE
-    s record := keeper_session(p_session, p_ttl_seconds);
-    c record;
-BEGIN
-    IF s.code <> 0 THEN
-        RETURN keeper_audit(p_request_id, p_operation, s.login, NULL, s.code);
-    END IF;
-    -- Concurrent top-ups of one card sum exactly against its daily limit.
-    PERFORM pg_advisory_xact_lock(2, hashint8(p_card_id));
-    SELECT blocked, daily_limit INTO c FROM cards WHERE id = p_card_id AND login_id = s.login_id;
-    IF NOT FOUND OR c.blocked OR NOT EXISTS (SELECT 1 FROM purses WHERE purse = p_purse AND login_id = s.login_id) THEN
-        RETURN keeper_audit(p_request_id, p_operation, s.login, NULL, 5);  -- a blocked card answers as a missing one
-    END IF;
-    IF p_amount > p_max_amount OR
-       (SELECT COALESCE(sum(amount), 0) FROM topups
-         WHERE card_id = p_card_id AND created_at > now() - interval '24 hours') + p_amount
-       > COALESCE(c.daily_limit, p_default_daily_limit) THEN
-        RETURN keeper_audit(p_request_id, p_operation, s.login, NULL, 9);
-    END IF;
-    INSERT INTO topups (card_id, purse, amount, request_id) VALUES (p_card_id, p_purse, p_amount, p_request_id);
-    UPDATE purses SET balance = balance + p_amount WHERE purse = p_purse;
-    RETURN keeper_audit(p_request_id, p_operation, s.login, NULL, 0);
-END $$;
-
--- CREATE OR REPLACE drops the functions' settings: keep the index scans of 0003.
-ALTER FUNCTION keeper_topup(text, text, text, integer, text, bigint, numeric, numeric, numeric) SET enable_seqscan = off;
+-- CREATE OR REPLACE drops the function's settings: keep the index scans of 0003.
 ALTER FUNCTION keeper_authenticate(text, text, text, text, boolean, integer, integer) SET enable_seqscan = off;

@@ -4,7 +4,9 @@
 -- inside keeper_topup would lock some 300 relations per top-up (measured: top-ups at 0.4-0.6x of
 -- the baseline and falling as partitions accumulate). card_recent_topups holds each top-up of the
 -- last day again (card, time, amount), written in the same transaction as its topups row, so the
--- sum stays exact; keeperctl maintain deletes rows older than 25 hours.
+-- sum stays exact; keeperctl maintain deletes rows older than 25 hours. Concurrent top-ups of one
+-- card are serialised by a transaction advisory lock on the card (as 0004 does for Authenticate)
+-- instead of SELECT ... FOR UPDATE, which needs UPDATE rights the workers' role does not have.
 
 CREATE TABLE card_recent_topups (
     card_id    bigint        NOT NULL,
