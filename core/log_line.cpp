@@ -1,4 +1,6 @@
-#include "log_line.hpp"
+#include "core/log_line.hpp"
+
+#include "core/wire/transport_table.hpp"
 
 namespace keeper::core {
 namespace {

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <string>
 
-#include "request_router.hpp"
+#include "core/request_log.hpp"
 
 namespace keeper::core {
 

@@ -1,8 +1,9 @@
-#include "metrics.hpp"
+#include "core/metrics.hpp"
 
 #include <cstdio>
 
-#include "operation_table.hpp"
+#include "core/domain/operation_table.hpp"
+#include "core/wire/transport_table.hpp"
 
 namespace keeper::core {
 namespace {

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "request_router.hpp"
+#include "core/request_log.hpp"
 
 namespace keeper::core {
 

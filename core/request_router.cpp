@@ -1,13 +1,14 @@
-#include "request_router.hpp"
+#include "core/request_router.hpp"
 
-#include "call_runner.hpp"
-#include "endpoint_path.hpp"
-#include "fault.hpp"
-#include "media_type.hpp"
-#include "metrics.hpp"
-#include "operation_table.hpp"
-#include "response_writer.hpp"
-#include "service_pages.hpp"
+#include "core/domain/call_runner.hpp"
+#include "core/wire/endpoint_path.hpp"
+#include "core/api/fault.hpp"
+#include "core/wire/media_type.hpp"
+#include "core/metrics.hpp"
+#include "core/domain/operation_table.hpp"
+#include "core/wire/response_writer.hpp"
+#include "core/pages/service_pages.hpp"
+#include "core/wire/transport_table.hpp"
 
 namespace keeper::core {
 namespace {
@@ -34,34 +35,26 @@ const operation& path_operation(const endpoint_path& ep, request_log& log) {
     return *op;
 }
 
-decoded_call decode_form_request(const http_request& req, const endpoint_path& ep, request_log& log) {
-    if (req.method == "GET") {
-        log.via = transport::http_get;
-        return decode_form_call(path_operation(ep, log), req.query);
-    }
-    log.via = transport::http_post;
-    const auto& op = path_operation(ep, log);
-    if (parse_media_type(req.content_type).essence != form_type) {
-        throw fault(fault_kind::unsupported_media_type,
-                    "An HTTP POST to an operation must be application/x-www-form-urlencoded.");
-    }
-    return decode_form_call(op, req.body);  // a POST reads only its form body, never the query
-}
-
-decoded_call decode_soap_request(const http_request& req, const endpoint_path& ep, const settings& cfg, request_log& log) {
+// Which transport the request is (the transport table recognises it by method, path shape and
+// media type) and its call. An unknown operation named in the path is 404 whatever the content
+// type, written in the transport's shape when there is one.
+decoded_call decode_request(const http_request& req, const endpoint_path& ep, const settings& cfg, request_log& log) {
     const auto media = parse_media_type(req.content_type);
-    if (media.essence == "text/xml") {
-        log.via = transport::soap11;
-        return decode_soap_call(req.body, soap_version::v11, req.soap_action, ep.group, cfg.api_namespace);
+    const auto* row = recognise_transport(req.method, ep.operation_name.has_value(), media.essence);
+    if (row) log.via = row->id;
+    const auto* op = ep.operation_name ? &path_operation(ep, log) : nullptr;
+    if (!row && op) {
+        throw fault(fault_kind::unsupported_media_type,
+                    "An HTTP POST to an operation must be application/x-www-form-urlencoded or application/json.");
     }
-    if (media.essence == "application/soap+xml") {
-        log.via = transport::soap12;
-        const auto action = media.params.find("action");
-        const auto hint = action == media.params.end() ? std::nullopt : std::optional{action->second};
-        return decode_soap_call(req.body, soap_version::v12, hint, ep.group, cfg.api_namespace);
+    if (!row && media.essence == form_type) {
+        throw fault(fault_kind::no_such_endpoint, "A form POST must name the operation in the path: " + ep.group_path + "/Operation.");
     }
-    throw fault(fault_kind::unsupported_media_type,
-                "Content type '" + media.essence + "' is not SOAP (text/xml, application/soap+xml) or a form.");
+    if (!row) {
+        throw fault(fault_kind::unsupported_media_type,
+                    "Content type '" + media.essence + "' is not SOAP (text/xml, application/soap+xml) or a form.");
+    }
+    return row->decode(req, ep, op, media, cfg);
 }
 
 // GET /health: 200 when this worker reaches the database, 503 when not. nginx exposes it to
@@ -94,10 +87,7 @@ http_response route(const http_request& req, store& st, const settings& cfg, con
         log.outcome = "page";
         return service_page(req, *ep, cfg);
     }
-    if (!ep->operation_name && parse_media_type(req.content_type).essence == form_type) {
-        throw fault(fault_kind::no_such_endpoint, "A form POST must name the operation in the path: " + ep->group_path + "/Operation.");
-    }
-    const auto call = ep->operation_name ? decode_form_request(req, *ep, log) : decode_soap_request(req, *ep, cfg, log);
+    const auto call = decode_request(req, *ep, cfg, log);
     log.operation = call.op->name;
     log.op = call.op;
     const auto value = run_call(call, st, cfg, req.request_id);

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/api_reference.hpp"
-#include "core/settings.hpp"
+#include "core/pages/api_reference.hpp"
+#include "core/api/settings.hpp"
 #include "db/maintenance.hpp"
 #include "db/migrator.hpp"
 #include "db/provisioning.hpp"

@@ -12,7 +12,7 @@
 #include <ostream>
 #include <pqxx/pqxx>
 
-#include "core/settings.hpp"
+#include "core/api/settings.hpp"
 
 namespace keeper::db {
 

@@ -11,7 +11,7 @@
 #include <memory>
 
 #include "connection_pool.hpp"
-#include "core/store.hpp"
+#include "core/domain/store.hpp"
 #include "sealed_secrets.hpp"
 
 namespace keeper::db {

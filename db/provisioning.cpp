@@ -2,10 +2,10 @@
 
 #include <map>
 
-#include "core/code_hash.hpp"
-#include "core/formats.hpp"
-#include "core/provider.hpp"
-#include "core/text_util.hpp"
+#include "core/domain/code_hash.hpp"
+#include "core/domain/formats.hpp"
+#include "core/api/provider.hpp"
+#include "core/api/text_util.hpp"
 #include "secret_rotation.hpp"
 
 namespace keeper::db {

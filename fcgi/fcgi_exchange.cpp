@@ -82,6 +82,7 @@ core::http_request read_request(FCGX_Request& r, std::size_t body_limit) {
     req.host = param(r, "HTTP_HOST");
     const auto scheme = param(r, "REQUEST_SCHEME");
     req.scheme = !scheme.empty() ? scheme : (param(r, "HTTPS") == "on" ? "https" : "http");
+    req.remote_addr = param(r, "REMOTE_ADDR");
     req.request_id = param(r, "REQUEST_ID");
     if (!is_safe_request_id(req.request_id)) req.request_id = make_request_id();
 

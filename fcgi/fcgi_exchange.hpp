@@ -4,7 +4,7 @@
 
 #include <cstddef>
 
-#include "core/http_message.hpp"
+#include "core/api/http_message.hpp"
 
 namespace keeper::fcgi {
 

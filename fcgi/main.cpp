@@ -10,7 +10,7 @@
 #include <pqxx/pqxx>
 #include <string>
 
-#include "core/settings.hpp"
+#include "core/api/settings.hpp"
 #include "db/migrator.hpp"
 #include "db/secret_rotation.hpp"
 #include "shared_metrics.hpp"

@@ -17,7 +17,7 @@
 #include "connection_acceptor.hpp"
 #include "core/log_line.hpp"
 #include "core/request_router.hpp"
-#include "core/soap_reader.hpp"
+#include "core/wire/soap_reader.hpp"
 #include "db/pg_store.hpp"
 #include "fcgi_exchange.hpp"
 #include "log_writer.hpp"

@@ -3,7 +3,7 @@
 // nginx sends on it (several, with upstream keepalive) until nginx closes it; the calls share a
 // pool of `database_connections` PostgreSQL connections.
 #include "core/metrics.hpp"
-#include "core/settings.hpp"
+#include "core/api/settings.hpp"
 
 namespace keeper::fcgi {
 

@@ -5,7 +5,7 @@
 #include <functional>
 
 #include "core/metrics.hpp"
-#include "core/settings.hpp"
+#include "core/api/settings.hpp"
 
 namespace keeper::fcgi {
 

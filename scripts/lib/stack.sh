@@ -9,7 +9,8 @@ KEEPER_PACKAGES=(
   build-essential cmake pkg-config dpkg-dev man-db adduser systemd
   libfcgi-dev libxml2-dev libssl-dev libpqxx-dev libboost-test-dev
   postgresql postgresql-15-partman nginx ssl-cert openssl curl libxml2-utils
-  python3-zeep php-cli php-soap prometheus
+  python3-zeep php-cli php-soap prometheus nlohmann-json3-dev
+  chromium chromium-driver python3-selenium
 )
 
 say() { printf '%s\n' "$*" >&2; }

@@ -2,7 +2,7 @@
 
 #include <unistd.h>
 
-#include "core/form_reader.hpp"
+#include "core/wire/form_reader.hpp"
 
 namespace keeper::test {
 namespace {
@@ -54,7 +54,7 @@ void db_fixture::add_app(const std::string& app_id, const std::string& secret, c
 }
 
 int db_fixture::call(const std::string& path, const std::string& query) {
-    core::http_request r{"GET", path, query, "", std::nullopt, "h", "http", unique("rid"), "", false};
+    core::http_request r{"GET", path, query, "", std::nullopt, "h", "http", unique("rid"), "", false, "127.0.0.1"};
     const auto out = core::handle_request(r, store, cfg);
     if (out.response.status != 200) return -out.response.status;
     const auto& b = out.response.body;

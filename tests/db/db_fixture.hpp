@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/auth_hash.hpp"
+#include "core/domain/auth_hash.hpp"
 #include "core/request_router.hpp"
 #include "db/pg_store.hpp"
 #include "tests/support/fresh_database.hpp"

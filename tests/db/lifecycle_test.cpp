@@ -6,7 +6,7 @@
 #include <future>
 #include <sstream>
 
-#include "core/settings.hpp"
+#include "core/api/settings.hpp"
 #include "db/maintenance.hpp"
 #include "db/migrator.hpp"
 #include "db/pg_store.hpp"

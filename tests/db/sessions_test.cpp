@@ -1,7 +1,7 @@
 // Sessions (docs/api-decisions.md, Authenticate) against PostgreSQL: Authenticate and CheckSessionEx, and what each leaves behind.
 #include <boost/test/unit_test.hpp>
 
-#include "core/text_util.hpp"
+#include "core/api/text_util.hpp"
 #include "db_fixture.hpp"
 
 using keeper::test::db_fixture;

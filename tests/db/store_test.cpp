@@ -29,7 +29,7 @@ BOOST_AUTO_TEST_CASE(a_connection_the_server_closed_while_idle_is_replaced_befor
 }
 
 BOOST_AUTO_TEST_CASE(health_is_200_with_the_database_and_503_without) {
-    keeper::core::http_request r{"GET", "/health", "", "", std::nullopt, "h", "http", "r", "", false};
+    keeper::core::http_request r{"GET", "/health", "", "", std::nullopt, "h", "http", "r", "", false, "127.0.0.1"};
     BOOST_TEST(keeper::core::handle_request(r, store, cfg).response.status == 200);
     keeper::db::pg_store nowhere{"host=/nonexistent dbname=keeper connect_timeout=1"};
     BOOST_TEST(keeper::core::handle_request(r, nowhere, cfg).response.status == 503);
@@ -37,7 +37,7 @@ BOOST_AUTO_TEST_CASE(health_is_200_with_the_database_and_503_without) {
 
 BOOST_AUTO_TEST_CASE(an_unreachable_database_is_a_server_fault_not_a_crash) {
     keeper::db::pg_store nowhere{"host=/nonexistent dbname=keeper connect_timeout=1"};
-    keeper::core::http_request r{"GET", "/AccountApi.asmx/CheckSessionEx", "sessionId=a&appId=b", "", std::nullopt, "h", "http", "r", "", false};
+    keeper::core::http_request r{"GET", "/AccountApi.asmx/CheckSessionEx", "sessionId=a&appId=b", "", std::nullopt, "h", "http", "r", "", false, "127.0.0.1"};
     const auto out = keeper::core::handle_request(r, nowhere, cfg);
     BOOST_TEST(out.response.status == 500);
     BOOST_TEST(out.log.detail == "cannot connect to the database");

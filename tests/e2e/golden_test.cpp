@@ -6,8 +6,8 @@
 #include <set>
 #include <sstream>
 
-#include "core/code_hash.hpp"
-#include "core/operation_table.hpp"
+#include "core/domain/code_hash.hpp"
+#include "core/domain/operation_table.hpp"
 #include "stack_fixture.hpp"
 
 using namespace keeper::test;

@@ -4,7 +4,7 @@
 #include <pqxx/pqxx>
 #include <string>
 
-#include "core/auth_hash.hpp"
+#include "core/domain/auth_hash.hpp"
 #include "tests/support/http_client.hpp"
 #include "tests/support/soap_messages.hpp"
 #include "tests/support/test_env.hpp"

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "core/http_message.hpp"
-#include "core/text_util.hpp"
+#include "core/api/http_message.hpp"
+#include "core/api/text_util.hpp"
 
 namespace keeper::fuzz {
 

@@ -2,7 +2,7 @@
 // An in-memory store that answers every call (0, a login's secret, an enabled application, a
 // pending code), so the fuzzed pipeline goes all the way through the operations, as it does
 // against PostgreSQL, without a database.
-#include "core/store.hpp"
+#include "core/domain/store.hpp"
 
 namespace keeper::fuzz {
 

@@ -4,11 +4,11 @@
 #include <cstdint>
 #include <string>
 
-#include "core/decoded_call.hpp"
-#include "core/fault.hpp"
-#include "core/form_reader.hpp"
-#include "core/operation_table.hpp"
-#include "core/text_decoders.hpp"
+#include "core/wire/call_decoders.hpp"
+#include "core/api/fault.hpp"
+#include "core/wire/form_reader.hpp"
+#include "core/domain/operation_table.hpp"
+#include "core/wire/text_decoders.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size < 1) return 0;

@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/endpoint_path.hpp"
-#include "core/media_type.hpp"
+#include "core/wire/endpoint_path.hpp"
+#include "core/wire/media_type.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text{reinterpret_cast<const char*>(data), size};

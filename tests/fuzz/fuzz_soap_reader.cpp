@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <string>
 
-#include "core/decoded_call.hpp"
-#include "core/fault.hpp"
-#include "core/operation.hpp"
+#include "core/wire/call_decoders.hpp"
+#include "core/api/fault.hpp"
+#include "core/api/operation.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size < 1) return 0;

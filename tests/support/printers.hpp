@@ -2,11 +2,11 @@
 // Lets Boost.Test print core's enums in failure messages (found by argument-dependent lookup).
 #include <ostream>
 
-#include "core/fault.hpp"
-#include "core/operation.hpp"
-#include "core/provider.hpp"
-#include "core/result_code.hpp"
-#include "core/transport.hpp"
+#include "core/api/fault.hpp"
+#include "core/api/operation.hpp"
+#include "core/api/provider.hpp"
+#include "core/api/result_code.hpp"
+#include "core/wire/transport_table.hpp"
 
 namespace keeper::core {
 

@@ -2,7 +2,7 @@
 // A store whose database is down: every call counts itself and throws store_error, as
 // db::pg_store does when it cannot connect. Unit tests use it to prove that calls needing no
 // database never ask, that bad input is refused first, and that a failing store is a server fault.
-#include "core/store.hpp"
+#include "core/domain/store.hpp"
 
 namespace keeper::test {
 

@@ -6,10 +6,10 @@
 #include <set>
 #include <sstream>
 
-#include "core/api_reference.hpp"
+#include "core/pages/api_reference.hpp"
 #include "core/log_line.hpp"
-#include "core/operation_table.hpp"
-#include "core/settings.hpp"
+#include "core/domain/operation_table.hpp"
+#include "core/api/settings.hpp"
 
 using namespace keeper::core;
 

@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "core/metrics.hpp"
-#include "core/operation_table.hpp"
+#include "core/domain/operation_table.hpp"
 
 using namespace keeper::core;
 

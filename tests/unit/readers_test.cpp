@@ -2,10 +2,10 @@
 
 #include "tests/support/printers.hpp"
 
-#include "core/fault.hpp"
-#include "core/form_reader.hpp"
-#include "core/media_type.hpp"
-#include "core/soap_reader.hpp"
+#include "core/api/fault.hpp"
+#include "core/wire/form_reader.hpp"
+#include "core/wire/media_type.hpp"
+#include "core/wire/soap_reader.hpp"
 #include "tests/support/soap_messages.hpp"
 
 using namespace keeper::core;

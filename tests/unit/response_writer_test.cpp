@@ -2,9 +2,9 @@
 
 #include "tests/support/printers.hpp"
 
-#include "core/operation_table.hpp"
-#include "core/response_writer.hpp"
-#include "core/text_util.hpp"
+#include "core/domain/operation_table.hpp"
+#include "core/wire/response_writer.hpp"
+#include "core/api/text_util.hpp"
 
 #include <libxml/parser.h>
 #include "tests/support/soap_messages.hpp"

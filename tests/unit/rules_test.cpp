@@ -3,12 +3,12 @@
 
 #include "tests/support/printers.hpp"
 
-#include "core/auth_hash.hpp"
-#include "core/date_time.hpp"
-#include "core/error_descriptions.hpp"
-#include "core/formats.hpp"
-#include "core/result_code.hpp"
-#include "core/text_util.hpp"
+#include "core/domain/auth_hash.hpp"
+#include "core/api/date_time.hpp"
+#include "core/domain/error_descriptions.hpp"
+#include "core/domain/formats.hpp"
+#include "core/api/result_code.hpp"
+#include "core/api/text_util.hpp"
 
 using namespace keeper::core;
 

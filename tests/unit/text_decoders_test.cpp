@@ -3,7 +3,7 @@
 #include "tests/support/printers.hpp"
 #include <cmath>
 
-#include "core/text_decoders.hpp"
+#include "core/wire/text_decoders.hpp"
 
 using namespace keeper::core;
 

@@ -10,9 +10,10 @@
 #include <memory>
 #include <set>
 
-#include "core/help_pages.hpp"
-#include "core/operation_table.hpp"
-#include "core/wsdl_writer.hpp"
+#include "core/pages/help_pages.hpp"
+#include "core/domain/operation_table.hpp"
+#include "core/pages/wsdl_writer.hpp"
+#include "core/wire/transport_table.hpp"
 
 using namespace keeper::core;
 
@@ -115,11 +116,30 @@ BOOST_AUTO_TEST_CASE(pages_list_and_describe_every_operation) {
         for (const auto& name : table_operations(g)) BOOST_TEST(page.find("?op=" + name + "\"") != std::string::npos);
     }
     const auto* op = find_operation(api_group::push, "SubscribeWithTagAndLocale");
-    const auto page = operation_page(*op, "/PushApi.asmx", "h", "http://tempuri.org/");
+    const auto page = operation_page(*op, {"/PushApi.asmx", "h", "http://tempuri.org/"});
     BOOST_TEST(page.find("SOAPAction: &quot;http://tempuri.org/SubscribeWithTagAndLocale&quot;") != std::string::npos);
     BOOST_TEST(page.find("GET /PushApi.asmx/SubscribeWithTagAndLocale?sessionId=string&amp;provider=Undefined or Android") != std::string::npos);
     BOOST_TEST(page.find("application/soap+xml; charset=utf-8") != std::string::npos);
     BOOST_TEST(page.find("&lt;tag&gt;int&lt;/tag&gt;") != std::string::npos);
+    BOOST_TEST(page.find("POST /PushApi.asmx/SubscribeWithTagAndLocale HTTP/1.1\nHost: h\nContent-Type: application/json; charset=utf-8") != std::string::npos);
+    BOOST_TEST(page.find("{&quot;sessionId&quot;:&quot;string&quot;,&quot;provider&quot;:&quot;Undefined or Android") != std::string::npos);
+    BOOST_TEST(page.find("&quot;tag&quot;:int") != std::string::npos);
+    for (const auto& row : transports()) BOOST_TEST(page.find("<h2>" + std::string{row.title} + "</h2>") != std::string::npos);
+    BOOST_TEST(page.find("<form") == std::string::npos);
+    BOOST_TEST(page.find("only available for requests from the local machine") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(the_test_form_has_a_field_per_parameter_and_posts_to_the_operation) {
+    const auto* op = find_operation(api_group::push, "SubscribeWithTagAndLocale");
+    const auto page = operation_page(*op, {"/PushApi.asmx", "h", "http://tempuri.org/", true});
+    BOOST_TEST(page.find(R"(<form id="test-form" action="/PushApi.asmx/SubscribeWithTagAndLocale" method="POST" target="test-result">)") !=
+               std::string::npos);
+    for (const auto& p : op->params) BOOST_TEST(page.find("name=\"" + std::string{p.name} + "\"") != std::string::npos);
+    BOOST_TEST(page.find(R"(<iframe name="test-result")") != std::string::npos);
+    const auto* now = find_operation(api_group::global, "GetUtcNow");
+    const auto bare = operation_page(*now, {"/GlobalApi.asmx", "h", "http://tempuri.org/", true});
+    BOOST_TEST(bare.find("<input type=\"text\"") == std::string::npos);
+    BOOST_TEST(bare.find(R"(id="invoke")") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,31 @@
+#pragma once
+// The request and response values that fcgi/ fills and sends; core/ never sees FastCGI.
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace keeper::core {
+
+struct http_request {
+    std::string method;                      // "GET", "POST", ...
+    std::string path;                        // URL path without the query, e.g. "/AccountApi.asmx"
+    std::string query;                       // raw query string, without '?'
+    std::string content_type;                // as sent, parameters included
+    std::optional<std::string> soap_action;  // the SOAPAction header, when present
+    std::string host;                        // Host header, for WSDL addresses
+    std::string scheme = "http";             // what nginx forwarded
+    std::string request_id;                  // nginx's $request_id, or one the worker made
+    std::string body;
+    bool body_too_large = false;             // the front refused to read a body over the limit
+    std::string remote_addr;                 // the client's address as nginx saw it (REMOTE_ADDR)
+};
+
+struct http_response {
+    int status = 200;
+    std::string content_type;
+    std::vector<std::pair<std::string, std::string>> headers;
+    std::string body;
+};
+
+}  // namespace keeper::core

@@ -1,0 +1,110 @@
+#pragma once
+// One entry of the operation table: where it lives, what it takes, what it returns, and the
+// handler. Parameter and result types are deduced from the handler's C++ signature, so the table
+// cannot disagree with the code; only the wire names are written by hand.
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "core/api/date_time.hpp"
+#include "core/api/param_value.hpp"
+#include "core/api/result_code.hpp"
+
+namespace keeper::core {
+
+// What a handler gets besides its parameters (core/domain/call_context.hpp). The vocabulary only
+// names it: operations live in the domain wing.
+class call_context;
+
+enum class api_group { account, telepay, simple_auth, push, global, errors };
+
+// "AccountApi" for api_group::account: the group's path is "/" + this + ".asmx".
+std::string_view group_name(api_group g);
+
+enum class result_type { int32, date_time, string };
+
+using result_value = std::variant<result_code, utc_time, std::string>;
+
+struct param_spec {
+    std::string_view name;
+    param_type type;
+};
+
+struct operation {
+    api_group group;
+    std::string_view name;
+    std::string_view summary;  // one sentence for help pages and docs
+    std::vector<param_spec> params;
+    result_type result;
+    std::vector<result_code> results;  // the int results it can give (empty for dateTime/string)
+    // Decoded arguments, one per param, of the declared types, in declaration order.
+    result_value (*invoke)(call_context&, const std::vector<param_value>&);
+};
+
+namespace detail {
+
+template <typename T> struct param_type_of;
+template <> struct param_type_of<std::string> { static constexpr auto value = param_type::string; };
+template <> struct param_type_of<bool> { static constexpr auto value = param_type::boolean; };
+template <> struct param_type_of<std::int32_t> { static constexpr auto value = param_type::int32; };
+template <> struct param_type_of<std::int64_t> { static constexpr auto value = param_type::int64; };
+template <> struct param_type_of<double> { static constexpr auto value = param_type::float64; };
+template <> struct param_type_of<provider> { static constexpr auto value = param_type::provider; };
+
+template <typename T> struct result_type_of;
+template <> struct result_type_of<result_code> { static constexpr auto value = result_type::int32; };
+template <> struct result_type_of<utc_time> { static constexpr auto value = result_type::date_time; };
+template <> struct result_type_of<std::string> { static constexpr auto value = result_type::string; };
+
+template <typename F> struct handler_traits;
+template <typename R, typename... A>
+struct handler_traits<R (*)(call_context&, A...)> {
+    using result = R;
+    using args = std::tuple<std::remove_cvref_t<A>...>;
+    static constexpr std::size_t arity = sizeof...(A);
+};
+
+template <auto Handler>
+result_value invoke(call_context& ctx, const std::vector<param_value>& values) {
+    using traits = handler_traits<decltype(Handler)>;
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+        return result_value{Handler(ctx, std::get<std::tuple_element_t<I, typename traits::args>>(values[I])...)};
+    }(std::make_index_sequence<traits::arity>{});
+}
+
+template <auto Handler, std::size_t N>
+std::vector<param_spec> param_specs(const std::string_view (&names)[N]) {
+    using traits = handler_traits<decltype(Handler)>;
+    static_assert(N == traits::arity, "one wire name per handler parameter");
+    std::vector<param_spec> out;
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+        (out.push_back({names[I], param_type_of<std::tuple_element_t<I, typename traits::args>>::value}), ...);
+    }(std::make_index_sequence<N>{});
+    return out;
+}
+
+}  // namespace detail
+
+template <auto Handler, std::size_t N>
+operation make_operation(api_group group, std::string_view name, const std::string_view (&param_names)[N],
+                         std::vector<result_code> results, std::string_view summary) {
+    using traits = detail::handler_traits<decltype(Handler)>;
+    return {group, name, summary, detail::param_specs<Handler>(param_names),
+            detail::result_type_of<typename traits::result>::value, std::move(results), &detail::invoke<Handler>};
+}
+
+// For operations without parameters.
+template <auto Handler>
+operation make_operation(api_group group, std::string_view name, std::string_view summary) {
+    using traits = detail::handler_traits<decltype(Handler)>;
+    static_assert(traits::arity == 0);
+    return {group, name, summary, {}, detail::result_type_of<typename traits::result>::value, {},
+            &detail::invoke<Handler>};
+}
+
+}  // namespace keeper::core

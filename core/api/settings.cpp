@@ -1,0 +1,275 @@
+#include "core/api/settings.hpp"
+
+#include <charconv>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "core/api/text_util.hpp"
+
+extern char** environ;
+
+namespace keeper::core {
+namespace {
+
+using setter = std::function<void(settings&, const std::string&)>;
+
+struct setting_def {
+    setting_doc doc;
+    setter apply;
+};
+
+long long parse_int(const std::string& key, const std::string& v, long long min, long long max) {
+    long long n = 0;
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (ec != std::errc{} || end != v.data() + v.size() || n < min || n > max) {
+        throw config_error("config key '" + key + "': '" + v + "' is not a whole number from " +
+                           std::to_string(min) + " to " + std::to_string(max));
+    }
+    return n;
+}
+
+std::string parse_decimal(const std::string& key, const std::string& v) {
+    // digits, optionally '.' and at most 2 more digits: money in the purse's currency
+    const auto dot = v.find('.');
+    const auto whole = v.substr(0, dot);
+    const auto frac = dot == std::string::npos ? std::string{} : v.substr(dot + 1);
+    const auto all_digits = [](const std::string& s) {
+        return s.find_first_not_of("0123456789") == std::string::npos;
+    };
+    if (whole.empty() || !all_digits(whole) || !all_digits(frac) || frac.size() > 2 ||
+        (dot != std::string::npos && frac.empty())) {
+        throw config_error("config key '" + key + "': '" + v + "' is not an amount like 15000 or 99.50");
+    }
+    return v;
+}
+
+bool parse_bool(const std::string& key, const std::string& v) {
+    if (v == "true") return true;
+    if (v == "false") return false;
+    throw config_error("config key '" + key + "': '" + v + "' is not true or false");
+}
+
+test_form_access parse_test_form(const std::string& v) {
+    if (v == "local") return test_form_access::local;
+    if (v == "any") return test_form_access::any;
+    if (v == "off") return test_form_access::off;
+    throw config_error("config key 'test_form': '" + v + "' is not local, any or off");
+}
+
+std::string parse_nonempty(const std::string& key, const std::string& v) {
+    if (v.empty()) throw config_error("config key '" + key + "' must not be empty");
+    return v;
+}
+
+const std::vector<setting_def>& definitions() {
+    static const std::vector<setting_def> defs{
+        {{"api_namespace", "http://tempuri.org/", "XML namespace of the API (WSDL targetNamespace, SOAPAction prefix)."},
+         [](settings& s, const std::string& v) { s.api_namespace = parse_nonempty("api_namespace", v); }},
+        {{"database_url", "dbname=keeper", "libpq connection string of the PostgreSQL database."},
+         [](settings& s, const std::string& v) { s.database_url = parse_nonempty("database_url", v); }},
+        {{"admin_database_url", "",
+          "libpq connection string for keeperctl migrate, roles and status: the schema owner. Empty: database_url."},
+         [](settings& s, const std::string& v) { s.admin_database_url = v; }},
+        {{"provision_database_url", "",
+          "libpq connection string for keeperctl add-* and list (role keeper_provision). Empty: admin_database_url."},
+         [](settings& s, const std::string& v) { s.provision_database_url = v; }},
+        {{"maintain_database_url", "",
+          "libpq connection string for keeperctl maintain (role keeper_maintain). Empty: admin_database_url."},
+         [](settings& s, const std::string& v) { s.maintain_database_url = v; }},
+        {{"secret_key_file", "/etc/keeper/secret.keys",
+          "File of the keys that seal login and application secrets in the database (AES-256-GCM): lines "
+          "'<key id> <base64 of 32 bytes>', the first one current (keeperctl new-key). Under systemd the unit "
+          "passes it as the credential secret.keys instead. Without a readable, right key the pool does not start."},
+         [](settings& s, const std::string& v) { s.secret_key_file = parse_nonempty("secret_key_file", v); }},
+        {{"listen", "", "FastCGI socket: a unix socket path or 127.0.0.1:PORT; empty = inherited on fd 0 (systemd)."},
+         [](settings& s, const std::string& v) { s.listen = v; }},
+        {{"workers", "8",
+          "Worker processes. Each serves `threads` FastCGI connections at once; more than one process "
+          "keeps the pool serving while one is replaced. See docs/performance.md for the sizing rule."},
+         [](settings& s, const std::string& v) { s.workers = static_cast<int>(parse_int("workers", v, 1, 256)); }},
+        {{"threads", "24",
+          "Threads per worker process, each serving one FastCGI connection at a time. workers x threads "
+          "must exceed what nginx keeps open (worker_processes x upstream keepalive), or connections "
+          "beyond it wait."},
+         [](settings& s, const std::string& v) { s.threads = static_cast<int>(parse_int("threads", v, 1, 1024)); }},
+        {{"database_connections", "2",
+          "PostgreSQL connections per worker process, shared by its threads (a call holds one for its "
+          "transaction). workers x database_connections per host counts against max_connections."},
+         [](settings& s, const std::string& v) {
+             s.database_connections = static_cast<int>(parse_int("database_connections", v, 1, 256));
+         }},
+        {{"drain_seconds", "10",
+          "On stop or reload, how long a worker keeps serving connections nginx holds open before it "
+          "closes idle ones. Above nginx's upstream keepalive_timeout and keepalive_time, so nginx "
+          "closes them first and no request races a close."},
+         [](settings& s, const std::string& v) { s.drain_time = std::chrono::seconds{parse_int("drain_seconds", v, 0, 3600)}; }},
+        {{"lock_timeout_ms", "2000",
+          "Longest a call waits for a row lock another call holds (PostgreSQL lock_timeout). Past it the call "
+          "is a server fault and changes nothing; the worker lives on."},
+         [](settings& s, const std::string& v) {
+             s.lock_timeout = std::chrono::milliseconds{parse_int("lock_timeout_ms", v, 1, 600000)};
+         }},
+        {{"statement_timeout_ms", "5000",
+          "Longest one database statement of a call may run (PostgreSQL statement_timeout); then as above."},
+         [](settings& s, const std::string& v) {
+             s.statement_timeout = std::chrono::milliseconds{parse_int("statement_timeout_ms", v, 1, 600000)};
+         }},
+        {{"connect_timeout_seconds", "3",
+          "Longest one attempt to connect to PostgreSQL may take (libpq connect_timeout, added to database_url "
+          "unless it sets one). With several hosts in database_url each is tried in turn."},
+         [](settings& s, const std::string& v) {
+             s.connect_timeout = std::chrono::seconds{parse_int("connect_timeout_seconds", v, 1, 600)};
+         }},
+        {{"body_limit", "65536", "Largest request body in bytes; larger gets 413 before any parsing. nginx's client_max_body_size must match."},
+         [](settings& s, const std::string& v) { s.body_limit = static_cast<std::size_t>(parse_int("body_limit", v, 1024, 16 << 20)); }},
+        {{"test_form", "local",
+          "Who sees the test form on the ?op= help pages (a form that calls the operation over HTTP POST): local "
+          "(requests from loopback, as ASMX), any, or off. The operations themselves answer everyone either way."},
+         [](settings& s, const std::string& v) { s.test_form = parse_test_form(v); }},
+        {{"session_ttl_seconds", "86400", "How long a session stays valid after Authenticate."},
+         [](settings& s, const std::string& v) { s.session_ttl = std::chrono::seconds{parse_int("session_ttl_seconds", v, 1, 366LL * 86400)}; }},
+        {{"auth_max_failures", "5", "Failed Authenticate calls per login within the window before it answers 11."},
+         [](settings& s, const std::string& v) { s.auth_max_failures = static_cast<int>(parse_int("auth_max_failures", v, 1, 1000)); }},
+        {{"auth_failure_window_seconds", "900", "The window for auth_max_failures."},
+         [](settings& s, const std::string& v) { s.auth_failure_window = std::chrono::seconds{parse_int("auth_failure_window_seconds", v, 1, 86400)}; }},
+        {{"code_max_attempts", "5", "Wrong protection/confirmation codes that lock a transfer or task for good."},
+         [](settings& s, const std::string& v) { s.code_max_attempts = static_cast<int>(parse_int("code_max_attempts", v, 1, 100)); }},
+        {{"topup_max_amount", "15000", "Largest amount of one TopupPurseFromAtmCard."},
+         [](settings& s, const std::string& v) { s.topup_max_amount = parse_decimal("topup_max_amount", v); }},
+        {{"card_daily_limit", "50000", "Default limit of a card's top-ups over 24 hours (a card may have its own)."},
+         [](settings& s, const std::string& v) { s.card_daily_limit = parse_decimal("card_daily_limit", v); }},
+        {{"audit_retention_months", "13",
+          "Months of audit_log kept: keeperctl maintain drops (or detaches) monthly partitions wholly older "
+          "than this. 13 keeps a full year plus the month being reviewed (PCI DSS asks for 12)."},
+         [](settings& s, const std::string& v) {
+             s.audit_retention_months = static_cast<int>(parse_int("audit_retention_months", v, 1, 1200));
+         }},
+        {{"topup_retention_months", "61",
+          "Months of topups kept, as above. 61: five years of payment records (the usual anti-money-"
+          "laundering minimum) plus the current month. Never below 1: the 24-hour limit reads them."},
+         [](settings& s, const std::string& v) {
+             s.topup_retention_months = static_cast<int>(parse_int("topup_retention_months", v, 1, 1200));
+         }},
+        {{"retention_detach_only", "false",
+          "true: partitions past retention are detached and left as plain tables for archiving (pg_dump, "
+          "then DROP), not dropped."},
+         [](settings& s, const std::string& v) { s.retention_detach_only = parse_bool("retention_detach_only", v); }},
+        {{"session_linger_days", "30",
+          "Days an expired session is kept (it answers 3, 'expired', rather than 2, 'unknown', meanwhile) "
+          "before keeperctl maintain deletes it."},
+         [](settings& s, const std::string& v) {
+             s.session_linger_days = static_cast<int>(parse_int("session_linger_days", v, 0, 3650));
+         }},
+        {{"purge_batch_rows", "5000",
+          "Rows keeperctl maintain deletes per transaction when purging sessions and auth_failures: short "
+          "transactions, no long locks on the hot tables."},
+         [](settings& s, const std::string& v) { s.purge_batch_rows = static_cast<int>(parse_int("purge_batch_rows", v, 1, 1000000)); }},
+    };
+    return defs;
+}
+
+const setting_def* find_definition(const std::string& key) {
+    for (const auto& d : definitions()) {
+        if (d.doc.key == key) return &d;
+    }
+    return nullptr;
+}
+
+std::string trim(std::string_view s) { return std::string{trim_xml_space(s)}; }
+
+void apply_file(settings& s, const std::string& text) {
+    std::istringstream in{text};
+    std::string line;
+    for (int number = 1; std::getline(in, line); ++number) {
+        const auto content = trim(line);
+        if (content.empty() || content.front() == '#') continue;
+        const auto eq = content.find('=');
+        if (eq == std::string::npos) {
+            throw config_error("config line " + std::to_string(number) + ": expected 'key = value'");
+        }
+        const auto key = trim(content.substr(0, eq));
+        const auto* def = find_definition(key);
+        if (!def) throw config_error("config line " + std::to_string(number) + ": unknown key '" + key + "'");
+        def->apply(s, trim(content.substr(eq + 1)));
+    }
+}
+
+std::string env_name(const std::string& key) {
+    std::string name = "KEEPER_";
+    for (char c : key) name += static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+    return name;
+}
+
+}  // namespace
+
+const std::vector<setting_doc>& setting_docs() {
+    static const std::vector<setting_doc> docs = [] {
+        std::vector<setting_doc> out;
+        for (const auto& d : definitions()) out.push_back(d.doc);
+        return out;
+    }();
+    return docs;
+}
+
+settings parse_settings(const std::string& file_text, const std::map<std::string, std::string>& env) {
+    settings s;
+    apply_file(s, file_text);
+    for (const auto& d : definitions()) {
+        const auto it = env.find(env_name(d.doc.key));
+        if (it != env.end()) d.apply(s, it->second);
+    }
+    return s;
+}
+
+std::string default_config_path() {
+    if (const char* env = std::getenv("KEEPER_CONFIG"); env && *env) return env;
+    const std::string system_path = "/etc/keeper/keeper.conf";
+    return std::ifstream{system_path} ? system_path : std::string{};
+}
+
+settings load_settings(const std::string& path) {
+    std::string text;
+    if (!path.empty()) {
+        std::ifstream in{path};
+        if (!in) throw config_error("cannot read config file " + path);
+        std::ostringstream buf;
+        buf << in.rdbuf();
+        text = buf.str();
+    }
+    std::map<std::string, std::string> env;
+    for (char** e = environ; *e; ++e) {
+        const std::string entry = *e;
+        const auto eq = entry.find('=');
+        if (entry.rfind("KEEPER_", 0) == 0 && eq != std::string::npos) env[entry.substr(0, eq)] = entry.substr(eq + 1);
+    }
+    return parse_settings(text, env);
+}
+
+std::string secret_key_path(const settings& s) {
+    if (const char* dir = std::getenv("CREDENTIALS_DIRECTORY"); dir && *dir) {
+        const std::string credential = std::string{dir} + "/secret.keys";
+        if (std::ifstream{credential}) return credential;
+    }
+    return s.secret_key_file;
+}
+
+std::string worker_conninfo(const settings& s) {
+    const auto& url = s.database_url;
+    if (url.find("connect_timeout") != std::string::npos) return url;
+    const auto value = std::to_string(s.connect_timeout.count());
+    const bool uri = url.rfind("postgresql://", 0) == 0 || url.rfind("postgres://", 0) == 0;
+    if (!uri) return url + " connect_timeout=" + value;
+    return url + (url.find('?') == std::string::npos ? "?" : "&") + "connect_timeout=" + value;
+}
+
+std::string admin_url(const settings& s) { return s.admin_database_url.empty() ? s.database_url : s.admin_database_url; }
+std::string provision_url(const settings& s) {
+    return s.provision_database_url.empty() ? admin_url(s) : s.provision_database_url;
+}
+std::string maintain_url(const settings& s) {
+    return s.maintain_database_url.empty() ? admin_url(s) : s.maintain_database_url;
+}
+
+}  // namespace keeper::core

@@ -1,0 +1,31 @@
+#pragma once
+// What an operation handler gets besides its parameters: the configuration, the store, and what
+// the call's audit row is named by (request id, operation).
+#include <string>
+#include <string_view>
+
+#include "core/api/settings.hpp"
+#include "core/domain/store.hpp"
+
+namespace keeper::core {
+
+class call_context {
+public:
+    call_context(store& s, const settings& cfg, std::string request_id = {}, std::string_view operation = {})
+        : m_store(s), m_settings(cfg), m_request_id(std::move(request_id)), m_operation(operation) {}
+
+    const settings& config() const { return m_settings; }
+    store& db() { return m_store; }
+
+    audit_tag tag() const { return {m_request_id, m_operation}; }
+    // session_id already lower-cased by the caller (sessions are stored lower case).
+    session_ref session(std::string_view session_id) const { return {session_id, m_settings.session_ttl}; }
+
+private:
+    store& m_store;
+    const settings& m_settings;
+    std::string m_request_id;
+    std::string_view m_operation;
+};
+
+}  // namespace keeper::core

@@ -1,0 +1,63 @@
+#include "core/domain/code_hash.hpp"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+
+#include <array>
+#include <stdexcept>
+#include <vector>
+
+namespace keeper::core {
+namespace {
+
+constexpr std::string_view scheme = "sha256$";
+constexpr std::size_t salt_bytes = 16;
+
+std::string to_hex(const unsigned char* data, std::size_t n) {
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string out;
+    for (std::size_t i = 0; i < n; ++i) {
+        out += hex[data[i] >> 4];
+        out += hex[data[i] & 15];
+    }
+    return out;
+}
+
+std::vector<unsigned char> from_hex(std::string_view s) {
+    std::vector<unsigned char> out;
+    const auto nibble = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
+    for (std::size_t i = 0; i + 1 < s.size(); i += 2) out.push_back(static_cast<unsigned char>(nibble(s[i]) * 16 + nibble(s[i + 1])));
+    return out;
+}
+
+std::string digest_hex(const std::vector<unsigned char>& salt, std::string_view code) {
+    std::vector<unsigned char> input(salt);
+    input.insert(input.end(), code.begin(), code.end());
+    std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+    unsigned int length = 0;
+    if (EVP_Digest(input.data(), input.size(), digest.data(), &length, EVP_sha256(), nullptr) != 1) {
+        throw std::runtime_error("SHA-256 digest failed");
+    }
+    return to_hex(digest.data(), length);
+}
+
+}  // namespace
+
+std::string make_code_hash(std::string_view code) {
+    std::vector<unsigned char> salt(salt_bytes);
+    if (RAND_bytes(salt.data(), static_cast<int>(salt.size())) != 1) throw std::runtime_error("no random bytes for a salt");
+    return std::string{scheme} + to_hex(salt.data(), salt.size()) + "$" + digest_hex(salt, code);
+}
+
+bool code_matches(std::string_view stored, std::string_view code) {
+    if (stored.substr(0, scheme.size()) != scheme) return false;
+    const auto rest = stored.substr(scheme.size());
+    const auto dollar = rest.find('$');
+    if (dollar != salt_bytes * 2 || rest.size() != dollar + 1 + 64) return false;
+    const auto expected = rest.substr(dollar + 1);
+    const auto actual = digest_hex(from_hex(rest.substr(0, dollar)), code);
+    return CRYPTO_memcmp(expected.data(), actual.data(), expected.size()) == 0;
+}
+
+}  // namespace keeper::core

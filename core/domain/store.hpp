@@ -1,0 +1,127 @@
+#pragma once
+// What operations need from persistence. core/ sees only this interface; db/pg_store is the
+// PostgreSQL implementation, and nothing in core/ speaks SQL.
+//
+// Each write method is one operation's whole database work: it resolves the session, applies the
+// operation's rules that need rows (ownership, locks, limits, attempts), makes the change, writes
+// the audit row, commits, and returns the result code — one round trip. Checks that need a secret
+// or a code hash (Authenticate, the code confirmations, SubscribeAppWithTagAndLocale) are made by
+// the operation in between a read and the write, so those cost two. A result other than ok
+// changes nothing but counters and the audit row (docs/design.md).
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "core/api/provider.hpp"
+#include "core/api/result_code.hpp"
+
+namespace keeper::core {
+
+// Thrown by a store when the database cannot do the work (connection lost, SQL failure).
+// what() is for the log only and carries no values from the request.
+class store_error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// What every write names in its audit row.
+struct audit_tag {
+    std::string_view request_id;
+    std::string_view operation;
+};
+
+// A call's session: its id (lower case) and the configured lifetime.
+struct session_ref {
+    std::string_view session_id;
+    std::chrono::seconds ttl;
+};
+
+struct application_record {
+    std::string secret;
+    provider push_provider = provider::Undefined;
+    bool enabled = false;
+};
+
+// First step of a code confirmation: ok with the object's stored code hash, or the call's final
+// result (session problems, not found), already audited.
+struct code_lookup {
+    result_code result = result_code::not_found;
+    std::int64_t login_id = 0;
+    std::string login;
+    std::string code_hash;  // core/code_hash.hpp format
+};
+
+// Who proved what: passed from a read to the write that follows it.
+struct coded_call {
+    std::int64_t login_id = 0;
+    std::string_view login;
+    bool code_matches = false;
+    int max_attempts = 0;
+};
+
+struct topup_request {
+    std::string_view purse;
+    std::int64_t card_id = 0;
+    std::string_view amount;               // exact decimal
+    std::string_view max_amount;           // exact decimal: the per-operation limit
+    std::string_view default_daily_limit;  // exact decimal: for cards without their own
+};
+
+struct device_subscription {
+    provider push_provider = provider::Undefined;
+    std::string_view push_service_user_id;
+    std::int32_t tag = 0;
+    std::int32_t locale = 0;
+};
+
+class store {
+public:
+    virtual ~store() = default;
+
+    // Authenticate: the login's shared secret (login lower case), if the login exists. Reads only.
+    virtual std::optional<std::string> find_login_secret(std::string_view login) = 0;
+    // Authenticate's transaction: the throttle (counted under the login's row lock), then binding
+    // (or renewing) the session when `proven`, else recording the failure.
+    virtual result_code authenticate(const audit_tag& tag, std::string_view login, std::string_view session_id,
+                                     bool proven, std::chrono::seconds failure_window, int max_failures) = 0;
+
+    virtual result_code check_session(const audit_tag& tag, const session_ref& session, std::string_view app_id) = 0;
+
+    virtual result_code set_account_permits(const audit_tag& tag, const session_ref& session, bool payments,
+                                            bool invoices, bool messages) = 0;
+    virtual result_code set_contact_permits(const audit_tag& tag, const session_ref& session, std::string_view wmid,
+                                            bool payments, bool invoices, bool messages,
+                                            bool dont_use_confirmation) = 0;
+
+    virtual code_lookup find_transfer_code(const audit_tag& tag, const session_ref& session, std::int64_t tran_id) = 0;
+    virtual result_code confirm_transfer(const audit_tag& tag, const coded_call& call, std::int64_t tran_id) = 0;
+    virtual code_lookup find_task_code(const audit_tag& tag, const session_ref& session, std::int32_t profile_id,
+                                       std::int32_t task_id) = 0;
+    virtual result_code confirm_task(const audit_tag& tag, const coded_call& call, std::int32_t profile_id,
+                                     std::int32_t task_id) = 0;
+
+    virtual result_code topup(const audit_tag& tag, const session_ref& session, const topup_request& topup) = 0;
+
+    virtual result_code rename_profile(const audit_tag& tag, const session_ref& session, std::int32_t profile_id,
+                                       std::string_view name) = 0;
+
+    virtual result_code subscribe_device(const audit_tag& tag, const session_ref& session,
+                                         const device_subscription& device) = 0;
+    // SubscribeAppWithTagAndLocale: the application (app_id lower case), if registered. Reads only.
+    virtual std::optional<application_record> find_application(std::string_view app_id) = 0;
+    virtual result_code subscribe_app_device(const audit_tag& tag, std::string_view app_id, std::string_view user_id,
+                                             const device_subscription& device) = 0;
+    virtual result_code mark_sms_delivered(const audit_tag& tag, const session_ref& session, std::int32_t sms_id) = 0;
+
+    // The audit row of a call refused by a check made in the worker (a wrong authHash); returns result.
+    virtual result_code audit_only(const audit_tag& tag, std::string_view login, std::string_view app_id,
+                                   result_code result) = 0;
+
+    // True when the database answers now (GET /health). Never throws.
+    virtual bool healthy() = 0;
+};
+
+}  // namespace keeper::core
