@@ -62,7 +62,7 @@ std::string examples(const operation& op) {
 std::string write_api_reference() {
     std::string out =
         "# keeper API reference\n\n"
-        "Generated from the operation table (`core/operation_table.cpp`) by `keeperctl api-reference`;\n"
+        "Generated from the operation table (`core/domain/operation_table.cpp`) and the transport table (`core/wire/transport_table.cpp`) by `keeperctl api-reference`;\n"
         "do not edit by hand. Behaviour and decisions where the contract is silent: `docs/api-decisions.md`.\n"
         "The namespace shown is the default\n"
         "`api_namespace`. Every operation is also described by `GET /<Group>.asmx?WSDL` and\n"

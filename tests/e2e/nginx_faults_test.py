@@ -14,6 +14,7 @@ import threading
 import time
 import unittest
 import http.client
+import json
 import xml.dom.minidom
 
 SOURCE = os.environ["KEEPER_TEST_SOURCE_DIR"]
@@ -23,6 +24,7 @@ SLOW_PORT = 18085
 SOAP11 = {"Content-Type": "text/xml; charset=utf-8", "SOAPAction": '"http://tempuri.org/GetUtcNow"'}
 SOAP12 = {"Content-Type": "application/soap+xml; charset=utf-8"}
 FORM = {"Content-Type": "application/x-www-form-urlencoded"}
+JSON = {"Content-Type": "application/json; charset=utf-8"}
 ENVELOPE11 = (b'<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>'
               b'<GetUtcNow xmlns="http://tempuri.org/" /></soap:Body></soap:Envelope>')
 ENVELOPE12 = ENVELOPE11.replace(b"http://schemas.xmlsoap.org/soap/envelope/", b"http://www.w3.org/2003/05/soap-envelope")
@@ -128,8 +130,20 @@ http {{
         self.assert_text(*call(PORT, "/GlobalApi.asmx/GetUtcNow"), 502)
         self.assert_text(*call(PORT, "/GlobalApi.asmx/GetUtcNow", FORM, b""), 502)
 
+    def assert_json(self, status, headers, body, expected_status, message):
+        self.assertEqual(status, expected_status, body)
+        self.assertEqual(headers["Content-Type"], "application/json; charset=utf-8")
+        self.assertEqual(headers["jsonerror"], "true")
+        self.assertEqual(headers["X-Content-Type-Options"], "nosniff")
+        self.assertEqual(json.loads(body), {"Message": message})
+
+    def test_json_gets_asp_net_ajax_errors(self):
+        self.assert_json(*call(PORT, "/GlobalApi.asmx/GetUtcNow", JSON, b"{}"), 502, "The service is unavailable; try again.")
+        self.assert_json(*call(SLOW_PORT, "/GlobalApi.asmx/GetUtcNow", JSON, b"{}"), 504,
+                         "The service did not answer in time; try again.")
+
     def test_an_oversized_body_gets_413_as_text_whatever_the_transport(self):
-        for headers in (SOAP11, SOAP12, FORM):
+        for headers in (SOAP11, SOAP12, FORM, JSON):
             self.assert_text(*call(PORT, "/GlobalApi.asmx", headers, b"x" * 70000), 413)
 
     def test_a_timeout_is_a_fault_for_soap_and_504_for_get(self):

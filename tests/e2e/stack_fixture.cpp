@@ -56,6 +56,10 @@ http_reply stack_fixture::post_call(const std::string& group, const std::string&
     return http_request(port, "POST", "/" + group + ".asmx/" + op, {{"Content-Type", "application/x-www-form-urlencoded"}}, form(params));
 }
 
+http_reply stack_fixture::json_call(const std::string& group, const std::string& op, const std::string& json) {
+    return http_request(port, "POST", "/" + group + ".asmx/" + op, {{"Content-Type", "application/json; charset=utf-8"}}, json);
+}
+
 int stack_fixture::authenticate(const std::string& session, const std::string& login, const std::string& hash) {
     return int_result(get_call("SimpleAuthApi", "Authenticate", {{"sessionId", session}, {"login", login}, {"authHash", hash}}));
 }

@@ -26,6 +26,8 @@ struct stack_fixture {
     http_reply soap12_call(const std::string& group, const std::string& op, const fields& params, bool with_action = true);
     http_reply get_call(const std::string& group, const std::string& op, const fields& params);
     http_reply post_call(const std::string& group, const std::string& op, const fields& params);
+    // JSON as ASP.NET AJAX sends it: the body is the JSON text given.
+    http_reply json_call(const std::string& group, const std::string& op, const std::string& json);
 
     // Authenticate over HTTP GET; returns the int result.
     int authenticate(const std::string& session, const std::string& login, const std::string& hash);

@@ -4,6 +4,7 @@
 #include <ctime>
 #include <regex>
 
+#include "core/api/date_time.hpp"
 #include "stack_fixture.hpp"
 
 using namespace keeper::test;
@@ -62,7 +63,13 @@ BOOST_AUTO_TEST_CASE(authenticate_over_every_transport) {
     BOOST_TEST(r.body == plain_success("int", "0"));
     r = post_call("SimpleAuthApi", "Authenticate", auth_fields(s4));
     BOOST_TEST(r.body == plain_success("int", "0"));
-    BOOST_TEST(count("SELECT count(*) FROM sessions s JOIN logins l ON l.id = s.login_id WHERE l.login = '" + login + "'") == 5);
+    const auto s6 = unique("s");
+    r = json_call("SimpleAuthApi", "Authenticate", R"({"sessionId":")" + s6 + R"(","login":")" + login + R"(","authHash":")" +
+                                                        keeper::core::expected_auth_hash(login, secret, s6) + R"("})");
+    BOOST_TEST(r.status == 200);
+    BOOST_TEST(r.header("content-type") == "application/json; charset=utf-8");
+    BOOST_TEST(r.body == R"({"d":0})");
+    BOOST_TEST(count("SELECT count(*) FROM sessions s JOIN logins l ON l.id = s.login_id WHERE l.login = '" + login + "'") == 6);
 }
 
 BOOST_AUTO_TEST_CASE(check_session_ex_over_every_transport) {
@@ -77,6 +84,27 @@ BOOST_AUTO_TEST_CASE(check_session_ex_over_every_transport) {
     const fields unknown{{"sessionId", unique("none")}, {"appId", app}};
     BOOST_TEST(soap11_call("AccountApi", "CheckSessionEx", unknown).body == soap_success(soap11_ns, "CheckSessionEx", "2"));
     BOOST_TEST(post_call("AccountApi", "CheckSessionEx", unknown).body == plain_success("int", "2"));
+    // The issue's capture of a genuine ASMX: {"sessionId":…,"appId":…} → 200, {"d":0}.
+    const auto j = json_call("AccountApi", "CheckSessionEx", R"({"sessionId":")" + s + R"(","appId":")" + app + R"("})");
+    BOOST_TEST(j.status == 200);
+    BOOST_TEST(j.header("content-type") == "application/json; charset=utf-8");
+    BOOST_TEST(j.body == R"({"d":0})");
+    BOOST_TEST(json_call("AccountApi", "CheckSessionEx", R"({"sessionId":")" + unique("none") + R"(","appId":")" + app + R"("})").body ==
+               R"({"d":2})");
+}
+
+BOOST_AUTO_TEST_CASE(json_errors_reach_the_client_as_asp_net_ajax_writes_them) {
+    const auto missing = json_call("AccountApi", "CheckSessionEx", R"({"sessionId":"x"})");
+    BOOST_TEST(missing.status == 400);
+    BOOST_TEST(missing.header("jsonerror") == "true");
+    BOOST_TEST(missing.header("content-type") == "application/json; charset=utf-8");
+    BOOST_TEST(missing.body == R"({"Message":"Missing parameter: appId."})");
+    const auto bad = json_call("AccountApi", "CheckSessionEx", R"({"sessionId":1,"appId":"a"})");
+    BOOST_TEST(bad.status == 400);
+    BOOST_TEST(bad.body == R"({"Message":"Parameter \u0027sessionId\u0027 has an invalid value 1: not a valid string."})");
+    const auto broken = json_call("AccountApi", "CheckSessionEx", "{\"sessionId\":");
+    BOOST_TEST(broken.status == 400);
+    BOOST_TEST(broken.header("jsonerror") == "true");
 }
 
 BOOST_AUTO_TEST_CASE(get_utc_now_over_every_transport) {
@@ -86,6 +114,10 @@ BOOST_AUTO_TEST_CASE(get_utc_now_over_every_transport) {
     BOOST_TEST(g.body.rfind("<?xml version=\"1.0\" encoding=\"utf-8\"?>\r\n<dateTime xmlns=\"http://tempuri.org/\">", 0) == 0u);
     check_date_time_now(between(g.body, "tempuri.org/\">", "</dateTime>"));
     check_date_time_now(between(post_call("GlobalApi", "GetUtcNow", {}).body, "tempuri.org/\">", "</dateTime>"));
+    const auto j = json_call("GlobalApi", "GetUtcNow", "{}").body;
+    BOOST_TEST_REQUIRE(j.starts_with(R"({"d":"\/Date()"), j);
+    const auto ms = std::stoll(j.substr(13));
+    check_date_time_now(keeper::core::format_date_time(keeper::core::utc_time{std::chrono::milliseconds{ms}}));
     const auto soap = soap11_call("GlobalApi", "GetUtcNow", {}).body;
     BOOST_TEST(soap.rfind(soap_success(soap11_ns, "GetUtcNow", "").substr(0, 250), 0) == 0u);
 }

@@ -258,4 +258,25 @@ BOOST_AUTO_TEST_CASE(wsdl_in_any_case_disco_and_operation_pages_are_served) {
     BOOST_TEST(db.calls == 0);
 }
 
+BOOST_AUTO_TEST_CASE(the_test_form_is_for_loopback_unless_configured) {
+    const auto page_from = [&](const std::string& addr) {
+        http_request r{"GET", "/GlobalApi.asmx", "op=GetUtcNow", "", std::nullopt, "h", "http", "r", "", false, addr};
+        return handle_request(r, db, cfg).response.body;
+    };
+    const auto has_form = [](const std::string& body) { return body.find("<form id=\"test-form\"") != std::string::npos; };
+    for (const std::string local : {"127.0.0.1", "127.1.2.3", "::1", "::ffff:127.0.0.1"}) BOOST_TEST(has_form(page_from(local)), local);
+    for (const std::string remote : {"10.0.0.1", "::ffff:10.0.0.1", "", "1127.0.0.1"}) BOOST_TEST(!has_form(page_from(remote)), remote);
+    cfg.test_form = test_form_access::any;
+    BOOST_TEST(has_form(page_from("10.0.0.1")));
+    cfg.test_form = test_form_access::off;
+    BOOST_TEST(!has_form(page_from("127.0.0.1")));
+    const auto csp = [&] {
+        http_request r{"GET", "/GlobalApi.asmx", "op=GetUtcNow", "", std::nullopt, "h", "http", "r", "", false, "127.0.0.1"};
+        for (const auto& [n, v] : handle_request(r, db, cfg).response.headers) if (n == "Content-Security-Policy") return v;
+        return std::string{};
+    }();
+    BOOST_TEST(csp.find("frame-src 'self'") != std::string::npos);  // the form's answer, and nothing else
+    BOOST_TEST(csp.find("script-src") == std::string::npos);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

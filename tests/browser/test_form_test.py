@@ -1,0 +1,83 @@
+"""The test form of the ?op= help pages in a real browser (issue 9, point 4).
+
+Debian's headless Chromium, driven through chromedriver by Selenium, opens an operation's page on
+the running stack, fills one field per parameter, clicks Invoke and reads the answer the form's
+frame shows beneath: the operation called over HTTP POST, as ASMX's test form does. A screenshot
+of the page with its answer is kept in KEEPER_TEST_ARTIFACTS (build/test-artifacts/ by default).
+"""
+import os
+import pathlib
+import shutil
+import tempfile
+import unittest
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import WebDriverWait
+
+PORT = int(os.environ["KEEPER_TEST_PORT"])
+ARTIFACTS = pathlib.Path(os.environ.get("KEEPER_TEST_ARTIFACTS", "test-artifacts"))
+BASE = f"http://127.0.0.1:{PORT}"
+
+
+class TestForm(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.profile = tempfile.mkdtemp(prefix="keeper-chromium-")
+        options = webdriver.ChromeOptions()
+        options.binary_location = "/usr/bin/chromium"
+        # --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start.
+        for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                    "--window-size=1200,1400", f"--user-data-dir={cls.profile}"):
+            options.add_argument(arg)
+        cls.browser = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+        cls.browser.set_page_load_timeout(30)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.browser.quit()
+        shutil.rmtree(cls.profile, ignore_errors=True)
+
+    def invoke(self, group, operation, values):
+        """Opens the operation's page, fills the form, clicks Invoke; returns the answer shown."""
+        b = self.browser
+        b.get(f"{BASE}/{group}.asmx?op={operation}")
+        fields = b.find_elements(By.CSS_SELECTOR, "#test-form input[type=text]")
+        self.assertEqual(sorted(f.get_attribute("name") for f in fields), sorted(values))
+        for field in fields:
+            field.send_keys(values[field.get_attribute("name")])
+        b.find_element(By.ID, "invoke").click()
+        frame = b.find_element(By.ID, "test-result")
+        WebDriverWait(b, 20).until(expected_conditions.frame_to_be_available_and_switch_to_it(frame))
+        # The answer is an XML document (a result) or a text line (a fault): read its text either way.
+        shown = WebDriverWait(b, 20).until(
+            lambda d: d.execute_script("return document.documentElement && document.documentElement.textContent").strip())
+        b.switch_to.default_content()
+        return shown
+
+    def test_a_result_is_shown_beneath_the_form(self):
+        shown = self.invoke("ErrorsApi", "GetErrorDesc", {"errorCode": "4", "cultureCode": "1049"})
+        self.assertIn("Ошибка аутентификации.", shown)
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        shot = ARTIFACTS / "test-form-GetErrorDesc.png"
+        self.browser.save_screenshot(str(shot))
+        self.assertGreater(shot.stat().st_size, 10000)
+
+    def test_a_call_that_reaches_the_database(self):
+        shown = self.invoke("AccountApi", "CheckSessionEx", {"sessionId": "{00000000-0000-0000-0000-00000000b0b0}",
+                                                             "appId": "no-such-app"})
+        self.assertRegex(shown, r"\b(2|10)\b")  # no such session (or app): a result code, not a fault
+
+    def test_a_bad_value_shows_the_fault(self):
+        shown = self.invoke("ErrorsApi", "GetErrorDesc", {"errorCode": "four", "cultureCode": "1033"})
+        self.assertIn("Parameter 'errorCode' has an invalid value 'four'", shown)
+
+    def test_an_operation_without_parameters(self):
+        shown = self.invoke("GlobalApi", "GetUtcNow", {})
+        self.assertRegex(shown, r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
