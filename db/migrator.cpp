@@ -2,6 +2,8 @@
 
 #include <openssl/evp.h>
 
+#include "core/api/text_util.hpp"
+
 #include <array>
 #include <map>
 
@@ -31,13 +33,7 @@ std::string sha256_hex(std::string_view data) {
     std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
     unsigned int length = 0;
     EVP_Digest(data.data(), data.size(), digest.data(), &length, EVP_sha256(), nullptr);
-    static constexpr char hex[] = "0123456789abcdef";
-    std::string out;
-    for (unsigned int i = 0; i < length; ++i) {
-        out += hex[digest[i] >> 4];
-        out += hex[digest[i] & 0x0F];
-    }
-    return out;
+    return core::lower_hex(digest.data(), length);
 }
 
 struct applied_row {

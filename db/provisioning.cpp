@@ -26,12 +26,7 @@ std::string checked_secret(const std::string& secret) {
 }
 
 std::string checked_amount(const std::string& amount, const char* what) {
-    const auto dot = amount.find('.');
-    const auto whole = amount.substr(0, dot);
-    const auto frac = dot == std::string::npos ? std::string{} : amount.substr(dot + 1);
-    const bool digits = !whole.empty() && whole.find_first_not_of("0123456789") == std::string::npos &&
-                        frac.find_first_not_of("0123456789") == std::string::npos && frac.size() <= 2;
-    if (!digits) throw provisioning_error(std::string{what} + " must be a decimal like 100 or 99.50");
+    if (!core::is_plain_amount(amount)) throw provisioning_error(std::string{what} + " must be a decimal like 100 or 99.50");
     return amount;
 }
 

@@ -31,15 +31,8 @@ long long parse_int(const std::string& key, const std::string& v, long long min,
 }
 
 std::string parse_decimal(const std::string& key, const std::string& v) {
-    // digits, optionally '.' and at most 2 more digits: money in the purse's currency
-    const auto dot = v.find('.');
-    const auto whole = v.substr(0, dot);
-    const auto frac = dot == std::string::npos ? std::string{} : v.substr(dot + 1);
-    const auto all_digits = [](const std::string& s) {
-        return s.find_first_not_of("0123456789") == std::string::npos;
-    };
-    if (whole.empty() || !all_digits(whole) || !all_digits(frac) || frac.size() > 2 ||
-        (dot != std::string::npos && frac.empty())) {
+    // money in the purse's currency
+    if (!is_plain_amount(v)) {
         throw config_error("config key '" + key + "': '" + v + "' is not an amount like 15000 or 99.50");
     }
     return v;

@@ -9,6 +9,26 @@
 #include <vector>
 
 namespace keeper::core {
+
+std::string lower_hex(const unsigned char* data, std::size_t size) {
+    static constexpr char digits[] = "0123456789abcdef";
+    std::string out;
+    out.reserve(size * 2);
+    for (std::size_t i = 0; i < size; ++i) {
+        out += digits[data[i] >> 4];
+        out += digits[data[i] & 0x0F];
+    }
+    return out;
+}
+
+bool is_plain_amount(std::string_view s) {
+    const auto dot = s.find('.');
+    const auto whole = s.substr(0, dot);
+    const auto frac = dot == std::string_view::npos ? std::string_view{} : s.substr(dot + 1);
+    const auto all_digits = [](std::string_view d) { return d.find_first_not_of("0123456789") == std::string_view::npos; };
+    return !whole.empty() && all_digits(whole) && all_digits(frac) && frac.size() <= 2 &&
+           (dot == std::string_view::npos || !frac.empty());
+}
 namespace {
 
 bool is_xml_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }

@@ -6,6 +6,13 @@
 
 namespace keeper::core {
 
+// Bytes as lower-case hex, two digits a byte (digests, salts, checksums).
+std::string lower_hex(const unsigned char* data, std::size_t size);
+
+// An amount written plainly: digits, then optionally '.' and 1 or 2 more digits ("15000",
+// "99.5", "99.50"; not "5.", ".5", "1e3", "-1"). Settings and provisioning take amounts so.
+bool is_plain_amount(std::string_view s);
+
 // Strips XML white space (space, tab, CR, LF) from both ends.
 std::string_view trim_xml_space(std::string_view s);
 bool iequals_ascii(std::string_view a, std::string_view b);

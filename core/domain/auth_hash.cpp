@@ -16,14 +16,7 @@ std::string md5_hex(std::string_view data) {
     if (EVP_Digest(data.data(), data.size(), digest.data(), &length, EVP_md5(), nullptr) != 1) {
         throw std::runtime_error("MD5 digest failed");
     }
-    static constexpr char hex[] = "0123456789abcdef";
-    std::string out;
-    out.reserve(length * 2);
-    for (unsigned int i = 0; i < length; ++i) {
-        out += hex[digest[i] >> 4];
-        out += hex[digest[i] & 0x0F];
-    }
-    return out;
+    return lower_hex(digest.data(), length);
 }
 
 std::string expected_auth_hash(std::string_view a, std::string_view b, std::string_view c) {

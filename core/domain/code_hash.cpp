@@ -1,5 +1,7 @@
 #include "core/domain/code_hash.hpp"
 
+#include "core/api/text_util.hpp"
+
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
@@ -13,16 +15,6 @@ namespace {
 
 constexpr std::string_view scheme = "sha256$";
 constexpr std::size_t salt_bytes = 16;
-
-std::string to_hex(const unsigned char* data, std::size_t n) {
-    static constexpr char hex[] = "0123456789abcdef";
-    std::string out;
-    for (std::size_t i = 0; i < n; ++i) {
-        out += hex[data[i] >> 4];
-        out += hex[data[i] & 15];
-    }
-    return out;
-}
 
 std::vector<unsigned char> from_hex(std::string_view s) {
     std::vector<unsigned char> out;
@@ -39,7 +31,7 @@ std::string digest_hex(const std::vector<unsigned char>& salt, std::string_view 
     if (EVP_Digest(input.data(), input.size(), digest.data(), &length, EVP_sha256(), nullptr) != 1) {
         throw std::runtime_error("SHA-256 digest failed");
     }
-    return to_hex(digest.data(), length);
+    return lower_hex(digest.data(), length);
 }
 
 }  // namespace
@@ -47,7 +39,7 @@ std::string digest_hex(const std::vector<unsigned char>& salt, std::string_view 
 std::string make_code_hash(std::string_view code) {
     std::vector<unsigned char> salt(salt_bytes);
     if (RAND_bytes(salt.data(), static_cast<int>(salt.size())) != 1) throw std::runtime_error("no random bytes for a salt");
-    return std::string{scheme} + to_hex(salt.data(), salt.size()) + "$" + digest_hex(salt, code);
+    return std::string{scheme} + lower_hex(salt.data(), salt.size()) + "$" + digest_hex(salt, code);
 }
 
 bool code_matches(std::string_view stored, std::string_view code) {

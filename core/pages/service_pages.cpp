@@ -51,8 +51,8 @@ http_response operation_help(const http_request& req, const endpoint_path& ep, c
     const auto name = form.find("op")->second;
     const auto* op = find_operation(ep.group, name);
     if (!op) throw fault(fault_kind::no_such_endpoint, "No operation '" + shorten_for_message(name) + "' in " + std::string{group_name(ep.group)} + ".");
-    const operation_page_options options{ep.group_path, req.host.empty() ? "localhost" : req.host, cfg.api_namespace,
-                                         shows_test_form(req, cfg)};
+    const std::string host = req.host.empty() ? "localhost" : req.host;  // outlives the options' view of it
+    const operation_page_options options{ep.group_path, host, cfg.api_namespace, shows_test_form(req, cfg)};
     return html_page(operation_page(*op, options));
 }
 

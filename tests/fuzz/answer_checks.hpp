@@ -1,7 +1,10 @@
 #pragma once
 // What every answer must be, whatever came in (issue 10, point 0): a SOAP or XML answer parses as
-// XML; a text answer is printable UTF-8 lines. A broken promise aborts, which libFuzzer reports.
+// XML; a JSON answer is one JSON object, {"d":…} or {"Message":…}; a text answer is printable
+// UTF-8 lines. A broken promise aborts, which libFuzzer reports.
 #include <libxml/parser.h>
+
+#include <nlohmann/json.hpp>
 
 #include <cstdlib>
 #include <string_view>
@@ -24,6 +27,10 @@ inline void check_answer(const core::http_response& r) {
                                       XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
         require(doc != nullptr);
         xmlFreeDoc(doc);
+    } else if (starts_with(type, "application/json")) {
+        const auto doc = nlohmann::json::parse(r.body, nullptr, false);
+        require(doc.is_object() && doc.size() == 1 && (doc.contains("d") || doc.contains("Message")));
+        require(doc.contains("d") == (r.status == 200));
     } else if (starts_with(type, "text/plain")) {
         require(core::utf8_length(r.body).has_value());
         for (const unsigned char c : r.body) require(c >= 0x20 || c == '\r' || c == '\n');

@@ -1,5 +1,6 @@
 // The whole request pipeline (core::handle_request) over an in-memory store that answers.
-// Input: one byte choosing method and content type, then path, query and SOAPAction on lines of
+// Input: one byte choosing method (bits 6-7), an oversized body (bits 4-5) and content type (bits
+// 0-3), then path, query and SOAPAction on lines of
 // their own, then the body.
 #include <cstddef>
 #include <cstdint>
@@ -15,7 +16,7 @@ namespace {
 constexpr std::string_view content_types[] = {
     "text/xml; charset=utf-8", "application/soap+xml; charset=utf-8", "application/x-www-form-urlencoded", "",
     "application/soap+xml; charset=utf-8; action=\"http://tempuri.org/Authenticate\"", "text/plain", "text/xml",
-    "multipart/form-data"};
+    "multipart/form-data", "application/json; charset=utf-8"};
 
 std::string_view next_line(std::string_view& rest) {
     const auto nl = rest.find('\n');
@@ -32,7 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto choice = data[0];
     keeper::core::http_request req;
     req.method = (choice & 0x80) ? "GET" : (choice & 0x40) ? "HEAD" : "POST";
-    req.content_type = std::string{content_types[choice % std::size(content_types)]};
+    req.content_type = std::string{content_types[(choice & 0x0f) % std::size(content_types)]};
     req.path = std::string{next_line(rest)};
     req.query = std::string{next_line(rest)};
     const auto action = next_line(rest);

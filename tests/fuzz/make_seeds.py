@@ -7,7 +7,9 @@ import urllib.parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "..", "golden")
-CONTENT_TYPES = ["text/xml; charset=utf-8", "application/soap+xml; charset=utf-8", "application/x-www-form-urlencoded"]
+# The order of fuzz_request.cpp's content_types (index 3: none).
+CONTENT_TYPES = ["text/xml; charset=utf-8", "application/soap+xml; charset=utf-8", "application/x-www-form-urlencoded",
+                 None, None, None, None, None, "application/json; charset=utf-8"]
 
 
 def write(target, data):
@@ -37,7 +39,7 @@ for name in sorted(os.listdir(GOLDEN)):
     with open(os.path.join(GOLDEN, name), encoding="utf-8") as f:
         method, path, query, headers, body = request_of(f.read())
     ctype = headers.get("content-type", "")
-    choice = (0x80 if method == "GET" else 0) | next((i for i, t in enumerate(CONTENT_TYPES) if ctype.startswith(t.split(";")[0])), 3)
+    choice = (0x80 if method == "GET" else 0) | next((i for i, t in enumerate(CONTENT_TYPES) if t and ctype.startswith(t.split(";")[0])), 3)
     if ctype.startswith("application/soap+xml") and "action=" in ctype:
         choice = (choice & 0x80) | 4
     action = headers.get("soapaction", "").strip('"')

@@ -110,6 +110,14 @@ BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(text_helpers)
 
+BOOST_AUTO_TEST_CASE(hex_and_plain_amounts_have_one_rule_each) {
+    const unsigned char bytes[] = {0x00, 0x0f, 0xa5, 0xff};
+    BOOST_TEST(lower_hex(bytes, sizeof bytes) == "000fa5ff");
+    BOOST_TEST(lower_hex(bytes, 0) == "");
+    for (const std::string ok : {"0", "15000", "99.5", "99.50"}) BOOST_TEST(is_plain_amount(ok), ok);
+    for (const std::string bad : {"", "5.", ".5", "1.234", "1e3", "-1", "+1", " 1", "1,5", "1.2.3"}) BOOST_TEST(!is_plain_amount(bad), bad);
+}
+
 BOOST_AUTO_TEST_CASE(utf8_length_refuses_malformed_sequences) {
     BOOST_TEST(utf8_length("\xD0\xAF\xD0\xAF").value() == 2u);
     BOOST_TEST(!utf8_length("\xC0\xAF").has_value());      // overlong
