@@ -67,11 +67,13 @@ public:
 
 private:
     // Runs one prepared statement on a pooled connection, in autocommit.
-    template <typename... Args>
-    pqxx::result run(std::string_view name, Args&&... args);
+    // S is a handle of statements.hpp: the arguments are its parameters, in order.
+    template <const auto& S, typename... Args>
+    pqxx::result run(Args&&... args);
     // The same, for the keeper_* functions that return the call's result code.
-    template <typename... Args>
-    core::result_code run_call(std::string_view name, Args&&... args);
+    // For statements that return the call's result code in their column "result".
+    template <const auto& S, typename... Args>
+    core::result_code run_call(Args&&... args);
 
     // The stored secret, opened. Throws core::store_error when it is sealed and cannot be opened.
     std::string opened_secret(const std::string& stored, const std::string& row) const;

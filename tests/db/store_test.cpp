@@ -3,13 +3,30 @@
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
+#include <regex>
 #include <thread>
 
+#include "db/statements.hpp"
 #include "db_fixture.hpp"
 
 using keeper::test::db_fixture;
 
 BOOST_FIXTURE_TEST_SUITE(pg_store_connection, db_fixture)
+
+// Every statement of the worker, as the database sees it: it prepares (the functions it calls
+// exist with these arguments) and returns exactly the columns its handle names, in order. LIMIT 0
+// around it: nothing is called, nothing changes.
+BOOST_AUTO_TEST_CASE(every_statement_returns_the_columns_its_handle_names) {
+    static const std::regex placeholder{R"(\$[0-9]+)"};
+    for (const auto& s : keeper::db::worker_statements) {
+        BOOST_TEST_CONTEXT(s.name) {
+            pqxx::work tx{sql()};
+            const auto r = tx.exec("SELECT * FROM (" + std::regex_replace(std::string{s.sql}, placeholder, "NULL") + ") AS s LIMIT 0");
+            BOOST_TEST_REQUIRE(r.columns() == s.columns.size());
+            for (pqxx::row::size_type i = 0; i < r.columns(); ++i) BOOST_TEST(std::string_view{r.column_name(i)} == s.columns[i]);
+        }
+    }
+}
 
 // The server ended the idle connection (a restart, pg_terminate_backend): the next call finds the
 // socket readable before sending anything, opens a new connection and succeeds.

@@ -1,0 +1,46 @@
+// The worker's SQL statements as typed handles (db/statements.hpp): each list entry's SQL uses
+// exactly its parameters $1..$N, names are unique, every statement returns named columns. The
+// database tier checks the column names against PostgreSQL itself (pg_store_connection).
+#include <boost/test/unit_test.hpp>
+#include <regex>
+#include <set>
+#include <string>
+
+#include "db/statements.hpp"
+
+using namespace keeper::db;
+
+BOOST_AUTO_TEST_SUITE(statement_handles)
+
+BOOST_AUTO_TEST_CASE(each_statement_uses_exactly_its_parameters) {
+    static const std::regex placeholder{R"(\$([0-9]+))"};
+    for (const auto& s : worker_statements) {
+        BOOST_TEST_CONTEXT(s.name) {
+            std::set<std::size_t> used;
+            const std::string sql{s.sql};
+            for (auto it = std::sregex_iterator(sql.begin(), sql.end(), placeholder); it != std::sregex_iterator(); ++it) {
+                used.insert(std::stoul((*it)[1].str()));
+            }
+            BOOST_TEST(used.size() == s.params.size());
+            BOOST_TEST((used.empty() || (*used.begin() == 1 && *used.rbegin() == s.params.size())));
+            BOOST_TEST(std::set<std::string_view>(s.params.begin(), s.params.end()).size() == s.params.size());
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(names_are_unique_and_columns_named) {
+    std::set<std::string_view> names;
+    for (const auto& s : worker_statements) {
+        BOOST_TEST(names.insert(s.name).second, s.name);
+        BOOST_TEST(!s.columns.empty(), s.name);
+        BOOST_TEST(std::set<std::string_view>(s.columns.begin(), s.columns.end()).size() == s.columns.size(), s.name);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(a_handle_knows_its_columns_at_compile_time) {
+    static_assert(statements::find_code.column("code_hash") == "code_hash");
+    static_assert(statements::topup.param_count == 9);
+    BOOST_TEST(statements::find_application.column("enabled") == "enabled");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
