@@ -9,6 +9,13 @@ namespace {
 
 using core::store_error;
 
+// The statement reached a standby (SQLSTATE 25006, read-only transaction): after a failover or a
+// switchover the host this connection knew as primary is one no more. Nothing was done, so the
+// call may run again, once, on a new connection to whichever host is primary now.
+struct standby_refused : store_error {
+    using store_error::store_error;
+};
+
 // Runs f, translating libpqxx's errors. Messages name the statement and SQLSTATE, never the
 // values, so nothing from a request (a secret, a code) can reach the log through them.
 template <typename F>
@@ -22,6 +29,10 @@ auto translated(std::string_view what, connection_pool::lease& lease, core::runt
         lease.mark_broken();
         throw store_error("commit outcome unknown during " + std::string{what} + " (connection lost)");
     } catch (const pqxx::sql_error& e) {
+        if (e.sqlstate() == "25006") {
+            lease.mark_broken();
+            throw standby_refused("the database host is read-only (a standby) during " + std::string{what});
+        }
         if (gauges && e.sqlstate() == "55P03") gauges->db_lock_timeouts.fetch_add(1, std::memory_order_relaxed);
         if (gauges && e.sqlstate() == "57014") gauges->db_statement_timeouts.fetch_add(1, std::memory_order_relaxed);
         throw store_error("SQL error " + e.sqlstate() + " in " + std::string{what});
@@ -92,16 +103,28 @@ std::string pg_store::opened_secret(const std::string& stored, const std::string
 }
 pg_store::~pg_store() = default;
 
+// Retries only what certainly did nothing (docs/scaling.md, "What a call does when the database
+// moves"): a statement a standby refused. A connection lost while the statement was on its way or
+// running is never retried — the function may have committed — and is a server fault.
 template <const auto& S, typename... Args>
-pqxx::result pg_store::run(Args&&... args) {
+pqxx::result pg_store::run(const Args&... args) {
     static_assert(sizeof...(Args) == S.param_count, "one argument per parameter of the statement");
     static_assert(is_prepared(S.name), "a statement every connection prepares (worker_statements)");
+    try {
+        return run_once(S.name, args...);
+    } catch (const standby_refused&) {
+        return run_once(S.name, args...);
+    }
+}
+
+template <typename... Args>
+pqxx::result pg_store::run_once(std::string_view name, const Args&... args) {
     auto lease = m_pool.acquire();
     auto& conn = open(lease);
     const auto started = std::chrono::steady_clock::now();
-    auto result = translated(S.name, lease, m_gauges, [&] {
+    auto result = translated(name, lease, m_gauges, [&] {
         pqxx::nontransaction tx{conn};
-        return tx.exec_prepared(std::string{S.name}, std::forward<Args>(args)...);
+        return tx.exec_prepared(std::string{name}, args...);
     });
     if (m_gauges) {
         core::record_database_call(*m_gauges, std::chrono::duration_cast<std::chrono::microseconds>(
@@ -111,8 +134,8 @@ pqxx::result pg_store::run(Args&&... args) {
 }
 
 template <const auto& S, typename... Args>
-core::result_code pg_store::run_call(Args&&... args) {
-    return as_result(run<S>(std::forward<Args>(args)...).at(0)[S.column("result").data()]);
+core::result_code pg_store::run_call(const Args&... args) {
+    return as_result(run<S>(args...).at(0)[S.column("result").data()]);
 }
 
 std::optional<std::string> pg_store::find_login_secret(std::string_view login) {

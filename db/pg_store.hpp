@@ -69,11 +69,13 @@ private:
     // Runs one prepared statement on a pooled connection, in autocommit.
     // S is a handle of statements.hpp: the arguments are its parameters, in order.
     template <const auto& S, typename... Args>
-    pqxx::result run(Args&&... args);
+    pqxx::result run(const Args&... args);
+    template <typename... Args>
+    pqxx::result run_once(std::string_view name, const Args&... args);
     // The same, for the keeper_* functions that return the call's result code.
     // For statements that return the call's result code in their column "result".
     template <const auto& S, typename... Args>
-    core::result_code run_call(Args&&... args);
+    core::result_code run_call(const Args&... args);
 
     // The stored secret, opened. Throws core::store_error when it is sealed and cannot be opened.
     std::string opened_secret(const std::string& stored, const std::string& row) const;

@@ -45,8 +45,9 @@ struct settings {
     int purge_batch_rows = 5000;
 };
 
-// database_url with connect_timeout added (unless it sets one): a dead host costs seconds, not
-// the minutes of a TCP connect. Works for key=value strings and postgresql:// URIs.
+// database_url with connect_timeout, TCP keepalives and tcp_user_timeout added (each unless it
+// sets it): a dead host costs seconds, not the minutes of a TCP connect or retransmission. Works
+// for key=value strings and postgresql:// URIs, with one host or several (docs/scaling.md).
 std::string worker_conninfo(const settings& s);
 
 // The key file in use: systemd's credential (LoadCredential=secret.keys:...) when the unit passes

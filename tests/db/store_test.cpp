@@ -6,6 +6,7 @@
 #include <regex>
 #include <thread>
 
+#include "core/domain/call_context.hpp"
 #include "db/statements.hpp"
 #include "db_fixture.hpp"
 
@@ -59,6 +60,30 @@ BOOST_AUTO_TEST_CASE(an_unreachable_database_is_a_server_fault_not_a_crash) {
     BOOST_TEST(out.response.status == 500);
     BOOST_TEST(out.log.detail == "cannot connect to the database");
     BOOST_TEST(!nowhere.healthy());
+}
+
+// After a switchover the host a connection knew as primary may answer as a standby: "cannot
+// execute … in a read-only transaction" (25006). Nothing was done, so the call runs again, once,
+// on a new connection, and succeeds where the primary is. Here the old connection is read-only
+// (opened while the database said so) and a new one is not.
+BOOST_AUTO_TEST_CASE(a_call_a_standby_refused_runs_again_on_a_new_connection) {
+    const auto database = scalar("SELECT current_database()");
+    const auto session = unique("s");
+    keeper::db::pg_store one_connection{keeper::test::shared_database().url(), 1};
+    exec("ALTER DATABASE \"" + database + "\" SET default_transaction_read_only = on");
+    const auto check = [&] {
+        keeper::core::call_context ctx{one_connection, cfg, unique("rid"), "CheckSessionEx"};
+        return one_connection.check_session(ctx.tag(), ctx.session(session), "a");
+    };
+    // A read opens the store's one connection, read-only like a standby's; a write is refused
+    // there and on the retry's connection alike: a server fault, nothing written.
+    BOOST_TEST(!one_connection.find_login_secret(unique("nobody")));
+    BOOST_CHECK_THROW(check(), keeper::core::store_error);
+    BOOST_TEST(!one_connection.find_login_secret(unique("nobody")));  // read-only again
+    exec("ALTER DATABASE \"" + database + "\" RESET default_transaction_read_only");
+    // Now "the primary has moved": the open connection still refuses, the retry's new one writes.
+    BOOST_TEST(static_cast<int>(check()) == 2);  // session_not_found
+    BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE operation = 'CheckSessionEx' AND request_id LIKE 'rid%'") >= 1);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -35,14 +35,17 @@ BOOST_AUTO_TEST_CASE(file_values_apply_and_environment_overrides_them) {
 }
 
 BOOST_AUTO_TEST_CASE(the_workers_connection_string_carries_a_connect_timeout) {
+    const std::string tcp = "keepalives_idle=10 keepalives_interval=3 keepalives_count=3 tcp_user_timeout=10000";
+    const std::string tcp_uri = "keepalives_idle=10&keepalives_interval=3&keepalives_count=3&tcp_user_timeout=10000";
     auto s = parse_settings("database_url = host=db1,db2 dbname=keeper target_session_attrs=read-write\n", {});
-    BOOST_TEST(worker_conninfo(s) == "host=db1,db2 dbname=keeper target_session_attrs=read-write connect_timeout=3");
+    BOOST_TEST(worker_conninfo(s) == "host=db1,db2 dbname=keeper target_session_attrs=read-write connect_timeout=3 " + tcp);
     s = parse_settings("database_url = postgresql://db1,db2/keeper?target_session_attrs=read-write\nconnect_timeout_seconds = 7\n", {});
-    BOOST_TEST(worker_conninfo(s) == "postgresql://db1,db2/keeper?target_session_attrs=read-write&connect_timeout=7");
+    BOOST_TEST(worker_conninfo(s) == "postgresql://db1,db2/keeper?target_session_attrs=read-write&connect_timeout=7&" + tcp_uri);
     s = parse_settings("database_url = postgresql://db1/keeper\n", {});
-    BOOST_TEST(worker_conninfo(s) == "postgresql://db1/keeper?connect_timeout=3");
-    s = parse_settings("database_url = dbname=keeper connect_timeout=10\n", {});
-    BOOST_TEST(worker_conninfo(s) == "dbname=keeper connect_timeout=10");  // the URL's own wins
+    BOOST_TEST(worker_conninfo(s) == "postgresql://db1/keeper?connect_timeout=3&" + tcp_uri);
+    s = parse_settings("database_url = dbname=keeper connect_timeout=10 keepalives_idle=60\n", {});
+    BOOST_TEST(worker_conninfo(s) ==
+               "dbname=keeper connect_timeout=10 keepalives_idle=60 keepalives_interval=3 keepalives_count=3 tcp_user_timeout=10000");
 }
 
 BOOST_AUTO_TEST_CASE(unknown_keys_and_bad_values_name_the_key) {
