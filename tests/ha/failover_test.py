@@ -15,48 +15,21 @@ is there, none twice; failed calls were server faults that ended within the conf
 Prints the figures docs/scaling.md quotes. Everything it starts is stopped and removed at the end.
 """
 import collections
-import http.client
 import json
 import os
-import pwd
 import shutil
 import signal
 import subprocess
-import tempfile
-import threading
 import time
 import unittest
-import urllib.parse
 
-SOURCE = os.environ["KEEPER_TEST_SOURCE_DIR"]
-BUILD = os.environ["KEEPER_TEST_BUILD_DIR"]
-USER = "keeper"
-MONITOR_PORT, NODE_PORTS, HTTP_PORT = 18631, (18632, 18633), 18641
-SESSION = "{aaaaaaaa-bbbb-cccc-dddd-000000000012}"
-LOGIN, SECRET, PURSE, CARD = "ha-login", "ha-secret", "Z912000000001", 912001
+from keeper_stack import USER, CARD, LOGIN, KeeperFront, Writers, descendants, make_root
+
+MONITOR_PORT, NODE_PORTS = 18631, (18632, 18633)
 # Bounds asserted here (the measured figures are printed; docs/scaling.md explains them). With
 # pg_auto_failover's defaults a dead primary is noticed in about 20 s and the standby promoted
 # after primary_demote_timeout (30 s): about 50 s.
 FAILOVER_BOUND_S, SWITCHOVER_BOUND_S, CALL_BOUND_S = 90, 20, 25
-
-
-def run(cmd, **kw):
-    return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw)
-
-
-def descendants(root):
-    """root and every process below it."""
-    children = collections.defaultdict(list)
-    for line in subprocess.run(["ps", "-e", "-o", "pid=,ppid="], capture_output=True, text=True).stdout.splitlines():
-        pid, ppid = map(int, line.split())
-        children[ppid].append(pid)
-    out, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        out.append(pid)
-        todo.extend(children[pid])
-    return out
-
 
 class Formation:
     """The pg_auto_failover monitor and two nodes, as the user keeper, under one directory."""
@@ -141,172 +114,27 @@ class Formation:
                 os.killpg(p.pid, signal.SIGKILL)
         subprocess.run(["pkill", "-9", "-f", f"postgres -D {self.root}/"], check=False)
 
-
-class Writers:
-    """Threads calling keeper, each write distinct, every answer recorded with its times."""
-
-    def __init__(self, threads=6):
-        self.stop = threading.Event()
-        self.lock = threading.Lock()
-        self.counter = 0
-        self.calls = []  # (kind, key, started, ended, status, result)
-        self.threads = [threading.Thread(target=self.loop, daemon=True) for _ in range(threads)]
-
-    def next_key(self):
-        with self.lock:
-            self.counter += 1
-            return self.counter
-
-    @staticmethod
-    def call(path, params):
-        conn = http.client.HTTPConnection("127.0.0.1", HTTP_PORT, timeout=60)
-        try:
-            conn.request("GET", path + "?" + urllib.parse.urlencode(params))
-            r = conn.getresponse()
-            body = r.read().decode(errors="replace")
-            result = body.rsplit(">", 2)[-2].split("<")[0] if r.status == 200 else None
-            return r.status, result
-        except (OSError, http.client.HTTPException):
-            return 0, None
-        finally:
-            conn.close()
-
-    def loop(self):
-        while not self.stop.is_set():
-            n = self.next_key()
-            if n % 2:
-                kind, key = "topup", f"{n // 100}.{n % 100:02d}"
-                params = {"sessionId": SESSION, "purseDest": PURSE, "cardId": CARD, "amount": key}
-                path = "/AccountApi.asmx/TopupPurseFromAtmCard"
-            else:
-                kind, key = "permit", f"{700000000000 + n}"
-                params = {"sessionId": SESSION, "wmid": key, "acceptPayments": "true", "acceptInvoices": "false",
-                          "acceptMessages": "true", "dontUseConfirmation": "false"}
-                path = "/AccountApi.asmx/SetContactPermitsEx"
-            started = time.monotonic()
-            status, result = self.call(path, params)
-            with self.lock:
-                self.calls.append((kind, key, started, time.monotonic(), status, result))
-            if status != 200:
-                time.sleep(0.05)  # a failing database: do not spin
-
-    def start(self):
-        for t in self.threads:
-            t.start()
-
-    def finish(self):
-        self.stop.set()
-        for t in self.threads:
-            t.join(70)
-
-    def acked(self):
-        with self.lock:
-            return [c for c in self.calls if c[4] == 200 and c[5] == "0"]
-
-    def first_ack_started_after(self, t):
-        return min((c[3] for c in self.acked() if c[2] >= t), default=None)
-
-    def wait_for_ack_after(self, t, seconds):
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            done = self.first_ack_started_after(t)
-            if done is not None:
-                return done - t
-            time.sleep(0.2)
-        return None
-
-    def longest_gap(self, since, until):
-        ends = sorted(c[3] for c in self.acked() if since <= c[3] <= until)
-        return max((b - a for a, b in zip(ends, ends[1:])), default=until - since)
-
-
 class FailoverUnderLoad(unittest.TestCase):
     def setUp(self):
-        self.root = tempfile.mkdtemp(prefix="keeper-ha-")
-        keeper = pwd.getpwnam(USER)
-        for d in ("", "sock", "bin", "nginx", "log"):
-            os.makedirs(f"{self.root}/{d}", exist_ok=True)
-            os.chown(f"{self.root}/{d}", keeper.pw_uid, keeper.pw_gid)
-        os.chmod(self.root, 0o755)
-        for b in ("fcgi/keeper-fcgi", "db/keeperctl"):  # where the user keeper can run them
-            shutil.copy(f"{BUILD}/{b}", f"{self.root}/bin/")
+        self.root = make_root("keeper-ha-")
         self.formation = Formation(self.root)
-        self.pool = self.nginx = None
+        self.front = None
         self.addCleanup(self.cleanup)
         self.formation.create()
         hosts = "host=127.0.0.1,127.0.0.1 port=%d,%d dbname=keeper target_session_attrs=read-write" % NODE_PORTS
-        self.env = dict(os.environ, KEEPER_CONFIG="/dev/null", KEEPER_SECRET_KEY_FILE=f"{self.root}/secret.keys",
-                        KEEPER_DATABASE_URL=f"{hosts} user=keeper_worker", KEEPER_ADMIN_DATABASE_URL=f"{hosts} user=keeper",
-                        KEEPER_PROVISION_DATABASE_URL=f"{hosts} user=keeper", KEEPER_CARD_DAILY_LIMIT="1000000000")
-        self.prepare_database()
-        self.start_pool_and_nginx()
-
-    def keeperctl(self, *args):
-        return subprocess.run(["runuser", "-u", USER, "--", f"{self.root}/bin/keeperctl", *args], env=self.env,
-                              check=True, capture_output=True, text=True).stdout
-
-    def prepare_database(self):
-        with open(f"{self.root}/secret.keys", "w") as f:
-            f.write(run([f"{self.root}/bin/keeperctl", "new-key", "k1"]).stdout)
-        os.chown(f"{self.root}/secret.keys", pwd.getpwnam(USER).pw_uid, -1)
-        os.chmod(f"{self.root}/secret.keys", 0o600)
-        for step in (["migrate"], ["roles"], ["rotate-key"], ["add-login", LOGIN, SECRET],
-                     ["add-purse", LOGIN, PURSE], ["add-card", LOGIN, str(CARD)]):
-            self.keeperctl(*step)
-        self.sql(f"INSERT INTO sessions (session_id, login_id, authenticated_at) SELECT '{SESSION}', id, now() "
-                 f"FROM logins WHERE login = '{LOGIN}'")
+        uri = "postgres://127.0.0.1:%d,127.0.0.1:%d/keeper?target_session_attrs=read-write" % NODE_PORTS
+        self.front = KeeperFront(self.root, hosts, uri)
+        self.front.prepare_database()
+        self.front.start()
 
     def sql(self, query):
-        hosts = "postgres://127.0.0.1:%d,127.0.0.1:%d/keeper?target_session_attrs=read-write" % NODE_PORTS
-        return run(["runuser", "-u", USER, "--", "psql", hosts, "-v", "ON_ERROR_STOP=1", "-Atc", query]).stdout
-
-    def start_pool_and_nginx(self):
-        with open(f"{self.root}/log/keeper.log", "a") as log:
-            self.pool = subprocess.Popen(["runuser", "-u", USER, "--", f"{self.root}/bin/keeper-fcgi", "--listen",
-                                          f"{self.root}/sock/keeper.sock", "--workers", "4"], env=self.env, stdout=log,
-                                         stderr=log, start_new_session=True)
-        for _ in range(100):
-            if os.path.exists(f"{self.root}/sock/keeper.sock"):
-                break
-            time.sleep(0.1)
-        with open(f"{self.root}/nginx/nginx.conf", "w") as f:
-            f.write(f"""
-user {USER};
-pid {self.root}/nginx/nginx.pid;
-error_log {self.root}/log/nginx-error.log warn;
-events {{}}
-http {{
-    access_log off;
-    include {SOURCE}/nginx/keeper-limits.conf;
-    client_body_temp_path {self.root}/nginx/body;
-    fastcgi_temp_path {self.root}/nginx/fastcgi;
-    upstream keeper_pool {{ server unix:{self.root}/sock/keeper.sock; keepalive 16; }}
-    server {{
-        listen 127.0.0.1:{HTTP_PORT};
-        include {SOURCE}/nginx/keeper-locations.conf;
-    }}
-}}
-""")
-        run(["nginx", "-c", f"{self.root}/nginx/nginx.conf", "-e", f"{self.root}/log/nginx-error.log"])
-        self.nginx = True
-        for _ in range(50):
-            if Writers.call("/GlobalApi.asmx/GetUtcNow", {})[0] == 200:
-                return
-            time.sleep(0.1)
-        self.fail("keeper did not answer behind nginx")
+        return self.front.sql(query)
 
     def cleanup(self):
         events = self.formation.autoctl("show", "events", "--pgdata", f"{self.root}/monitor", "--count", "12", check=False)
         print("last events of the monitor:\n" + events.stdout[-3000:], flush=True)
-        if self.nginx:
-            subprocess.run(["nginx", "-c", f"{self.root}/nginx/nginx.conf", "-e", f"{self.root}/log/nginx-error.log",
-                            "-s", "stop"], check=False)
-        if self.pool and self.pool.poll() is None:
-            os.killpg(self.pool.pid, signal.SIGTERM)
-            try:
-                self.pool.wait(20)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.pool.pid, signal.SIGKILL)
+        if self.front:
+            self.front.stop()
         self.formation.stop()
         shutil.rmtree(self.root, ignore_errors=True)
 
@@ -362,7 +190,6 @@ http {{
         self.assertLessEqual(switch_gap, SWITCHOVER_BOUND_S)
         self.assertLessEqual(slowest, CALL_BOUND_S, "a call outlived the configured timeouts")
         self.assertEqual({c[4] for c in failed} - {500}, set(), "a failed call that was not a server fault")
-
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -1,0 +1,215 @@
+"""What the tests of tests/ha share: keeper's pool and nginx in front of a PostgreSQL that the test
+runs (a pg_auto_failover formation, or a standalone instance archiving to pgBackRest), a login with
+a session, a purse and a card, and writers whose every acknowledgement is recorded.
+
+Everything runs as the unprivileged user keeper under one temporary directory."""
+import collections
+import http.client
+import os
+import pwd
+import shutil
+import signal
+import subprocess
+import threading
+import time
+import urllib.parse
+
+SOURCE = os.environ["KEEPER_TEST_SOURCE_DIR"]
+BUILD = os.environ["KEEPER_TEST_BUILD_DIR"]
+USER = "keeper"
+HTTP_PORT = 18641
+SESSION = "{aaaaaaaa-bbbb-cccc-dddd-000000000012}"
+LOGIN, SECRET, PURSE, CARD = "ha-login", "ha-secret", "Z912000000001", 912001
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw)
+
+
+def as_keeper(*cmd, **kw):
+    return run(["runuser", "-u", USER, "--", *cmd], **kw)
+
+
+def make_root(prefix):
+    """A temporary directory the user keeper owns, with the folders the tests use."""
+    import tempfile
+    root = tempfile.mkdtemp(prefix=prefix)
+    keeper = pwd.getpwnam(USER)
+    for d in ("", "sock", "bin", "nginx", "log"):
+        os.makedirs(f"{root}/{d}", exist_ok=True)
+        os.chown(f"{root}/{d}", keeper.pw_uid, keeper.pw_gid)
+    os.chmod(root, 0o755)
+    for b in ("fcgi/keeper-fcgi", "db/keeperctl"):  # where the user keeper can run them
+        shutil.copy(f"{BUILD}/{b}", f"{root}/bin/")
+    return root
+
+
+def descendants(root):
+    """root and every process below it."""
+    children = collections.defaultdict(list)
+    for line in subprocess.run(["ps", "-e", "-o", "pid=,ppid="], capture_output=True, text=True).stdout.splitlines():
+        pid, ppid = map(int, line.split())
+        children[ppid].append(pid)
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo.extend(children[pid])
+    return out
+
+
+
+class KeeperFront:
+    """keeper-fcgi (4 workers) and nginx with the shipped keeper-locations.conf, on a database
+    given as libpq key=value hosts and as a URI."""
+
+    def __init__(self, root, hosts, uri):
+        self.root, self.uri = root, uri
+        self.pool = self.nginx = None
+        self.env = dict(os.environ, KEEPER_CONFIG="/dev/null", KEEPER_SECRET_KEY_FILE=f"{root}/secret.keys",
+                        KEEPER_DATABASE_URL=f"{hosts} user=keeper_worker", KEEPER_ADMIN_DATABASE_URL=f"{hosts} user=keeper",
+                        KEEPER_PROVISION_DATABASE_URL=f"{hosts} user=keeper", KEEPER_CARD_DAILY_LIMIT="1000000000")
+
+    def keeperctl(self, *args):
+        return subprocess.run(["runuser", "-u", USER, "--", f"{self.root}/bin/keeperctl", *args], env=self.env,
+                              check=True, capture_output=True, text=True).stdout
+
+    def prepare_database(self):
+        with open(f"{self.root}/secret.keys", "w") as f:
+            f.write(run([f"{self.root}/bin/keeperctl", "new-key", "k1"]).stdout)
+        os.chown(f"{self.root}/secret.keys", pwd.getpwnam(USER).pw_uid, -1)
+        os.chmod(f"{self.root}/secret.keys", 0o600)
+        for step in (["migrate"], ["roles"], ["rotate-key"], ["add-login", LOGIN, SECRET],
+                     ["add-purse", LOGIN, PURSE], ["add-card", LOGIN, str(CARD)]):
+            self.keeperctl(*step)
+        self.sql(f"INSERT INTO sessions (session_id, login_id, authenticated_at) SELECT '{SESSION}', id, now() "
+                 f"FROM logins WHERE login = '{LOGIN}'")
+
+    def sql(self, query, uri=None):
+        return as_keeper("psql", uri or self.uri, "-v", "ON_ERROR_STOP=1", "-Atc", query).stdout
+
+    def start(self):
+        with open(f"{self.root}/log/keeper.log", "a") as log:
+            self.pool = subprocess.Popen(["runuser", "-u", USER, "--", f"{self.root}/bin/keeper-fcgi", "--listen",
+                                          f"{self.root}/sock/keeper.sock", "--workers", "4"], env=self.env, stdout=log,
+                                         stderr=log, start_new_session=True)
+        for _ in range(100):
+            if os.path.exists(f"{self.root}/sock/keeper.sock"):
+                break
+            time.sleep(0.1)
+        with open(f"{self.root}/nginx/nginx.conf", "w") as f:
+            f.write(f"""
+user {USER};
+pid {self.root}/nginx/nginx.pid;
+error_log {self.root}/log/nginx-error.log warn;
+events {{}}
+http {{
+    access_log off;
+    include {SOURCE}/nginx/keeper-limits.conf;
+    client_body_temp_path {self.root}/nginx/body;
+    fastcgi_temp_path {self.root}/nginx/fastcgi;
+    upstream keeper_pool {{ server unix:{self.root}/sock/keeper.sock; keepalive 16; }}
+    server {{
+        listen 127.0.0.1:{HTTP_PORT};
+        include {SOURCE}/nginx/keeper-locations.conf;
+    }}
+}}
+""")
+        run(["nginx", "-c", f"{self.root}/nginx/nginx.conf", "-e", f"{self.root}/log/nginx-error.log"])
+        self.nginx = True
+        for _ in range(50):
+            if Writers.call("/GlobalApi.asmx/GetUtcNow", {})[0] == 200:
+                return
+            time.sleep(0.1)
+        raise AssertionError("keeper did not answer behind nginx")
+
+    def stop(self):
+        if self.nginx:
+            subprocess.run(["nginx", "-c", f"{self.root}/nginx/nginx.conf", "-e", f"{self.root}/log/nginx-error.log",
+                            "-s", "stop"], check=False)
+        if self.pool and self.pool.poll() is None:
+            os.killpg(self.pool.pid, signal.SIGTERM)
+            try:
+                self.pool.wait(20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.pool.pid, signal.SIGKILL)
+
+
+class Writers:
+    """Threads calling keeper, each write distinct, every answer recorded with its times."""
+
+    def __init__(self, threads=6, first_key=1):
+        self.stop = threading.Event()
+        self.lock = threading.Lock()
+        self.counter = first_key - 1
+        self.calls = []  # (kind, key, started, ended, status, result)
+        self.threads = [threading.Thread(target=self.loop, daemon=True) for _ in range(threads)]
+
+    def next_key(self):
+        with self.lock:
+            self.counter += 1
+            return self.counter
+
+    @staticmethod
+    def call(path, params):
+        conn = http.client.HTTPConnection("127.0.0.1", HTTP_PORT, timeout=60)
+        try:
+            conn.request("GET", path + "?" + urllib.parse.urlencode(params))
+            r = conn.getresponse()
+            body = r.read().decode(errors="replace")
+            result = body.rsplit(">", 2)[-2].split("<")[0] if r.status == 200 else None
+            return r.status, result
+        except (OSError, http.client.HTTPException):
+            return 0, None
+        finally:
+            conn.close()
+
+    def loop(self):
+        while not self.stop.is_set():
+            n = self.next_key()
+            if n % 2:
+                kind, key = "topup", f"{n // 100}.{n % 100:02d}"
+                params = {"sessionId": SESSION, "purseDest": PURSE, "cardId": CARD, "amount": key}
+                path = "/AccountApi.asmx/TopupPurseFromAtmCard"
+            else:
+                kind, key = "permit", f"{700000000000 + n}"
+                params = {"sessionId": SESSION, "wmid": key, "acceptPayments": "true", "acceptInvoices": "false",
+                          "acceptMessages": "true", "dontUseConfirmation": "false"}
+                path = "/AccountApi.asmx/SetContactPermitsEx"
+            started = time.monotonic()
+            status, result = self.call(path, params)
+            with self.lock:
+                self.calls.append((kind, key, started, time.monotonic(), status, result))
+            if status != 200:
+                time.sleep(0.05)  # a failing database: do not spin
+
+    def start(self):
+        for t in self.threads:
+            t.start()
+
+    def finish(self):
+        self.stop.set()
+        for t in self.threads:
+            t.join(70)
+
+    def acked(self):
+        with self.lock:
+            return [c for c in self.calls if c[4] == 200 and c[5] == "0"]
+
+    def first_ack_started_after(self, t):
+        return min((c[3] for c in self.acked() if c[2] >= t), default=None)
+
+    def wait_for_ack_after(self, t, seconds):
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            done = self.first_ack_started_after(t)
+            if done is not None:
+                return done - t
+            time.sleep(0.2)
+        return None
+
+    def longest_gap(self, since, until):
+        ends = sorted(c[3] for c in self.acked() if since <= c[3] <= until)
+        return max((b - a for a, b in zip(ends, ends[1:])), default=until - since)
+
+
