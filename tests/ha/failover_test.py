@@ -74,28 +74,27 @@ class Formation:
             self.autoctl("config", "set", "--pgdata", f"{self.root}/node{i}", "timeout.network_partition_timeout", "10")
             self.autoctl("reload", "--pgdata", f"{self.root}/node{i}")
 
-    def states(self):
+    def nodes(self):
+        """The monitor's view: one dict per node (current_group_state, assigned_group_state, ...)."""
         out = self.autoctl("show", "state", "--pgdata", f"{self.root}/monitor", "--json", check=False)
         try:
-            return {n["nodename"]: n["current_group_state"] for n in json.loads(out.stdout)}
-        except (ValueError, KeyError, TypeError):
-            return {}
+            return json.loads(out.stdout)
+        except ValueError:
+            return []
+
+    def states(self):
+        return {n["nodename"]: n["current_group_state"] for n in self.nodes()}
 
     def wait_states(self, wanted, seconds):
+        """Until the nodes' states are `wanted` and each node has reached the state assigned to it."""
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
-            states = self.states()
-            if set(states.values()) == wanted and all(s == a for s, a in self.assigned().items()):
-                return states
+            nodes = self.nodes()
+            if ({n["current_group_state"] for n in nodes} == wanted and
+                    all(n["current_group_state"] == n["assigned_group_state"] for n in nodes)):
+                return
             time.sleep(1)
         raise AssertionError(f"formation not {wanted} after {seconds} s: {self.states()}")
-
-    def assigned(self):
-        out = self.autoctl("show", "state", "--pgdata", f"{self.root}/monitor", "--json", check=False)
-        try:
-            return {n["current_group_state"]: n["assigned_group_state"] for n in json.loads(out.stdout)}
-        except (ValueError, KeyError, TypeError):
-            return {}
 
     def primary(self):
         """The node that takes writes now, asked of the databases (the monitor's view may lag)."""
