@@ -5,6 +5,16 @@
 // waiting for a connection without touching threads that wait for the next request on a kept
 // connection: those must go on serving until nginx closes the connection, or a request nginx is
 // sending on it at that moment would be lost.
+//
+// New connections are spread over the worker processes in turn. Each process waits on the socket
+// through one epoll set registered with EPOLLEXCLUSIVE, and one of its idle threads at a time
+// waits in it (the others queue on a mutex). The kernel wakes the first waiting set in the
+// socket's wait queue, in the order the sets were registered; after each accept the process
+// registers its set again, which puts it at the back. Without that, the first process's idle
+// threads took every connection while it had one (measured: 48 of 56 kept connections on two of
+// eight processes), and calls queued for those two processes' database connections while the
+// others' stood idle (docs/performance.md).
+#include <mutex>
 #include <optional>
 
 namespace keeper::fcgi {
@@ -16,30 +26,21 @@ public:
     connection_acceptor(const connection_acceptor&) = delete;
     connection_acceptor& operator=(const connection_acceptor&) = delete;
 
-    // One per serving thread: an epoll set that waits on the shared socket with EPOLLEXCLUSIVE, so
-    // a new connection wakes one idle thread (of any worker), not all of them, and on the stop
-    // eventfd, which wakes every thread.
-    class waiter {
-    public:
-        explicit waiter(const connection_acceptor& acceptor);
-        ~waiter();
-        waiter(const waiter&) = delete;
-        waiter& operator=(const waiter&) = delete;
+    // Any thread: blocks until a connection arrives (its fd: blocking, close-on-exec) or the
+    // acceptor stops (nullopt, at once for every caller from then on).
+    std::optional<int> next();
 
-        // Blocks until a connection arrives (its fd: blocking, close-on-exec) or the acceptor stops.
-        std::optional<int> next();
-
-    private:
-        const connection_acceptor& m_acceptor;
-        int m_epoll_fd;
-    };
-
-    // Any thread; async-signal-safe. Every next(), present and future, returns nullopt.
+    // Any thread; async-signal-safe.
     void stop();
 
 private:
+    void watch_listen_socket();
+    void requeue();
+
     int m_listen_fd;
-    int m_stop_fd;  // an eventfd: readable once stop() ran
+    int m_stop_fd;   // an eventfd: readable once stop() ran
+    int m_epoll_fd;  // the listening socket (EPOLLEXCLUSIVE) and the stop eventfd
+    std::mutex m_turn;  // held by the one thread waiting in m_epoll_fd
 };
 
 }  // namespace keeper::fcgi

@@ -114,8 +114,7 @@ void serve_connection(FCGX_Request& request, int fd, thread_slot& slot, worker_s
 void serve_thread(thread_slot& slot, worker_state& w) {
     FCGX_Request request;
     FCGX_InitRequest(&request, -1, 0);
-    connection_acceptor::waiter waiter{w.acceptor};
-    while (const auto fd = waiter.next()) serve_connection(request, *fd, slot, w);
+    while (const auto fd = w.acceptor.next()) serve_connection(request, *fd, slot, w);
     std::lock_guard lock{w.mutex};
     --w.running;
     w.thread_left.notify_all();
