@@ -1,4 +1,5 @@
-"""Restarting or reloading the pool drops no request, with nginx keeping upstream connections.
+"""Restarting or reloading the pool drops no request, with nginx keeping upstream connections;
+new connections are spread over the workers.
 
 This harness does what keeper.socket + keeper.service do: it owns the listening socket and starts
 keeper-fcgi with it on fd 0 as the keeper user. Under a bounded load through nginx it restarts the
@@ -57,6 +58,26 @@ class Stack:
     def workers(self):
         with open(f"/proc/{self.pool.pid}/task/{self.pool.pid}/children") as f:
             return len(f.read().split())
+
+    def wait_for_workers(self, n):
+        for _ in range(50):
+            if self.workers() == n:
+                break
+            time.sleep(0.1)
+        with open(f"/proc/{self.pool.pid}/task/{self.pool.pid}/children") as f:
+            return [int(p) for p in f.read().split()]
+
+    def accepted_connections(self, pids):
+        """How many connections to the pool's socket each process holds (accepted ends carry the path)."""
+        with open("/proc/net/unix") as f:
+            accepted = {fields[6] for fields in (line.split() for line in list(f)[1:])
+                        if len(fields) >= 8 and fields[7] == self.socket_path and fields[5] == "03"}
+        counts = []
+        for pid in pids:
+            fd_dir = f"/proc/{pid}/fd"
+            links = [os.readlink(os.path.join(fd_dir, fd)) for fd in os.listdir(fd_dir)]
+            counts.append(len({link[8:-1] for link in links if link.startswith("socket:[")} & accepted))  # a served one is also dup()ed
+        return counts
 
     def start_pool(self):
         env = dict(os.environ, KEEPER_CONFIG=self.config, KEEPER_DATABASE_URL=DATABASE_URL)
@@ -184,6 +205,33 @@ class ZeroDowntimeTest(unittest.TestCase):
                 self.assertEqual(log.count("configuration reloaded"), 2)
                 self.assertGreaterEqual(log.count("pool: stopping"), 3)
             finally:
+                stack.close()
+
+    def test_new_connections_go_to_the_workers_in_turn(self):
+        # Each worker has only database_connections of its own: if one worker took every kept
+        # connection nginx opens, its calls would queue while the others' connections stood idle.
+        with tempfile.TemporaryDirectory() as work:
+            os.chmod(work, 0o755)
+            stack = Stack(work)
+            clients = []
+            try:
+                stack.start_pool()
+                workers = stack.wait_for_workers(4)
+                time.sleep(0.3)  # every worker waiting on the socket
+                for _ in range(8):
+                    c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                    c.connect(stack.socket_path)
+                    clients.append(c)
+                    time.sleep(0.02)
+                time.sleep(0.3)
+                held = stack.accepted_connections(workers)
+                print(f"connections held by each worker: {held}")
+                self.assertEqual(sum(held), 8, held)
+                self.assertLessEqual(max(held), 3, held)  # in turn: 2 each (one taking all 8 before)
+                self.assertGreaterEqual(min(held), 1, held)
+            finally:
+                for c in clients:
+                    c.close()
                 stack.close()
 
     def test_workers_leave_when_their_supervisor_is_killed(self):
