@@ -208,8 +208,17 @@ class Writers:
             time.sleep(0.2)
         return None
 
+    def failed_since(self, t):
+        with self.lock:
+            return any(c[3] >= t and not (c[4] == 200 and c[5] == "0") for c in self.calls)
+
     def longest_gap(self, since, until):
-        ends = sorted(c[3] for c in self.acked() if since <= c[3] <= until)
-        return max((b - a for a, b in zip(ends, ends[1:])), default=until - since)
+        """(start, end), monotonic, of the longest time in [since, until] without an acknowledgement."""
+        ends = [since] + sorted(c[3] for c in self.acked() if since <= c[3] <= until) + [until]
+        return max(zip(ends, ends[1:]), key=lambda pair: pair[1] - pair[0])
 
 
+def wall_clock(t):
+    """A monotonic time as HH:MM:SS.mmm UTC, to set beside the monitor's events."""
+    w = t + time.time() - time.monotonic()
+    return time.strftime("%H:%M:%S", time.gmtime(w)) + f".{int(w % 1 * 1000):03d}"
