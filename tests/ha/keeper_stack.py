@@ -108,7 +108,7 @@ http {{
     include {SOURCE}/nginx/keeper-limits.conf;
     client_body_temp_path {self.root}/nginx/body;
     fastcgi_temp_path {self.root}/nginx/fastcgi;
-    upstream keeper_pool {{ server unix:{self.root}/sock/keeper.sock; keepalive 16; }}
+    upstream keeper_pool {{ server unix:{self.root}/sock/keeper.sock; keepalive 32; }}
     server {{
         listen 127.0.0.1:{HTTP_PORT};
         include {SOURCE}/nginx/keeper-locations.conf;
