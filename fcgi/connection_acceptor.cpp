@@ -28,12 +28,11 @@ connection_acceptor::connection_acceptor(int listen_fd)
     stop_event.events = EPOLLIN;
     stop_event.data.fd = m_stop_fd;
     if (flags < 0 || fcntl(listen_fd, F_SETFL, flags | O_NONBLOCK) < 0 ||
-        epoll_ctl(m_epoll_fd, EPOLL_CTL_ADD, m_stop_fd, &stop_event) < 0) {
+        epoll_ctl(m_epoll_fd, EPOLL_CTL_ADD, m_stop_fd, &stop_event) < 0 || !watch_listen_socket()) {
         close(m_stop_fd);
         close(m_epoll_fd);
         throw std::runtime_error("cannot wait on the listening socket");
     }
-    watch_listen_socket();
 }
 
 connection_acceptor::~connection_acceptor() {
@@ -46,23 +45,17 @@ void connection_acceptor::stop() {
     [[maybe_unused]] const auto n = write(m_stop_fd, &one, sizeof one);
 }
 
-void connection_acceptor::watch_listen_socket() {
+bool connection_acceptor::watch_listen_socket() {
     epoll_event listen_event{};
     listen_event.events = EPOLLIN | EPOLLEXCLUSIVE;
     listen_event.data.fd = m_listen_fd;
-    if (epoll_ctl(m_epoll_fd, EPOLL_CTL_ADD, m_listen_fd, &listen_event) < 0) {
-        throw std::runtime_error("cannot wait on the listening socket (epoll)");
-    }
+    return epoll_ctl(m_epoll_fd, EPOLL_CTL_ADD, m_listen_fd, &listen_event) == 0;
 }
 
 // To the back of the socket's wait queue: the next connection goes to another process first.
+// (Registering again fails only without memory: then stop() still wakes us.)
 void connection_acceptor::requeue() {
-    if (epoll_ctl(m_epoll_fd, EPOLL_CTL_DEL, m_listen_fd, nullptr) == 0) {
-        epoll_event listen_event{};
-        listen_event.events = EPOLLIN | EPOLLEXCLUSIVE;
-        listen_event.data.fd = m_listen_fd;
-        epoll_ctl(m_epoll_fd, EPOLL_CTL_ADD, m_listen_fd, &listen_event);  // fails only without memory: then stop() still wakes us
-    }
+    if (epoll_ctl(m_epoll_fd, EPOLL_CTL_DEL, m_listen_fd, nullptr) == 0) watch_listen_socket();
 }
 
 std::optional<int> connection_acceptor::next() {

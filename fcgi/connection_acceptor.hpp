@@ -34,7 +34,7 @@ public:
     void stop();
 
 private:
-    void watch_listen_socket();
+    bool watch_listen_socket();  // false: the kernel refused
     void requeue();
 
     int m_listen_fd;

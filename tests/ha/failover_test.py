@@ -9,9 +9,10 @@ keeper-locations.conf sits in front.
 
 While writers run top-ups (each a distinct amount) and contact permits (each a distinct WMID),
 recording every acknowledgement: with pg_auto_failover's default settings, kill -9 of the primary's
-postmaster (its pg_autoctl starts PostgreSQL again); then, with the shipped timings, the primary host dies (kill -9 of its pg_autoctl and its
-postmaster: nothing restarts it there), the monitor fails over to the standby; the dead node comes
-back as a standby; then a planned switchover. On the primary at the end: every acknowledged write
+postmaster (its pg_autoctl reports it and the monitor fails over); then, with the shipped timings,
+the primary host dies (kill -9 of its pg_autoctl and its postmaster: nothing restarts it there),
+the monitor fails over to the standby; the dead node comes back as a standby; then a planned
+switchover. On the primary at the end: every acknowledged write
 is there, none twice; failed calls were server faults that ended within the configured timeouts.
 Prints the figures docs/scaling.md quotes. Everything it starts is stopped and removed at the end.
 """
@@ -34,6 +35,12 @@ MONITOR_PORT, NODE_PORTS = 18631, (18632, 18633)
 # defaults). The bounds leave room for a slow machine.
 FAILOVER_BOUND_S, SWITCHOVER_BOUND_S, CALL_BOUND_S = 60, 20, 25
 QUIET_S = 8  # a formation counts as steady after this long without a failed call
+
+def settled(nodes, wanted):
+    """The nodes' states are `wanted` and each node has reached the state assigned to it."""
+    return ({n["current_group_state"] for n in nodes} == wanted and
+            all(n["current_group_state"] == n["assigned_group_state"] for n in nodes))
+
 
 class Formation:
     """The pg_auto_failover monitor and two nodes, as the user keeper, under one directory."""
@@ -91,9 +98,7 @@ class Formation:
         """Until the nodes' states are `wanted` and each node has reached the state assigned to it."""
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
-            nodes = self.nodes()
-            if ({n["current_group_state"] for n in nodes} == wanted and
-                    all(n["current_group_state"] == n["assigned_group_state"] for n in nodes)):
+            if settled(self.nodes(), wanted):
                 return
             time.sleep(1)
         raise AssertionError(f"formation not {wanted} after {seconds} s: {self.states()}")
@@ -207,16 +212,15 @@ class FailoverUnderLoad(unittest.TestCase):
         the writes stopped) until writes were acknowledged again, taken once the formation is
         steady (by default every node in its assigned state, one primary and one secondary), writes
         going through and none failed for QUIET_S."""
-        steady = steady or (lambda nodes: sorted(n["current_group_state"] for n in nodes) == ["primary", "secondary"] and
-                            all(n["current_group_state"] == n["assigned_group_state"] for n in nodes))
+        steady = steady or (lambda nodes: len(nodes) == 2 and settled(nodes, {"primary", "secondary"}))
         deadline = began + bound + 60
         while time.monotonic() < deadline:
             time.sleep(1)
-            settled = steady(self.formation.nodes())
+            is_steady = steady(self.formation.nodes())
             now = time.monotonic()
             last_second = writers.longest_gap(now - 1, now)
             flowing = last_second[1] - last_second[0] < 1  # some write acknowledged in the last second
-            if settled and flowing and now - began > QUIET_S and not writers.failed_since(now - QUIET_S):
+            if is_steady and flowing and now - began > QUIET_S and not writers.failed_since(now - QUIET_S):
                 break
         else:
             self.fail(f"{what}: the formation was not steady {bound + 60} s later: {self.formation.states()}")

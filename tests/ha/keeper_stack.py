@@ -196,18 +196,6 @@ class Writers:
         with self.lock:
             return [c for c in self.calls if c[4] == 200 and c[5] == "0"]
 
-    def first_ack_started_after(self, t):
-        return min((c[3] for c in self.acked() if c[2] >= t), default=None)
-
-    def wait_for_ack_after(self, t, seconds):
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            done = self.first_ack_started_after(t)
-            if done is not None:
-                return done - t
-            time.sleep(0.2)
-        return None
-
     def failed_since(self, t):
         with self.lock:
             return any(c[3] >= t and not (c[4] == 200 and c[5] == "0") for c in self.calls)
