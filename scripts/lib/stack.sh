@@ -10,7 +10,7 @@ KEEPER_PACKAGES=(
   libfcgi-dev libxml2-dev libssl-dev libpqxx-dev libboost-test-dev
   postgresql postgresql-15-partman nginx ssl-cert openssl curl libxml2-utils
   python3-zeep php-cli php-soap prometheus nlohmann-json3-dev
-  chromium chromium-driver python3-selenium postgresql-15-auto-failover pgbackrest
+  chromium chromium-driver python3-selenium patroni etcd-server pgbackrest
 )
 
 say() { printf '%s\n' "$*" >&2; }

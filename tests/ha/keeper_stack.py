@@ -1,5 +1,5 @@
 """What the tests of tests/ha share: keeper's pool and nginx in front of a PostgreSQL that the test
-runs (a pg_auto_failover formation, or a standalone instance archiving to pgBackRest), a login with
+runs (a Patroni cluster, or a standalone instance archiving to pgBackRest), a login with
 a session, a purse and a card, and writers whose every acknowledgement is recorded.
 
 Everything runs as the unprivileged user keeper under one temporary directory."""
