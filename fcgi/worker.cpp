@@ -1,12 +1,14 @@
 #include "worker.hpp"
 
 #include <fcgiapp.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <memory>
@@ -88,6 +90,19 @@ void serve_one(FCGX_Request& request, worker_state& w) {
     write_log_record(core::format_log_line(req.request_id, handled, took));
 }
 
+// Waits until the kept connection has something to read (a request, or nginx closing it). A thread
+// blocked in read() on a Unix socket sleeps on the same wait queue as writers and is woken each
+// time nginx reads our previous response (the socket became writable), only to find nothing and
+// sleep again: 1.8 context switches per request where 1 is needed. poll() asks for POLLIN only,
+// and the kernel skips waking it for "writable" (docs/performance.md, session 6).
+// Then FCGX_Accept_r reads the request (false: the connection is closed).
+bool next_request(FCGX_Request& request, int fd) {
+    pollfd p{fd, POLLIN, 0};
+    while (poll(&p, 1, -1) < 0 && errno == EINTR) {
+    }
+    return FCGX_Accept_r(&request) == 0;
+}
+
 // Serves requests on one FastCGI connection until it closes. FCGX_Accept_r reads the next request
 // from the connection already in `request` (ipcFd) and keeps it between requests when nginx asks
 // (fastcgi_keep_conn). When nginx closes it, libfcgi closes our end and falls back to accepting on
@@ -97,7 +112,7 @@ void serve_connection(FCGX_Request& request, int fd, thread_slot& slot, worker_s
     request.ipcFd = fd;
     request.keepConnection = 1;  // Accept_r first "finishes" the previous request: keep this fd open
     slot.watch(fd);
-    while (FCGX_Accept_r(&request) == 0) {
+    while (next_request(request, fd)) {
         slot.busy = true;
         try {
             serve_one(request, w);
