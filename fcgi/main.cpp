@@ -10,9 +10,11 @@
 #include <pqxx/pqxx>
 #include <string>
 
+#include "config/connection_strings.hpp"
+#include "config/settings_file.hpp"
 #include "core/api/settings.hpp"
-#include "db/migrator.hpp"
-#include "db/secret_rotation.hpp"
+#include "db/schema/migrator.hpp"
+#include "db/secrets/secret_rotation.hpp"
 #include "shared_metrics.hpp"
 #include "worker_pool.hpp"
 
@@ -60,7 +62,7 @@ int open_listen_socket(const std::string& address) {
 // would fail on every call (every Authenticate): refuse to start instead, saying which.
 void check_database(const keeper::core::settings& cfg) {
     namespace db = keeper::db;
-    const auto key_path = keeper::core::secret_key_path(cfg);
+    const auto key_path = keeper::config::secret_key_path(cfg);
     const auto key_problem = [&](const db::key_error& e) {
         return std::runtime_error("secret_key_file (" + key_path + "): " + e.what());
     };
@@ -72,7 +74,7 @@ void check_database(const keeper::core::settings& cfg) {
     }
     int found = 0;
     try {
-        pqxx::connection conn{keeper::core::worker_conninfo(cfg)};
+        pqxx::connection conn{keeper::config::worker_conninfo(cfg)};
         found = db::current_schema_version(conn);
         if (found == db::expected_schema_version()) db::check_database_keys(conn, *keys);
     } catch (const pqxx::broken_connection&) {
@@ -90,7 +92,7 @@ void check_database(const keeper::core::settings& cfg) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string config_path = keeper::core::default_config_path();
+    std::string config_path = keeper::config::default_config_path();
     std::string listen, workers;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -105,12 +107,12 @@ int main(int argc, char** argv) {
     try {
         if (!listen.empty()) setenv("KEEPER_LISTEN", listen.c_str(), 1);
         if (!workers.empty()) setenv("KEEPER_WORKERS", workers.c_str(), 1);
-        const auto cfg = keeper::core::load_settings(config_path);
+        const auto cfg = keeper::config::load_settings(config_path);
         check_database(cfg);
         FCGX_Init();
         const int fd = open_listen_socket(cfg.listen);
         // SIGHUP re-reads the same file (and environment) for the next set of workers.
-        const auto reload = [config_path] { return keeper::core::load_settings(config_path); };
+        const auto reload = [config_path] { return keeper::config::load_settings(config_path); };
         keeper::fcgi::shared_metrics metrics;  // before the workers fork: they all share it
         return keeper::fcgi::run_pool(fd, cfg, reload, metrics.block());
     } catch (const std::exception& e) {

@@ -19,8 +19,9 @@
 #include "connection_acceptor.hpp"
 #include "core/log_line.hpp"
 #include "core/request_router.hpp"
+#include "config/connection_strings.hpp"
 #include "core/wire/soap_reader.hpp"
-#include "db/pg_store.hpp"
+#include "db/store/pg_store.hpp"
 #include "fcgi_exchange.hpp"
 #include "log_writer.hpp"
 
@@ -54,8 +55,8 @@ struct thread_slot {
 struct worker_state {
     worker_state(int listen_fd, const core::settings& c, core::metrics_block& m)
         : cfg(c), metrics(m),
-          store(core::worker_conninfo(c), static_cast<std::size_t>(c.database_connections), {c.lock_timeout, c.statement_timeout},
-                std::make_shared<const db::secret_keyring>(db::secret_keyring::load(core::secret_key_path(c))), &m.runtime),
+          store(config::worker_conninfo(c), static_cast<std::size_t>(c.database_connections), {c.lock_timeout, c.statement_timeout},
+                std::make_shared<const db::secret_keyring>(db::secret_keyring::load(config::secret_key_path(c))), &m.runtime),
           acceptor(listen_fd), slots(static_cast<std::size_t>(c.threads)) {}
 
     const core::settings& cfg;

@@ -1,13 +1,9 @@
 #pragma once
-// keeper's configuration: one file of `key = value` lines, every key with a default, each
-// overridable by the environment variable KEEPER_<KEY in upper case>. Unknown keys and bad values
-// stop the start with a message naming the key (validated once, never per request).
+// keeper's configuration as values: what the operations, the pool and keeperctl read. Each member
+// has its default here; config/ reads the file and the environment into it (docs/configuration.md).
 #include <chrono>
 #include <cstddef>
-#include <map>
-#include <stdexcept>
 #include <string>
-#include <vector>
 
 namespace keeper::core {
 
@@ -44,42 +40,5 @@ struct settings {
     int session_linger_days = 30;        // expired sessions kept this long past expiry
     int purge_batch_rows = 5000;
 };
-
-// database_url with connect_timeout, TCP keepalives and tcp_user_timeout added (each unless it
-// sets it): a dead host costs seconds, not the minutes of a TCP connect or retransmission. Works
-// for key=value strings and postgresql:// URIs, with one host or several (docs/scaling.md).
-std::string worker_conninfo(const settings& s);
-
-// The key file in use: systemd's credential (LoadCredential=secret.keys:...) when the unit passes
-// one, else secret_key_file.
-std::string secret_key_path(const settings& s);
-
-// The connection string each keeperctl task uses, after the fallbacks above.
-std::string admin_url(const settings& s);
-std::string provision_url(const settings& s);
-std::string maintain_url(const settings& s);
-
-class config_error : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
-
-struct setting_doc {
-    std::string key;
-    std::string default_value;
-    std::string description;
-};
-
-// Every key, its default and what it means, in file order (docs and the sample file use it).
-const std::vector<setting_doc>& setting_docs();
-
-// Applies file text, then environment overrides (KEEPER_*), to the defaults.
-settings parse_settings(const std::string& file_text, const std::map<std::string, std::string>& env);
-
-// KEEPER_CONFIG if set, else /etc/keeper/keeper.conf if it exists, else "" (defaults only).
-std::string default_config_path();
-
-// Reads the file at path (empty path: no file) and the process environment.
-settings load_settings(const std::string& path);
 
 }  // namespace keeper::core

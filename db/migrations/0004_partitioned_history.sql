@@ -1,3 +1,6 @@
+-- supersedes sha256:a20ce31a56226ca55eb273e4fbdb95f8a37bdce45867fe7b3cd8de5857e53650
+-- (its earlier text also rewrote keeper_authenticate, which lives in db/functions/ now)
+--
 -- History for the long run: audit_log and topups become range-partitioned by month, managed by
 -- pg_partman (Debian: postgresql-15-partman), which creates partitions ahead of time and applies
 -- retention when `keeperctl maintain` calls it (docs/schema.md, "Partitions and retention").
@@ -101,56 +104,3 @@ DROP TABLE topups_unpartitioned;
 -- retention from the configuration on every run).
 UPDATE partman.part_config SET infinite_time_partitions = true
  WHERE parent_table IN (current_schema() || '.audit_log', current_schema() || '.topups');
-
--- Locks without table privileges ------------------------------------------------------------
--- Authenticate and TopupPurseFromAtmCard serialised their calls with SELECT ... FOR UPDATE on the
--- login's and the card's row, which needs UPDATE privilege on those tables: the workers' role
--- (keeperctl roles) may only read logins and cards. A transaction-scoped advisory lock on the
--- same key does the same job (and writes nothing to the row, so no WAL), is released at commit or
--- rollback like the row lock, and waits at most lock_timeout. The first number is the lock's
--- class, so the two kinds never collide; the second is the key (a hash of the login, which also
--- serialises attempts on unknown logins; or the card id, in keeper_topup of migration 0006,
--- which rewrites that function for its 24-hour sum too).
-
-CREATE OR REPLACE FUNCTION keeper_authenticate(p_request_id text, p_operation text, p_login text, p_session text,
-                                               p_proven boolean, p_window_seconds integer, p_max_failures integer)
-RETURNS integer LANGUAGE plpgsql AS $$
-DECLARE
-    v_login_id bigint;
-    v_failures integer;
-    v_bound boolean;
-    v_result integer;
-BEGIN
-    -- One login's calls count its failures in turn.
-    PERFORM pg_advisory_xact_lock(1, hashtext(p_login));
-    SELECT id INTO v_login_id FROM logins WHERE login = p_login;
-    SELECT count(*) INTO v_failures FROM auth_failures
-     WHERE login = p_login AND failed_at > now() - p_window_seconds * interval '1 second';
-    IF v_failures >= p_max_failures THEN
-        v_result := 11;  -- throttled: refused whatever the hash said
-    ELSE
-        v_bound := false;
-        IF p_proven AND v_login_id IS NOT NULL THEN
-            -- Binds or renews; a session bound to another login is not rebound (then: 4, as a wrong hash).
-            INSERT INTO sessions (session_id, login_id, authenticated_at) VALUES (p_session, v_login_id, now())
-            ON CONFLICT (session_id) DO UPDATE SET authenticated_at = EXCLUDED.authenticated_at
-             WHERE sessions.login_id = EXCLUDED.login_id;
-            v_bound := FOUND;
-        END IF;
-        IF v_bound THEN
-            IF v_failures > 0 THEN
-                DELETE FROM auth_failures WHERE login = p_login;  -- a success forgives earlier failures
-            END IF;
-            v_result := 0;
-        ELSE
-            DELETE FROM auth_failures
-             WHERE login = p_login AND failed_at <= now() - p_window_seconds * interval '1 second';
-            INSERT INTO auth_failures (login) VALUES (p_login);
-            v_result := 4;
-        END IF;
-    END IF;
-    RETURN keeper_audit(p_request_id, p_operation, p_login, NULL, v_result);
-END $$;
-
--- CREATE OR REPLACE drops the function's settings: keep the index scans of 0003.
-ALTER FUNCTION keeper_authenticate(text, text, text, text, boolean, integer, integer) SET enable_seqscan = off;

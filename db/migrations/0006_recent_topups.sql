@@ -1,3 +1,6 @@
+-- supersedes sha256:ceca0a2aae5394ff6bb3278b36612fde7d66b73f96527cc97e80f55df3ca3e9e
+-- (its earlier text also rewrote keeper_topup, which lives in db/functions/ now)
+--
 -- The 24-hour limit of a card reads a small window table instead of the partitioned topups.
 -- PostgreSQL 15 locks every partition (and its indexes) that a cached plan names each time it
 -- runs, pruning or not: with topups partitioned by month and five years kept, the limit's sum
@@ -5,7 +8,7 @@
 -- the baseline and falling as partitions accumulate). card_recent_topups holds each top-up of the
 -- last day again (card, time, amount), written in the same transaction as its topups row, so the
 -- sum stays exact; keeperctl maintain deletes rows older than 25 hours. Concurrent top-ups of one
--- card are serialised by a transaction advisory lock on the card (as 0004 does for Authenticate)
+-- card are serialised by a transaction advisory lock on the card (as keeper_authenticate does for a login)
 -- instead of SELECT ... FOR UPDATE, which needs UPDATE rights the workers' role does not have.
 
 CREATE TABLE card_recent_topups (
@@ -23,33 +26,3 @@ COMMENT ON COLUMN card_recent_topups.amount IS 'As topups.amount.';
 
 INSERT INTO card_recent_topups (card_id, created_at, amount)
 SELECT card_id, created_at, amount FROM topups WHERE created_at > now() - interval '25 hours';
-
-CREATE OR REPLACE FUNCTION keeper_topup(p_request_id text, p_operation text, p_session text, p_ttl_seconds integer,
-                                        p_purse text, p_card_id bigint, p_amount numeric, p_max_amount numeric,
-                                        p_default_daily_limit numeric)
-RETURNS integer LANGUAGE plpgsql AS $$
-DECLARE
-    s record := keeper_session(p_session, p_ttl_seconds);
-    c record;
-BEGIN
-    IF s.code <> 0 THEN
-        RETURN keeper_audit(p_request_id, p_operation, s.login, NULL, s.code);
-    END IF;
-    -- Concurrent top-ups of one card sum exactly against its daily limit.
-    PERFORM pg_advisory_xact_lock(2, hashint8(p_card_id));
-    SELECT blocked, daily_limit INTO c FROM cards WHERE id = p_card_id AND login_id = s.login_id;
-    IF NOT FOUND OR c.blocked OR NOT EXISTS (SELECT 1 FROM purses WHERE purse = p_purse AND login_id = s.login_id) THEN
-        RETURN keeper_audit(p_request_id, p_operation, s.login, NULL, 5);  -- a blocked card answers as a missing one
-    END IF;
-    IF p_amount > p_max_amount OR
-       (SELECT COALESCE(sum(amount), 0) FROM card_recent_topups
-         WHERE card_id = p_card_id AND created_at > now() - interval '24 hours') + p_amount
-       > COALESCE(c.daily_limit, p_default_daily_limit) THEN
-        RETURN keeper_audit(p_request_id, p_operation, s.login, NULL, 9);
-    END IF;
-    INSERT INTO topups (card_id, purse, amount, request_id) VALUES (p_card_id, p_purse, p_amount, p_request_id);
-    INSERT INTO card_recent_topups (card_id, created_at, amount) VALUES (p_card_id, now(), p_amount);
-    UPDATE purses SET balance = balance + p_amount WHERE purse = p_purse;
-    RETURN keeper_audit(p_request_id, p_operation, s.login, NULL, 0);
-END $$;
-ALTER FUNCTION keeper_topup(text, text, text, integer, text, bigint, numeric, numeric, numeric) SET enable_seqscan = off;

@@ -5,11 +5,18 @@
 
 KEEPER_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 SERVICE_USER=keeper
-KEEPER_PACKAGES=(
-  build-essential cmake pkg-config dpkg-dev man-db adduser systemd
-  libfcgi-dev libxml2-dev libssl-dev libpqxx-dev libboost-test-dev
-  postgresql postgresql-15-partman nginx ssl-cert openssl curl libxml2-utils
-  python3-zeep php-cli php-soap prometheus nlohmann-json3-dev
+# What building and serving keeper needs (scripts/serve installs only these): the compiler, the
+# libraries keeper-fcgi and keeperctl link, PostgreSQL with pg_partman, nginx, and curl.
+KEEPER_RUNTIME_PACKAGES=(
+  build-essential cmake pkg-config
+  libfcgi-dev libxml2-dev libssl-dev libpqxx-dev nlohmann-json3-dev
+  postgresql postgresql-15-partman nginx curl
+)
+# What the tests need besides (scripts/test installs both lists): Boost.Test, the Debian package's
+# tools, TLS, the client stacks, monitoring, the browser, high availability and backups.
+KEEPER_TEST_PACKAGES=(
+  libboost-test-dev dpkg-dev man-db adduser systemd ssl-cert openssl libxml2-utils
+  python3-zeep php-cli php-soap prometheus
   chromium chromium-driver python3-selenium patroni etcd-server pgbackrest
 )
 
@@ -18,9 +25,10 @@ die() { say "error: $*"; exit 1; }
 
 ensure_root() { [ "$(id -u)" = 0 ] || die "run as root: it installs Debian packages and starts services as user $SERVICE_USER"; }
 
+# Installs the Debian packages named that are missing, e.g. ensure_packages "${KEEPER_RUNTIME_PACKAGES[@]}".
 ensure_packages() {
   local missing=() p
-  for p in "${KEEPER_PACKAGES[@]}"; do
+  for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
@@ -58,10 +66,13 @@ keeper_build_dir() {
   if [ "${KEEPER_SANITIZE:-0}" = 1 ]; then printf '%s/build-asan\n' "$KEEPER_ROOT"; else printf '%s/build\n' "$KEEPER_ROOT"; fi
 }
 
-# Builds everything, or only the targets named (scripts/serve: keeper-fcgi keeperctl).
+# Builds everything with the tests, or only the targets named, without configuring the tests (so
+# that serving needs no test package; scripts/serve: keeper-fcgi keeperctl).
 build_keeper() {
-  local dir; dir=$(keeper_build_dir)
-  cmake -S "$KEEPER_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKEEPER_SANITIZE="${KEEPER_SANITIZE:-0}" >/dev/null
+  local dir tests=ON; dir=$(keeper_build_dir)
+  [ $# -gt 0 ] && tests=OFF
+  cmake -S "$KEEPER_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKEEPER_SANITIZE="${KEEPER_SANITIZE:-0}" \
+    -DKEEPER_TESTS=$tests >/dev/null
   if [ $# -gt 0 ]; then
     cmake --build "$dir" -j "$(nproc)" --target "$@"
   else

@@ -9,7 +9,7 @@
 
 #include "core/domain/auth_hash.hpp"
 #include "core/request_router.hpp"
-#include "db/pg_store.hpp"
+#include "db/store/pg_store.hpp"
 #include "tests/support/fresh_database.hpp"
 
 namespace keeper::test {

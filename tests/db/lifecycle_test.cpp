@@ -7,12 +7,12 @@
 #include <sstream>
 
 #include "core/api/settings.hpp"
-#include "db/maintenance.hpp"
-#include "db/migrator.hpp"
-#include "db/pg_store.hpp"
-#include "db/provisioning.hpp"
-#include "db/roles.hpp"
-#include "db/secret_rotation.hpp"
+#include "db/keeperctl/maintenance.hpp"
+#include "db/schema/migrator.hpp"
+#include "db/store/pg_store.hpp"
+#include "db/keeperctl/provisioning.hpp"
+#include "db/schema/roles.hpp"
+#include "db/secrets/secret_rotation.hpp"
 #include "tests/support/fresh_database.hpp"
 #include "tests/support/http_client.hpp"
 #include "tests/support/test_env.hpp"
@@ -64,7 +64,9 @@ std::string outcome_of(const std::string& url, const std::string& statement) {
     }
 }
 
-// A database as keeper 3 (before partitioning) left it, holding `months` months of history.
+// A database as keeper 3 (before partitioning) left it, holding history that reaches back into the
+// month `months` before this one (or the one before that) whatever today's day of the month:
+// (months + 1) x 31 days of audit rows.
 struct old_database {
     fresh_database db{"old", 3};
     explicit old_database(int months) {
@@ -74,7 +76,7 @@ struct old_database {
              "INSERT INTO cards (id, login_id) SELECT 1, id FROM logins WHERE login = 'old';"
              "INSERT INTO audit_log (at, login, operation, result, request_id) "
              "  SELECT now() - g * interval '6 hours', 'old', 'Authenticate', g % 12, 'r' || g "
-             "  FROM generate_series(0, " + std::to_string(months * 30 * 4) + ") g;"
+             "  FROM generate_series(0, " + std::to_string((months + 1) * 31 * 4) + ") g;"
              "INSERT INTO topups (card_id, purse, amount, created_at, request_id) "
              "  SELECT 1, 'Z000000000001', (g % 100) + 0.25, now() - g * interval '1 day', 't' || g "
              "  FROM generate_series(0, " + std::to_string(months * 30) + ") g;");

@@ -1,7 +1,8 @@
 #include <boost/test/unit_test.hpp>
 #include <sstream>
 
-#include "db/migrator.hpp"
+#include "db/schema/definitions.hpp"
+#include "db/schema/migrator.hpp"
 #include "db_fixture.hpp"
 
 using namespace keeper;
@@ -29,6 +30,50 @@ BOOST_AUTO_TEST_CASE(every_file_is_applied_once_with_its_checksum) {
     const auto r = tx.exec("SELECT version, checksum FROM schema_migrations ORDER BY version");
     BOOST_TEST_REQUIRE(r.size() == db::known_migrations().size());
     for (std::size_t i = 0; i < r.size(); ++i) BOOST_TEST(r[i][1].as<std::string>() == db::known_migrations()[i].checksum);
+}
+
+// Each file of db/functions defines the one function it is named for, and a fresh install records
+// every file as current.
+BOOST_AUTO_TEST_CASE(every_function_file_is_applied_and_defines_the_function_it_is_named_for) {
+    auto& conn = shared_database().sql();
+    const auto status = db::definition_status(conn);
+    BOOST_TEST_REQUIRE(status.size() == db::known_definitions().size());
+    BOOST_TEST(status.size() >= 15u);
+    for (const auto& s : status) BOOST_TEST(db::to_string(s.state) == std::string{"current"}, s.name);
+    pqxx::work tx{conn};
+    for (const auto& d : db::known_definitions()) {
+        BOOST_TEST(tx.exec_params1("SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+                                   "WHERE n.nspname = current_schema() AND p.proname = $1", d.name)[0].as<int>() == 1,
+                   d.name);
+        BOOST_TEST(d.sql.find("CREATE OR REPLACE FUNCTION " + d.name + "(") != std::string::npos, d.name);
+    }
+    // No function outside db/functions: a numbered migration that defined one would be a second home.
+    BOOST_TEST(tx.exec1("SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+                        "WHERE n.nspname = current_schema()")[0].as<std::size_t>() == db::known_definitions().size());
+    for (const auto& m : db::known_migrations()) {
+        BOOST_TEST(m.sql.find("CREATE FUNCTION") == std::string::npos, m.name);
+        BOOST_TEST(m.sql.find("CREATE OR REPLACE FUNCTION") == std::string::npos, m.name);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(a_run_that_stops_before_the_newest_migration_applies_no_function) {
+    keeper::test::fresh_database old{"before_functions", 3};
+    pqxx::work tx{old.sql()};
+    BOOST_TEST(tx.exec1("SELECT count(*) FROM schema_definitions")[0].as<int>() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(an_applied_file_under_an_earlier_text_it_supersedes_is_recorded_anew) {
+    const auto& m = db::known_migrations()[2];  // 0003: its functions moved to db/functions
+    BOOST_TEST_REQUIRE(!m.supersedes.empty());
+    exec("UPDATE schema_migrations SET checksum = '" + m.supersedes.front() + "' WHERE version = 3");
+    bool earlier = false;
+    for (const auto& s : db::migration_status(shared_database().sql())) earlier = earlier || s.earlier_text;
+    BOOST_TEST(earlier);
+    std::ostringstream out;
+    BOOST_TEST(db::migrate(shared_database().sql(), out) == 0);
+    BOOST_TEST(out.str() == "recorded 3_call_functions as its current text (it supersedes the applied one)\n");
+    pqxx::work tx{shared_database().sql()};
+    BOOST_TEST(tx.exec1("SELECT checksum FROM schema_migrations WHERE version = 3")[0].as<std::string>() == m.checksum);
 }
 
 BOOST_AUTO_TEST_CASE(an_applied_file_that_changed_stops_the_run) {

@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "core/domain/call_context.hpp"
-#include "db/statements.hpp"
+#include "db/store/statements.hpp"
 #include "db_fixture.hpp"
 
 using keeper::test::db_fixture;

@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "db/migrator.hpp"
+#include "db/schema/migrator.hpp"
 #include "test_env.hpp"
 
 namespace keeper::test {

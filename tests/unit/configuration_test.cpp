@@ -9,9 +9,12 @@
 #include "core/pages/api_reference.hpp"
 #include "core/log_line.hpp"
 #include "core/domain/operation_table.hpp"
+#include "config/connection_strings.hpp"
+#include "config/settings_file.hpp"
 #include "core/api/settings.hpp"
 
 using namespace keeper::core;
+using namespace keeper::config;
 
 BOOST_AUTO_TEST_SUITE(settings_file)
 

@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "db/connection_pool.hpp"
+#include "db/store/connection_pool.hpp"
 
 using keeper::db::connection_pool;
 

@@ -1,7 +1,7 @@
 // Shared secrets sealed at rest: AES-256-GCM bound to their row, key ids for rotation.
 #include <boost/test/unit_test.hpp>
 
-#include "db/sealed_secrets.hpp"
+#include "db/secrets/sealed_secrets.hpp"
 
 using keeper::db::key_error;
 using keeper::db::secret_keyring;

@@ -6,7 +6,7 @@
 #include <set>
 #include <string>
 
-#include "db/statements.hpp"
+#include "db/store/statements.hpp"
 
 using namespace keeper::db;
 

@@ -1,13 +1,10 @@
-#include "migrator.hpp"
+#include "db/schema/migrator.hpp"
 
-#include <openssl/evp.h>
-
-#include "core/api/text_util.hpp"
-
-#include <array>
 #include <map>
+#include <regex>
 
-#include "embedded_migrations.hpp"
+#include "db/schema/definitions.hpp"
+#include "db/schema/embedded_sql.hpp"
 
 namespace keeper::db {
 namespace {
@@ -29,11 +26,19 @@ COMMENT ON COLUMN schema_migrations.checksum IS 'SHA-256 of the file as applied;
 COMMENT ON COLUMN schema_migrations.applied_at IS 'When the file was applied.';
 )";
 
-std::string sha256_hex(std::string_view data) {
-    std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
-    unsigned int length = 0;
-    EVP_Digest(data.data(), data.size(), digest.data(), &length, EVP_sha256(), nullptr);
-    return core::lower_hex(digest.data(), length);
+// The "-- supersedes sha256:<hex>" lines of a migration's text.
+std::vector<std::string> superseded_checksums(const std::string& sql) {
+    static const std::regex line{R"(^-- supersedes sha256:([0-9a-f]{64})\s*$)", std::regex::multiline};
+    std::vector<std::string> out;
+    for (std::sregex_iterator it{sql.begin(), sql.end(), line}, end; it != end; ++it) out.push_back((*it)[1].str());
+    return out;
+}
+
+bool is_superseded(const migration& m, const std::string& checksum) {
+    for (const auto& c : m.supersedes) {
+        if (c == checksum) return true;
+    }
+    return false;
 }
 
 struct applied_row {
@@ -53,7 +58,7 @@ std::map<int, applied_row> applied_migrations(pqxx::connection_base& conn) {
 }
 
 void check_unchanged(const migration& m, const applied_row& row) {
-    if (row.checksum != m.checksum) {
+    if (row.checksum != m.checksum && !is_superseded(m, row.checksum)) {
         throw migration_error("migration " + std::to_string(m.version) + "_" + m.name +
                               " was changed after it was applied (checksum differs); add a new migration instead");
     }
@@ -66,12 +71,23 @@ void check_not_newer(const std::map<int, applied_row>& applied) {
     }
 }
 
-void apply(pqxx::connection_base& conn, const migration& m) {
-    pqxx::work tx{conn};
+void apply(pqxx::transaction_base& tx, const migration& m) {
     tx.exec(m.sql);
     tx.exec_params("INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)", m.version, m.name,
                    m.checksum);
-    tx.commit();
+}
+
+// What a run that reaches the newest migration does last, in the transaction of the last migration
+// it applies: applied files recorded under a text they supersede get this text's checksum, and the
+// changed files of db/functions/ are applied.
+void finish(pqxx::transaction_base& tx, const std::map<int, applied_row>& applied, std::ostream& out) {
+    for (const auto& m : known_migrations()) {
+        const auto it = applied.find(m.version);
+        if (it == applied.end() || it->second.checksum == m.checksum) continue;
+        tx.exec_params("UPDATE schema_migrations SET checksum = $1 WHERE version = $2", m.checksum, m.version);
+        out << "recorded " << m.version << "_" << m.name << " as its current text (it supersedes the applied one)\n";
+    }
+    apply_changed_definitions(tx, out);
 }
 
 // Holds the session-level advisory lock for the lifetime of the object.
@@ -101,7 +117,8 @@ const std::vector<migration>& known_migrations() {
         std::vector<migration> out;
         for (const auto& src : embedded_migrations()) {
             const std::string stem{src.file_stem};
-            out.push_back({std::stoi(stem.substr(0, 4)), stem.substr(5), std::string{src.sql}, sha256_hex(src.sql)});
+            const std::string sql{src.sql};
+            out.push_back({std::stoi(stem.substr(0, 4)), stem.substr(5), sql, sql_checksum(sql), superseded_checksums(sql)});
         }
         return out;
     }();
@@ -115,23 +132,35 @@ int migrate(pqxx::connection_base& conn, std::ostream& out, int up_to) {
     {
         pqxx::work tx{conn};
         tx.exec(create_table_sql);
+        create_definitions_table(tx);
         tx.commit();
     }
     const auto applied = applied_migrations(conn);
     check_not_newer(applied);
-    int count = 0;
+    std::vector<const migration*> pending;
     for (const auto& m : known_migrations()) {
         if (up_to > 0 && m.version > up_to) break;
         const auto it = applied.find(m.version);
         if (it != applied.end()) {
             check_unchanged(m, it->second);
-            continue;
+        } else {
+            pending.push_back(&m);
         }
-        apply(conn, m);
-        out << "applied " << m.version << "_" << m.name << "\n";
-        ++count;
     }
-    return count;
+    const bool to_newest = up_to == 0 || up_to >= expected_schema_version();
+    if (pending.empty() && to_newest) {
+        pqxx::work tx{conn};
+        finish(tx, applied, out);
+        tx.commit();
+    }
+    for (const auto* m : pending) {
+        pqxx::work tx{conn};
+        apply(tx, *m);
+        if (m == pending.back() && to_newest) finish(tx, applied, out);
+        tx.commit();
+        out << "applied " << m->version << "_" << m->name << "\n";
+    }
+    return static_cast<int>(pending.size());
 }
 
 std::vector<migration_state> migration_status(pqxx::connection_base& conn) {
@@ -139,8 +168,12 @@ std::vector<migration_state> migration_status(pqxx::connection_base& conn) {
     std::vector<migration_state> out;
     for (const auto& m : known_migrations()) {
         const auto it = applied.find(m.version);
-        if (it != applied.end()) check_unchanged(m, it->second);
-        out.push_back({m, it != applied.end(), it != applied.end() ? it->second.applied_at : std::string{}});
+        if (it == applied.end()) {
+            out.push_back({m, false, false, {}});
+            continue;
+        }
+        check_unchanged(m, it->second);
+        out.push_back({m, true, it->second.checksum != m.checksum, it->second.applied_at});
     }
     check_not_newer(applied);
     return out;

@@ -10,12 +10,15 @@
 #include <vector>
 
 #include "core/pages/api_reference.hpp"
+#include "config/connection_strings.hpp"
+#include "config/settings_file.hpp"
 #include "core/api/settings.hpp"
-#include "db/maintenance.hpp"
-#include "db/migrator.hpp"
-#include "db/provisioning.hpp"
-#include "db/roles.hpp"
-#include "db/secret_rotation.hpp"
+#include "db/keeperctl/maintenance.hpp"
+#include "db/schema/definitions.hpp"
+#include "db/schema/migrator.hpp"
+#include "db/keeperctl/provisioning.hpp"
+#include "db/schema/roles.hpp"
+#include "db/secrets/secret_rotation.hpp"
 
 namespace {
 
@@ -88,7 +91,7 @@ struct command {
     std::string usage;
     std::size_t positional;
     std::function<int(pqxx::connection&, const arguments&, const keeper::core::settings&)> run;
-    url_of url = keeper::core::provision_url;
+    url_of url = keeper::config::provision_url;
 };
 
 int report(const std::string& line) {
@@ -103,13 +106,20 @@ int cmd_migrate(pqxx::connection& conn, const arguments&, const keeper::core::se
 }
 
 int cmd_status(pqxx::connection& conn, const arguments&, const keeper::core::settings&) {
-    int pending = 0;
+    int due = 0;
     for (const auto& s : keeper::db::migration_status(conn)) {
         std::cout << (s.applied ? "applied  " : "pending  ") << s.file.version << "_" << s.file.name
-                  << (s.applied ? "  " + s.applied_at : "") << "\n";
-        pending += s.applied ? 0 : 1;
+                  << (s.applied ? "  " + s.applied_at : "") << (s.earlier_text ? "  (earlier text; migrate records this one)" : "")
+                  << "\n";
+        due += s.applied && !s.earlier_text ? 0 : 1;
     }
-    return pending ? 3 : 0;  // non-zero tells scripts that migrate is due
+    for (const auto& d : keeper::db::definition_status(conn)) {
+        const auto state = keeper::db::to_string(d.state);
+        std::cout << state << std::string(9 - std::string_view{state}.size(), ' ') << d.name
+                  << (d.applied_at.empty() ? "" : "  " + d.applied_at) << "\n";
+        due += d.state == keeper::db::definition_state::changed || d.state == keeper::db::definition_state::pending ? 1 : 0;
+    }
+    return due ? 3 : 0;  // non-zero tells scripts that migrate is due
 }
 
 int cmd_roles(pqxx::connection& conn, const arguments& a, const keeper::core::settings&) {
@@ -123,7 +133,7 @@ int cmd_roles(pqxx::connection& conn, const arguments& a, const keeper::core::se
 
 // The key file of the configuration, for the commands that seal secrets.
 keeper::db::secret_keyring keys_of(const keeper::core::settings& cfg) {
-    const auto path = keeper::core::secret_key_path(cfg);
+    const auto path = keeper::config::secret_key_path(cfg);
     try {
         return keeper::db::secret_keyring::load(path);
     } catch (const keeper::db::key_error& e) {
@@ -143,16 +153,16 @@ int cmd_list(pqxx::connection& conn, const arguments& a, const keeper::core::set
 
 const std::map<std::string, command>& commands() {
     namespace p = keeper::db;
-    namespace core = keeper::core;
+    namespace config = keeper::config;
     static const std::map<std::string, command> all{
-        {"migrate", {"migrate                                  apply pending db/migrations", 0, cmd_migrate, core::admin_url}},
-        {"status", {"status                                   list migrations (exit 3 if any is pending)", 0, cmd_status, core::admin_url}},
+        {"migrate", {"migrate                                  apply pending db/migrations, then changed db/functions", 0, cmd_migrate, config::admin_url}},
+        {"status", {"status                                   list migrations and functions (exit 3 if migrate is due)", 0, cmd_status, config::admin_url}},
         {"roles", {"roles [--print]                          create the worker, maintain and provision roles and set their grants\n"
-                   "                                           (--print: only print the SQL, for a DBA)", 0, cmd_roles, core::admin_url}},
+                   "                                           (--print: only print the SQL, for a DBA)", 0, cmd_roles, config::admin_url}},
         {"rotate-key", {"rotate-key                               seal every secret not sealed with the key file's first key with it", 0,
-            cmd_rotate_key, core::admin_url}},
+            cmd_rotate_key, config::admin_url}},
         {"maintain", {"maintain                                 partitions ahead, retention, purge of old sessions and auth failures", 0,
-            [](auto& c, const arguments&, const auto& cfg) { return p::maintain(c, cfg, std::cout); }, core::maintain_url}},
+            [](auto& c, const arguments&, const auto& cfg) { return p::maintain(c, cfg, std::cout); }, config::maintain_url}},
         {"add-login", {"add-login LOGIN SECRET                   add a login, or set its secret", 2,
             [](auto& c, const arguments& a, const auto& cfg) {
                 const auto keys = keys_of(cfg);
@@ -205,7 +215,7 @@ void print_usage(std::ostream& out) {
 
 int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
-    std::string config_path = keeper::core::default_config_path();
+    std::string config_path = keeper::config::default_config_path();
     if (args.size() >= 2 && args[0] == "--config") {
         config_path = args[1];
         args.erase(args.begin(), args.begin() + 2);
@@ -232,7 +242,7 @@ int main(int argc, char** argv) {
         if (it == commands().end()) throw provisioning_error("unknown command '" + args[0] + "' (keeperctl --help)");
         const auto parsed = parse_arguments({args.begin() + 1, args.end()});
         if (parsed.positional.size() != it->second.positional) throw provisioning_error("usage: keeperctl " + it->second.usage);
-        const auto cfg = keeper::core::load_settings(config_path);
+        const auto cfg = keeper::config::load_settings(config_path);
         pqxx::connection conn{it->second.url(cfg)};
         return it->second.run(conn, parsed, cfg);
     } catch (const provisioning_error& e) {

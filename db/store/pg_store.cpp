@@ -1,8 +1,8 @@
-#include "pg_store.hpp"
+#include "db/store/pg_store.hpp"
 
 #include <pqxx/pqxx>
 
-#include "statements.hpp"
+#include "db/store/statements.hpp"
 
 namespace keeper::db {
 namespace {

@@ -6,7 +6,7 @@
 #include <optional>
 #include <pqxx/pqxx>
 
-#include "sealed_secrets.hpp"
+#include "db/secrets/sealed_secrets.hpp"
 #include <stdexcept>
 #include <string>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "connection_pool.hpp"
+#include "db/store/connection_pool.hpp"
 
 #include <poll.h>
 

@@ -1,4 +1,4 @@
-#include "provisioning.hpp"
+#include "db/keeperctl/provisioning.hpp"
 
 #include <map>
 
@@ -6,7 +6,7 @@
 #include "core/domain/formats.hpp"
 #include "core/api/provider.hpp"
 #include "core/api/text_util.hpp"
-#include "secret_rotation.hpp"
+#include "db/secrets/secret_rotation.hpp"
 
 namespace keeper::db {
 namespace {

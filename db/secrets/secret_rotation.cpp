@@ -1,4 +1,4 @@
-#include "secret_rotation.hpp"
+#include "db/secrets/secret_rotation.hpp"
 
 #include <string>
 

@@ -1,4 +1,4 @@
-#include "maintenance.hpp"
+#include "db/keeperctl/maintenance.hpp"
 
 #include <set>
 #include <string>

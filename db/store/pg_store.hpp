@@ -10,9 +10,9 @@
 
 #include <memory>
 
-#include "connection_pool.hpp"
+#include "db/store/connection_pool.hpp"
 #include "core/domain/store.hpp"
-#include "sealed_secrets.hpp"
+#include "db/secrets/sealed_secrets.hpp"
 
 namespace keeper::db {
 

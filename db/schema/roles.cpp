@@ -1,4 +1,4 @@
-#include "roles.hpp"
+#include "db/schema/roles.hpp"
 
 namespace keeper::db {
 namespace {

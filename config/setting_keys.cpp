@@ -1,24 +1,14 @@
-#include "core/api/settings.hpp"
+#include "config/setting_keys.hpp"
 
 #include <charconv>
-#include <cstdlib>
-#include <fstream>
-#include <functional>
-#include <sstream>
 
 #include "core/api/text_util.hpp"
 
-extern char** environ;
-
-namespace keeper::core {
+namespace keeper::config {
 namespace {
 
-using setter = std::function<void(settings&, const std::string&)>;
-
-struct setting_def {
-    setting_doc doc;
-    setter apply;
-};
+using core::settings;
+using core::test_form_access;
 
 long long parse_int(const std::string& key, const std::string& v, long long min, long long max) {
     long long n = 0;
@@ -32,7 +22,7 @@ long long parse_int(const std::string& key, const std::string& v, long long min,
 
 std::string parse_decimal(const std::string& key, const std::string& v) {
     // money in the purse's currency
-    if (!is_plain_amount(v)) {
+    if (!core::is_plain_amount(v)) {
         throw config_error("config key '" + key + "': '" + v + "' is not an amount like 15000 or 99.50");
     }
     return v;
@@ -56,7 +46,9 @@ std::string parse_nonempty(const std::string& key, const std::string& v) {
     return v;
 }
 
-const std::vector<setting_def>& definitions() {
+}  // namespace
+
+const std::vector<setting_def>& setting_definitions() {
     static const std::vector<setting_def> defs{
         {{"api_namespace", "http://tempuri.org/", "XML namespace of the API (WSDL targetNamespace, SOAPAction prefix)."},
          [](settings& s, const std::string& v) { s.api_namespace = parse_nonempty("api_namespace", v); }},
@@ -163,120 +155,4 @@ const std::vector<setting_def>& definitions() {
     return defs;
 }
 
-const setting_def* find_definition(const std::string& key) {
-    for (const auto& d : definitions()) {
-        if (d.doc.key == key) return &d;
-    }
-    return nullptr;
-}
-
-std::string trim(std::string_view s) { return std::string{trim_xml_space(s)}; }
-
-void apply_file(settings& s, const std::string& text) {
-    std::istringstream in{text};
-    std::string line;
-    for (int number = 1; std::getline(in, line); ++number) {
-        const auto content = trim(line);
-        if (content.empty() || content.front() == '#') continue;
-        const auto eq = content.find('=');
-        if (eq == std::string::npos) {
-            throw config_error("config line " + std::to_string(number) + ": expected 'key = value'");
-        }
-        const auto key = trim(content.substr(0, eq));
-        const auto* def = find_definition(key);
-        if (!def) throw config_error("config line " + std::to_string(number) + ": unknown key '" + key + "'");
-        def->apply(s, trim(content.substr(eq + 1)));
-    }
-}
-
-std::string env_name(const std::string& key) {
-    std::string name = "KEEPER_";
-    for (char c : key) name += static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
-    return name;
-}
-
-}  // namespace
-
-const std::vector<setting_doc>& setting_docs() {
-    static const std::vector<setting_doc> docs = [] {
-        std::vector<setting_doc> out;
-        for (const auto& d : definitions()) out.push_back(d.doc);
-        return out;
-    }();
-    return docs;
-}
-
-settings parse_settings(const std::string& file_text, const std::map<std::string, std::string>& env) {
-    settings s;
-    apply_file(s, file_text);
-    for (const auto& d : definitions()) {
-        const auto it = env.find(env_name(d.doc.key));
-        if (it != env.end()) d.apply(s, it->second);
-    }
-    return s;
-}
-
-std::string default_config_path() {
-    if (const char* env = std::getenv("KEEPER_CONFIG"); env && *env) return env;
-    const std::string system_path = "/etc/keeper/keeper.conf";
-    return std::ifstream{system_path} ? system_path : std::string{};
-}
-
-settings load_settings(const std::string& path) {
-    std::string text;
-    if (!path.empty()) {
-        std::ifstream in{path};
-        if (!in) throw config_error("cannot read config file " + path);
-        std::ostringstream buf;
-        buf << in.rdbuf();
-        text = buf.str();
-    }
-    std::map<std::string, std::string> env;
-    for (char** e = environ; *e; ++e) {
-        const std::string entry = *e;
-        const auto eq = entry.find('=');
-        if (entry.rfind("KEEPER_", 0) == 0 && eq != std::string::npos) env[entry.substr(0, eq)] = entry.substr(eq + 1);
-    }
-    return parse_settings(text, env);
-}
-
-std::string secret_key_path(const settings& s) {
-    if (const char* dir = std::getenv("CREDENTIALS_DIRECTORY"); dir && *dir) {
-        const std::string credential = std::string{dir} + "/secret.keys";
-        if (std::ifstream{credential}) return credential;
-    }
-    return s.secret_key_file;
-}
-
-namespace {
-
-// key=value added to a libpq connection string (key=value form or URI) unless it names key.
-std::string with_param(const std::string& url, std::string_view key, const std::string& value) {
-    if (url.find(key) != std::string::npos) return url;
-    const bool uri = url.rfind("postgresql://", 0) == 0 || url.rfind("postgres://", 0) == 0;
-    if (!uri) return url + " " + std::string{key} + "=" + value;
-    return url + (url.find('?') == std::string::npos ? "?" : "&") + std::string{key} + "=" + value;
-}
-
-}  // namespace
-
-std::string worker_conninfo(const settings& s) {
-    auto url = with_param(s.database_url, "connect_timeout", std::to_string(s.connect_timeout.count()));
-    // A host that died without closing its sockets (power, network): TCP keepalives find an idle
-    // connection dead in about 20 s, and tcp_user_timeout a call whose bytes go unacknowledged,
-    // instead of the kernel's retransmission timeout of some 15 minutes.
-    url = with_param(url, "keepalives_idle", "10");
-    url = with_param(url, "keepalives_interval", "3");
-    url = with_param(url, "keepalives_count", "3");
-    return with_param(url, "tcp_user_timeout", std::to_string(s.statement_timeout.count() + 5000));
-}
-
-std::string admin_url(const settings& s) { return s.admin_database_url.empty() ? s.database_url : s.admin_database_url; }
-std::string provision_url(const settings& s) {
-    return s.provision_database_url.empty() ? admin_url(s) : s.provision_database_url;
-}
-std::string maintain_url(const settings& s) {
-    return s.maintain_database_url.empty() ? admin_url(s) : s.maintain_database_url;
-}
-
-}  // namespace keeper::core
+}  // namespace keeper::config

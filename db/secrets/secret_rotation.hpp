@@ -4,7 +4,7 @@
 #include <ostream>
 #include <pqxx/pqxx>
 
-#include "sealed_secrets.hpp"
+#include "db/secrets/sealed_secrets.hpp"
 
 namespace keeper::db {
 

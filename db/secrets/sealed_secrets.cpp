@@ -1,4 +1,4 @@
-#include "sealed_secrets.hpp"
+#include "db/secrets/sealed_secrets.hpp"
 
 #include <openssl/evp.h>
 #include <openssl/rand.h>

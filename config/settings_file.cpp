@@ -1,0 +1,94 @@
+#include "config/settings_file.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "config/setting_keys.hpp"
+#include "core/api/text_util.hpp"
+
+extern char** environ;
+
+namespace keeper::config {
+namespace {
+
+using core::settings;
+
+const setting_def* find_definition(const std::string& key) {
+    for (const auto& d : setting_definitions()) {
+        if (d.doc.key == key) return &d;
+    }
+    return nullptr;
+}
+
+std::string trim(std::string_view s) { return std::string{core::trim_xml_space(s)}; }
+
+void apply_file(settings& s, const std::string& text) {
+    std::istringstream in{text};
+    std::string line;
+    for (int number = 1; std::getline(in, line); ++number) {
+        const auto content = trim(line);
+        if (content.empty() || content.front() == '#') continue;
+        const auto eq = content.find('=');
+        if (eq == std::string::npos) {
+            throw config_error("config line " + std::to_string(number) + ": expected 'key = value'");
+        }
+        const auto key = trim(content.substr(0, eq));
+        const auto* def = find_definition(key);
+        if (!def) throw config_error("config line " + std::to_string(number) + ": unknown key '" + key + "'");
+        def->apply(s, trim(content.substr(eq + 1)));
+    }
+}
+
+std::string env_name(const std::string& key) {
+    std::string name = "KEEPER_";
+    for (char c : key) name += static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+    return name;
+}
+
+}  // namespace
+
+const std::vector<setting_doc>& setting_docs() {
+    static const std::vector<setting_doc> docs = [] {
+        std::vector<setting_doc> out;
+        for (const auto& d : setting_definitions()) out.push_back(d.doc);
+        return out;
+    }();
+    return docs;
+}
+
+settings parse_settings(const std::string& file_text, const std::map<std::string, std::string>& env) {
+    settings s;
+    apply_file(s, file_text);
+    for (const auto& d : setting_definitions()) {
+        const auto it = env.find(env_name(d.doc.key));
+        if (it != env.end()) d.apply(s, it->second);
+    }
+    return s;
+}
+
+std::string default_config_path() {
+    if (const char* env = std::getenv("KEEPER_CONFIG"); env && *env) return env;
+    const std::string system_path = "/etc/keeper/keeper.conf";
+    return std::ifstream{system_path} ? system_path : std::string{};
+}
+
+settings load_settings(const std::string& path) {
+    std::string text;
+    if (!path.empty()) {
+        std::ifstream in{path};
+        if (!in) throw config_error("cannot read config file " + path);
+        std::ostringstream buf;
+        buf << in.rdbuf();
+        text = buf.str();
+    }
+    std::map<std::string, std::string> env;
+    for (char** e = environ; *e; ++e) {
+        const std::string entry = *e;
+        const auto eq = entry.find('=');
+        if (entry.rfind("KEEPER_", 0) == 0 && eq != std::string::npos) env[entry.substr(0, eq)] = entry.substr(eq + 1);
+    }
+    return parse_settings(text, env);
+}
+
+}  // namespace keeper::config

@@ -1,0 +1,37 @@
+#pragma once
+// The configuration file: one file of `key = value` lines, every key with a default, each
+// overridable by the environment variable KEEPER_<KEY in upper case>. Unknown keys and bad values
+// stop the start with a message naming the key (validated once, never per request).
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/api/settings.hpp"
+
+namespace keeper::config {
+
+class config_error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct setting_doc {
+    std::string key;
+    std::string default_value;
+    std::string description;
+};
+
+// Every key, its default and what it means, in file order (docs and the sample file use it).
+const std::vector<setting_doc>& setting_docs();
+
+// Applies file text, then environment overrides (KEEPER_*), to the defaults.
+core::settings parse_settings(const std::string& file_text, const std::map<std::string, std::string>& env);
+
+// KEEPER_CONFIG if set, else /etc/keeper/keeper.conf if it exists, else "" (defaults only).
+std::string default_config_path();
+
+// Reads the file at path (empty path: no file) and the process environment.
+core::settings load_settings(const std::string& path);
+
+}  // namespace keeper::config

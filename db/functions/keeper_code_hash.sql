@@ -1,0 +1,28 @@
+-- keeper_code_hash: First step of FinishCodeProtectedOperation and TelepaySchedulerConfirmCreate: the worker
+-- reads the stored code hash here, checks the code itself in constant time, then sends its verdict
+-- to keeper_confirm_transfer or keeper_confirm_task.
+CREATE OR REPLACE FUNCTION keeper_code_hash(p_request_id text, p_operation text, p_session text, p_ttl_seconds integer,
+                                 p_kind text, p_id bigint, p_task_id integer,
+                                 OUT result integer, OUT login_id bigint, OUT login text, OUT code_hash text)
+LANGUAGE plpgsql AS $$
+DECLARE
+    s record := keeper_session(p_session, p_ttl_seconds);
+BEGIN
+    login_id := s.login_id;
+    login := s.login;
+    result := s.code;
+    IF result = 0 AND p_kind = 'transfer' THEN
+        SELECT t.code_hash INTO code_hash FROM protected_transfers t WHERE t.id = p_id AND t.login_id = s.login_id;
+    ELSIF result = 0 THEN
+        SELECT t.code_hash INTO code_hash FROM telepay_tasks t JOIN telepay_profiles p ON p.id = t.profile_id
+         WHERE t.profile_id = p_id AND t.id = p_task_id AND p.login_id = s.login_id;
+    END IF;
+    IF result = 0 AND code_hash IS NULL THEN
+        result := 5;  -- not this login's, or none: one answer
+    END IF;
+    IF result <> 0 THEN
+        PERFORM keeper_audit(p_request_id, p_operation, login, NULL, result);  -- the call ends here
+    END IF;
+END $$;
+COMMENT ON FUNCTION keeper_code_hash(text, text, text, integer, text, bigint, integer) IS
+    'First step of FinishCodeProtectedOperation (p_kind transfer, p_id tranId) and TelepaySchedulerConfirmCreate (p_kind task, p_id profileId, p_task_id taskId): result 0 with the stored code hash, or the final result (2, 3, 5), audited.';

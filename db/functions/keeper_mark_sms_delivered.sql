@@ -1,0 +1,18 @@
+-- keeper_mark_sms_delivered: MarkPushSmsAsDelivered.
+CREATE OR REPLACE FUNCTION keeper_mark_sms_delivered(p_request_id text, p_operation text, p_session text, p_ttl_seconds integer,
+                                          p_sms_id integer)
+RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+    s record := keeper_session(p_session, p_ttl_seconds);
+    v_result integer := s.code;
+BEGIN
+    IF v_result = 0 THEN
+        -- Already delivered: 0, and the first delivery time is kept.
+        UPDATE push_sms SET delivered_at = COALESCE(delivered_at, now()) WHERE id = p_sms_id AND login_id = s.login_id;
+        IF NOT FOUND THEN
+            v_result := 5;
+        END IF;
+    END IF;
+    RETURN keeper_audit(p_request_id, p_operation, s.login, NULL, v_result);
+END $$;
+COMMENT ON FUNCTION keeper_mark_sms_delivered(text, text, text, integer, integer) IS 'MarkPushSmsAsDelivered.';

@@ -1,0 +1,19 @@
+-- keeper_set_contact_permits: SetContactPermitsEx: the four flags for (login, wmid), replaced.
+CREATE OR REPLACE FUNCTION keeper_set_contact_permits(p_request_id text, p_operation text, p_session text, p_ttl_seconds integer,
+                                           p_wmid text, p_payments boolean, p_invoices boolean, p_messages boolean,
+                                           p_dont_use_confirmation boolean)
+RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+    s record := keeper_session(p_session, p_ttl_seconds);
+BEGIN
+    IF s.code = 0 THEN
+        INSERT INTO contact_permits (login_id, wmid, accept_payments, accept_invoices, accept_messages, dont_use_confirmation)
+        VALUES (s.login_id, p_wmid, p_payments, p_invoices, p_messages, p_dont_use_confirmation)
+        ON CONFLICT (login_id, wmid) DO UPDATE SET accept_payments = EXCLUDED.accept_payments,
+            accept_invoices = EXCLUDED.accept_invoices, accept_messages = EXCLUDED.accept_messages,
+            dont_use_confirmation = EXCLUDED.dont_use_confirmation, updated_at = now();
+    END IF;
+    RETURN keeper_audit(p_request_id, p_operation, s.login, NULL, s.code);
+END $$;
+COMMENT ON FUNCTION keeper_set_contact_permits(text, text, text, integer, text, boolean, boolean, boolean, boolean) IS
+    'SetContactPermitsEx.';
