@@ -95,7 +95,7 @@ void serve_one(FCGX_Request& request, worker_state& w) {
 // blocked in read() on a Unix socket sleeps on the same wait queue as writers and is woken each
 // time nginx reads our previous response (the socket became writable), only to find nothing and
 // sleep again: 1.8 context switches per request where 1 is needed. poll() asks for POLLIN only,
-// and the kernel skips waking it for "writable" (docs/performance.md, session 6).
+// and the kernel skips waking it for "writable" (docs/performance.md, "Where the time goes").
 // Then FCGX_Accept_r reads the request (false: the connection is closed).
 bool next_request(FCGX_Request& request, int fd) {
     pollfd p{fd, POLLIN, 0};

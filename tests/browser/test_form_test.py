@@ -1,4 +1,4 @@
-"""The test form of the ?op= help pages in a real browser (issue 9, point 4).
+"""The test form of the ?op= help pages in a real browser.
 
 Debian's headless Chromium, driven through chromedriver by Selenium, opens an operation's page on
 the running stack, fills one field per parameter, clicks Invoke and reads the answer the form's

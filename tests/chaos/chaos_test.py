@@ -1,4 +1,4 @@
-"""Chaos under load, against the running test stack (issue 10, points 1 and 4).
+"""Chaos under load, against the running test stack.
 
 A load generator writes while something breaks, and records every acknowledgement: top-ups of
 one card with amounts no other request uses, and contact permits with wmids no other request

@@ -1,4 +1,4 @@
-// Nothing secret in any log (issue 10, point 0): every operation over every transport with
+// Nothing secret in any log (SPEC §7, docs/operations.md "Logs"): every operation over every transport with
 // secrets, hashes, codes and session ids of its own, then every log of the stack — nginx's access
 // and error logs, keeper's, PostgreSQL's — searched for each of them.
 #include <boost/test/unit_test.hpp>

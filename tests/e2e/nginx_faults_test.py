@@ -1,4 +1,4 @@
-"""When nginx answers for keeper, the client still gets its transport's shape (issue 10, point 2).
+"""When nginx answers for keeper, the client still gets its transport's shape.
 
 Starts an nginx of its own with the shipped keeper-locations.conf whose upstream is a socket no
 pool listens on (every call: 502), and one whose upstream never answers (504), and checks each

@@ -1,4 +1,4 @@
-"""The stack over HTTPS with the shipped keeper-tls.conf (issue 13): every transport with the
+"""The stack over HTTPS with the shipped keeper-tls.conf: every transport with the
 certificate verified, HSTS, TLS 1.2 as the floor, and WSDL addresses that say https://.
 
 scripts/test serves the same stack on KEEPER_TEST_TLS_PORT with a self-signed certificate for

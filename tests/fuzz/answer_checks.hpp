@@ -1,5 +1,5 @@
 #pragma once
-// What every answer must be, whatever came in (issue 10, point 0): a SOAP or XML answer parses as
+// What every answer must be, whatever came in (docs/api-decisions.md, "Errors"): a SOAP or XML answer parses as
 // XML; a JSON answer is one JSON object, {"d":…} or {"Message":…}; a text answer is printable
 // UTF-8 lines. A broken promise aborts, which libFuzzer reports.
 #include <libxml/parser.h>

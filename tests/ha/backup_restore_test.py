@@ -1,4 +1,4 @@
-"""Backups and point-in-time restore with pgBackRest (issue 12, point 4).
+"""Backups and point-in-time restore with pgBackRest (docs/scaling.md, "Runbooks": restore to a point in time).
 
 As the user keeper, on loopback: a PostgreSQL instance archiving its WAL with pgBackRest (Debian's
 pgbackrest, the shipped packaging/pgbackrest/pgbackrest.conf's settings pointed at a temporary

@@ -1,4 +1,4 @@
-"""keeper on a highly available PostgreSQL: failover and switchover under load (issue 12, point 3).
+"""keeper on a highly available PostgreSQL: failover and switchover under load (docs/scaling.md, "Measured").
 
 On loopback, as the unprivileged user keeper: a Patroni cluster (Debian's patroni and
 etcd-server; tests/ha/patroni_cluster.py) — three etcd members and two PostgreSQL nodes, each node
