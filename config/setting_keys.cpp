@@ -107,6 +107,14 @@ const std::vector<setting_def>& setting_definitions() {
          [](settings& s, const std::string& v) {
              s.connect_timeout = std::chrono::seconds{parse_int("connect_timeout_seconds", v, 1, 600)};
          }},
+        {{"call_budget_ms", "10000",
+          "Longest a call may spend on the database, waits and retries included: while no host takes writes it "
+          "waits and tries again, and when its connection broke after its statement was sent it settles the "
+          "outcome itself (docs/design.md, \"In-doubt calls\"). Past it the client gets a server fault that "
+          "says the outcome is unknown. Well below nginx's fastcgi_read_timeout (30 s)."},
+         [](settings& s, const std::string& v) {
+             s.call_budget = std::chrono::milliseconds{parse_int("call_budget_ms", v, 100, 25000)};
+         }},
         {{"body_limit", "65536", "Largest request body in bytes; larger gets 413 before any parsing. nginx's client_max_body_size must match."},
          [](settings& s, const std::string& v) { s.body_limit = static_cast<std::size_t>(parse_int("body_limit", v, 1024, 16 << 20)); }},
         {{"test_form", "local",

@@ -132,6 +132,10 @@ void write_pool(std::string& out, const runtime_gauges& g) {
     write_one(out, "keeper_database_connections_lost_total", "counter", "Open connections found broken (closed and opened again on next use).", value(g.db_connections_lost));
     write_one(out, "keeper_database_lock_timeouts_total", "counter", "Calls that waited lock_timeout_ms for a lock and failed.", value(g.db_lock_timeouts));
     write_one(out, "keeper_database_statement_timeouts_total", "counter", "Calls cancelled after statement_timeout_ms.", value(g.db_statement_timeouts));
+    write_one(out, "keeper_database_in_doubt_recorded_total", "counter", "Calls whose connection broke after the statement was sent, answered with the result their audit row recorded.", value(g.db_in_doubt_recorded));
+    write_one(out, "keeper_database_in_doubt_rerun_total", "counter", "Calls whose connection broke after the statement was sent, run again because they had not happened.", value(g.db_in_doubt_rerun));
+    write_one(out, "keeper_database_outcome_unknown_total", "counter", "Calls answered with the outcome-unknown fault: not settled within call_budget_ms.", value(g.db_outcome_unknown));
+    write_one(out, "keeper_database_waited_for_primary_total", "counter", "Calls that found no primary at first and ran once one answered within call_budget_ms.", value(g.db_waited_for_primary));
     out += "# HELP keeper_database_call_duration_seconds One database call: its one statement, which is its whole transaction, commit included.\n"
            "# TYPE keeper_database_call_duration_seconds histogram\n";
     write_histogram(out, "keeper_database_call_duration_seconds", "", g.db_call_buckets, g.db_call_sum_us, false);

@@ -29,6 +29,13 @@ struct runtime_gauges {
     std::atomic<std::uint64_t> db_connections_lost{0};
     std::atomic<std::uint64_t> db_lock_timeouts{0};
     std::atomic<std::uint64_t> db_statement_timeouts{0};
+    // Calls whose connection broke after their statement was sent (docs/design.md, "In-doubt calls"):
+    // settled by their recorded result, run again because they had not happened, or not settled.
+    std::atomic<std::uint64_t> db_in_doubt_recorded{0};
+    std::atomic<std::uint64_t> db_in_doubt_rerun{0};
+    std::atomic<std::uint64_t> db_outcome_unknown{0};
+    // Calls that waited for a primary (none reachable, or a standby refused) and ran once one was.
+    std::atomic<std::uint64_t> db_waited_for_primary{0};
     // One database call: its one statement, which is its whole transaction, commit included.
     std::atomic<std::uint64_t> db_call_buckets[12]{};  // bounds as metrics_block::bucket_bounds, last: above
     std::atomic<std::uint64_t> db_call_sum_us{0};

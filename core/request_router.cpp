@@ -107,6 +107,14 @@ handled_request handle_request(const http_request& request, store& st, const set
         out.log.fault = f.kind();
         out.response = write_fault(out.log.via, f);
         return out;
+    } catch (const outcome_unknown& e) {
+        out.log.detail = e.what();
+        out.log.outcome = "fault=server";
+        out.log.fault = fault_kind::server;
+        out.response = write_fault(out.log.via, fault{fault_kind::server,
+            "The outcome of the call is unknown (request id " + request.request_id +
+            "): it may or may not have been applied. Check before repeating it."});
+        return out;
     } catch (const std::exception& e) {
         out.log.detail = e.what();
     } catch (...) {

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -55,7 +56,7 @@ struct thread_slot {
 struct worker_state {
     worker_state(int listen_fd, const core::settings& c, core::metrics_block& m)
         : cfg(c), metrics(m),
-          store(config::worker_conninfo(c), static_cast<std::size_t>(c.database_connections), {c.lock_timeout, c.statement_timeout},
+          store(config::worker_conninfo(c), static_cast<std::size_t>(c.database_connections), {c.lock_timeout, c.statement_timeout, c.call_budget, std::max(1, c.threads / 2)},
                 std::make_shared<const db::secret_keyring>(db::secret_keyring::load(config::secret_key_path(c))), &m.runtime),
           acceptor(listen_fd), slots(static_cast<std::size_t>(c.threads)) {}
 

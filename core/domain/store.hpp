@@ -27,6 +27,16 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// A write whose connection broke after its statement was sent, and whose outcome the store could
+// not settle within the call's budget (docs/design.md, "In-doubt calls"): it may or may not have
+// been applied. The fault boundary says so to the client, with the request id.
+class outcome_unknown : public store_error {
+public:
+    explicit outcome_unknown(std::string_view request_id)
+        : store_error("commit outcome unknown for request " + std::string{request_id} +
+                      ": the database did not settle it within call_budget_ms") {}
+};
+
 // What every write names in its audit row.
 struct audit_tag {
     std::string_view request_id;

@@ -103,6 +103,8 @@ std::vector<std::string> roles_sql(pqxx::connection_base& conn) {
                           " TO " + std::string{r.name});
         }
     }
+    // The one function that reads history for the workers: a call's own outcome by request id.
+    sql.push_back("GRANT EXECUTE ON FUNCTION " + schema + ".keeper_call_outcome(text) TO " + worker);
     sql.push_back("GRANT USAGE ON SCHEMA partman TO " + maintain);
     sql.push_back("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA partman TO " + maintain);
     sql.push_back("GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA partman TO " + maintain);

@@ -99,7 +99,7 @@ pqxx::connection& connection_pool::lease::connection() {
     }
     try {
         auto conn = std::make_unique<pqxx::connection>(m_pool->m_conninfo);
-        m_pool->m_prepare(*conn);
+        s.identity = m_pool->m_prepare(*conn);
         s.conn = std::move(conn);
     } catch (...) {
         m_pool->count(&core::runtime_gauges::db_connect_failures);
@@ -112,5 +112,7 @@ pqxx::connection& connection_pool::lease::connection() {
 void connection_pool::lease::mark_broken() {
     if (m_pool) m_pool->m_slots[m_slot].broken = true;
 }
+
+const std::string& connection_pool::lease::identity() const { return m_pool->m_slots[m_slot].identity; }
 
 }  // namespace keeper::db

@@ -20,7 +20,9 @@ namespace keeper::db {
 
 class connection_pool {
 public:
-    using preparer = std::function<void(pqxx::connection&)>;
+    // Prepares a new connection and returns what identifies its server process (kept with the
+    // connection, for the store to end that process should a call on it end in doubt).
+    using preparer = std::function<std::string(pqxx::connection&)>;
 
     // gauges (may be null): connections open, calls waiting, connect failures, connections lost.
     connection_pool(std::string conninfo, std::size_t size, preparer prepare, core::runtime_gauges* gauges = nullptr);
@@ -42,6 +44,8 @@ public:
         pqxx::connection& connection();
         // The connection is unusable (lost, or its state unknown): closed when given back.
         void mark_broken();
+        // What the preparer returned for the slot's connection (kept after it broke; "" before one opened).
+        const std::string& identity() const;
 
     private:
         connection_pool* m_pool;
@@ -58,6 +62,7 @@ public:
 private:
     struct slot {
         std::unique_ptr<pqxx::connection> conn;
+        std::string identity;
         bool broken = false;
         bool in_use = false;
     };

@@ -2,6 +2,9 @@
 
 #include <pqxx/pqxx>
 
+#include <algorithm>
+#include <thread>
+
 #include "db/store/statements.hpp"
 
 namespace keeper::db {
@@ -9,11 +12,18 @@ namespace {
 
 using core::store_error;
 
-// The statement reached a standby (SQLSTATE 25006, read-only transaction): after a failover or a
-// switchover the host this connection knew as primary is one no more. Nothing was done, so the
-// call may run again, once, on a new connection to whichever host is primary now.
-struct standby_refused : store_error {
+// Nothing reached the database, or nothing was done there: no host answered as the primary, or a
+// standby refused the statement (SQLSTATE 25006, read-only: the primary moved). The call may run
+// again on a new connection to whichever host is primary by then.
+struct not_done : store_error {
     using store_error::store_error;
+};
+
+// The connection broke while the statement was on its way, running or committing: the call may have
+// committed. backend names the server process that ran it (as the connection's setup read it).
+struct in_doubt : store_error {
+    in_doubt(const std::string& what, std::string backend_process) : store_error(what), backend(std::move(backend_process)) {}
+    std::string backend;
 };
 
 // Runs f, translating libpqxx's errors. Messages name the statement and SQLSTATE, never the
@@ -24,21 +34,26 @@ auto translated(std::string_view what, connection_pool::lease& lease, core::runt
         return f();
     } catch (const pqxx::broken_connection&) {
         lease.mark_broken();
-        throw store_error("database connection lost during " + std::string{what});
+        throw in_doubt("database connection lost during " + std::string{what}, lease.identity());
     } catch (const pqxx::in_doubt_error&) {
         lease.mark_broken();
-        throw store_error("commit outcome unknown during " + std::string{what} + " (connection lost)");
+        throw in_doubt("commit outcome unknown during " + std::string{what} + " (connection lost)", lease.identity());
     } catch (const pqxx::sql_error& e) {
         if (e.sqlstate() == "25006") {
             lease.mark_broken();
-            throw standby_refused("the database host is read-only (a standby) during " + std::string{what});
+            throw not_done("the database host is read-only (a standby) during " + std::string{what});
+        }
+        if (e.sqlstate().rfind("57P", 0) == 0 || e.sqlstate().rfind("08", 0) == 0) {
+            // The server ended this session (admin shutdown, crash, terminated) or the link failed.
+            lease.mark_broken();
+            throw in_doubt("database session ended (SQLSTATE " + e.sqlstate() + ") during " + std::string{what}, lease.identity());
         }
         if (gauges && e.sqlstate() == "55P03") gauges->db_lock_timeouts.fetch_add(1, std::memory_order_relaxed);
         if (gauges && e.sqlstate() == "57014") gauges->db_statement_timeouts.fetch_add(1, std::memory_order_relaxed);
         throw store_error("SQL error " + e.sqlstate() + " in " + std::string{what});
     } catch (const pqxx::failure&) {
         lease.mark_broken();
-        throw store_error("database failure during " + std::string{what});
+        throw in_doubt("database failure during " + std::string{what}, lease.identity());
     }
 }
 
@@ -47,18 +62,40 @@ pqxx::connection& open(connection_pool::lease& lease) {
         return lease.connection();
     } catch (const pqxx::failure&) {
         lease.mark_broken();
-        throw store_error("cannot connect to the database");
+        throw not_done("cannot connect to the database");
     }
 }
 
-// Run on every new connection: the call bounds, then every statement prepared.
+// Run on every new connection: the call bounds, then every statement prepared. Returns the server
+// process's pid and start time, which name it uniquely on its server (a pid alone may be reused).
 connection_pool::preparer connection_setup(database_timeouts bounds) {
     return [bounds](pqxx::connection& conn) {
         // set_variable also restores them should libpqxx reconnect this connection itself.
         conn.set_variable("lock_timeout", std::to_string(bounds.lock.count()));
         conn.set_variable("statement_timeout", std::to_string(bounds.statement.count()));
         for (const auto& s : worker_statements) conn.prepare(std::string{s.name}, std::string{s.sql});
+        return pqxx::nontransaction{conn}
+            .exec1("SELECT pid || '|' || backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()")[0]
+            .as<std::string>();
     };
+}
+
+// Ends the server process `backend` ("pid|start") if it still runs on this server, and waits until
+// it is gone: then the transaction it ran has committed or never will. On another server (after a
+// failover) it names no process: only the promoted synchronous standby takes writes there.
+bool end_backend(pqxx::connection& conn, const std::string& backend, std::chrono::steady_clock::time_point deadline) {
+    const auto bar = backend.find('|');
+    if (bar == std::string::npos) return true;  // never opened: nothing ran
+    const auto pid = backend.substr(0, bar), start = backend.substr(bar + 1);
+    pqxx::nontransaction tx{conn};
+    tx.exec_params("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = $1::int AND backend_start = $2::timestamptz",
+                   pid, start);
+    while (tx.exec_params1("SELECT count(*) FROM pg_stat_activity WHERE pid = $1::int AND backend_start = $2::timestamptz",
+                           pid, start)[0].as<int>() > 0) {
+        if (std::chrono::steady_clock::now() >= deadline) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds{10});
+    }
+    return true;
 }
 
 consteval bool is_prepared(std::string_view name) {
@@ -73,10 +110,18 @@ std::chrono::seconds::rep seconds(std::chrono::seconds s) { return s.count(); }
 
 core::result_code as_result(const pqxx::field& f) { return static_cast<core::result_code>(f.as<int>()); }
 
-core::code_lookup code_lookup_of(const pqxx::result& r) {
+}  // namespace
+
+// A code lookup's answer; settled after its connection broke, only a final result (2, 3, 5) can
+// have been recorded: the lookup itself writes nothing else.
+core::code_lookup pg_store::code_lookup_of(const answer& a) {
     constexpr const auto& s = statements::find_code;
-    const auto row = r.at(0);
     core::code_lookup out;
+    if (!a.rows) {
+        out.result = a.recorded;
+        return out;
+    }
+    const auto row = a.rows->at(0);
     out.result = as_result(row[s.column("result").data()]);
     if (out.result == core::result_code::ok) {
         out.login_id = row[s.column("login_id").data()].as<std::int64_t>();
@@ -86,11 +131,12 @@ core::code_lookup code_lookup_of(const pqxx::result& r) {
     return out;
 }
 
-}  // namespace
-
 pg_store::pg_store(std::string conninfo, std::size_t connections, database_timeouts bounds,
                    std::shared_ptr<const secret_keyring> keys, core::runtime_gauges* gauges)
-    : m_pool(std::move(conninfo), connections, connection_setup(bounds), gauges), m_keys(std::move(keys)), m_gauges(gauges) {}
+    : m_pool(std::move(conninfo), connections, connection_setup(bounds), gauges),
+      m_bounds(bounds),
+      m_keys(std::move(keys)),
+      m_gauges(gauges) {}
 
 std::string pg_store::opened_secret(const std::string& stored, const std::string& row) const {
     if (!is_sealed(stored)) return stored;  // still in clear: sealed by the next keeperctl rotate-key
@@ -103,18 +149,68 @@ std::string pg_store::opened_secret(const std::string& stored, const std::string
 }
 pg_store::~pg_store() = default;
 
-// Retries only what certainly did nothing (docs/scaling.md, "What a call does when the database
-// moves"): a statement a standby refused. A connection lost while the statement was on its way or
-// running is never retried — the function may have committed — and is a server fault.
+// Runs a statement until it answers, within the call's budget (docs/design.md, "In-doubt calls"):
+// again when nothing was done (no primary yet, a standby refused), and when the connection broke
+// with the statement sent: a read again at once, a call once it is known not to have happened, or
+// its recorded result once it is known to have happened.
 template <const auto& S, typename... Args>
-pqxx::result pg_store::run(const Args&... args) {
+pg_store::answer pg_store::run(std::string_view request_id, const Args&... args) {
     static_assert(sizeof...(Args) == S.param_count, "one argument per parameter of the statement");
     static_assert(is_prepared(S.name), "a statement every connection prepares (worker_statements)");
-    try {
-        return run_once(S.name, args...);
-    } catch (const standby_refused&) {
-        return run_once(S.name, args...);
+    const auto deadline = std::chrono::steady_clock::now() + m_bounds.budget;
+    for (int attempt = 0;; ++attempt) {
+        try {
+            auto rows = run_once(S.name, args...);
+            if (attempt > 0 && m_gauges) m_gauges->db_waited_for_primary.fetch_add(1, std::memory_order_relaxed);
+            return {std::move(rows), {}};
+        } catch (const not_done& e) {
+            if (!pause_before_retry(deadline, attempt)) throw store_error(e.what());
+        } catch (const in_doubt& e) {
+            if (request_id.empty()) {
+                if (!pause_before_retry(deadline, attempt)) throw store_error(e.what());
+                continue;
+            }
+            if (const auto recorded = settle(e.backend, request_id, deadline)) {
+                if (m_gauges) m_gauges->db_in_doubt_recorded.fetch_add(1, std::memory_order_relaxed);
+                return {std::nullopt, *recorded};
+            }
+            if (m_gauges) m_gauges->db_in_doubt_rerun.fetch_add(1, std::memory_order_relaxed);
+        }
     }
+}
+
+std::optional<core::result_code> pg_store::settle(const std::string& backend, std::string_view request_id,
+                                                  std::chrono::steady_clock::time_point deadline) {
+    for (int attempt = 0;; ++attempt) {
+        try {
+            auto lease = m_pool.acquire();
+            auto& conn = open(lease);
+            return translated("settling an in-doubt call", lease, m_gauges, [&]() -> std::optional<core::result_code> {
+                if (!end_backend(conn, backend, deadline)) throw not_done("the call's server process did not end");
+                const auto r = pqxx::nontransaction{conn}.exec_prepared1("call_outcome", std::string{request_id});
+                if (r[0].is_null()) return std::nullopt;
+                return as_result(r[0]);
+            });
+        } catch (const store_error&) {
+            if (!pause_before_retry(deadline, attempt)) {
+                if (m_gauges) m_gauges->db_outcome_unknown.fetch_add(1, std::memory_order_relaxed);
+                throw core::outcome_unknown(request_id);
+            }
+        }
+    }
+}
+
+bool pg_store::pause_before_retry(std::chrono::steady_clock::time_point deadline, int attempt) {
+    // 20 ms, doubling up to 500 ms: a switchover takes about a second, a failover many.
+    const auto pause = std::chrono::milliseconds{std::min(500, 20 << std::min(attempt, 5))};
+    if (std::chrono::steady_clock::now() + pause >= deadline) return false;
+    if (m_waiting.fetch_add(1) >= m_bounds.waiting_calls) {
+        m_waiting.fetch_sub(1);
+        return false;
+    }
+    std::this_thread::sleep_for(pause);
+    m_waiting.fetch_sub(1);
+    return true;
 }
 
 template <typename... Args>
@@ -134,12 +230,13 @@ pqxx::result pg_store::run_once(std::string_view name, const Args&... args) {
 }
 
 template <const auto& S, typename... Args>
-core::result_code pg_store::run_call(const Args&... args) {
-    return as_result(run<S>(args...).at(0)[S.column("result").data()]);
+core::result_code pg_store::run_call(const std::string& request_id, const Args&... args) {
+    const auto a = run<S>(request_id, request_id, args...);
+    return a.rows ? as_result(a.rows->at(0)[S.column("result").data()]) : a.recorded;
 }
 
 std::optional<std::string> pg_store::find_login_secret(std::string_view login) {
-    const auto r = run<statements::find_login_secret>(text(login));
+    const auto r = *run<statements::find_login_secret>("", text(login)).rows;
     if (r.empty()) return std::nullopt;
     const auto secret = r[0][statements::find_login_secret.column("shared_secret").data()].as<std::string>();
     return opened_secret(secret, login_secret_row(login));
@@ -172,8 +269,9 @@ core::result_code pg_store::set_contact_permits(const core::audit_tag& tag, cons
 
 core::code_lookup pg_store::find_transfer_code(const core::audit_tag& tag, const core::session_ref& session,
                                                std::int64_t tran_id) {
-    return code_lookup_of(run<statements::find_code>(text(tag.request_id), text(tag.operation), text(session.session_id),
-                              seconds(session.ttl), std::string{"transfer"}, tran_id, 0));
+    return code_lookup_of(run<statements::find_code>(tag.request_id, text(tag.request_id), text(tag.operation),
+                                                     text(session.session_id), seconds(session.ttl),
+                                                     std::string{"transfer"}, tran_id, 0));
 }
 
 core::result_code pg_store::confirm_transfer(const core::audit_tag& tag, const core::coded_call& call,
@@ -184,8 +282,9 @@ core::result_code pg_store::confirm_transfer(const core::audit_tag& tag, const c
 
 core::code_lookup pg_store::find_task_code(const core::audit_tag& tag, const core::session_ref& session,
                                            std::int32_t profile_id, std::int32_t task_id) {
-    return code_lookup_of(run<statements::find_code>(text(tag.request_id), text(tag.operation), text(session.session_id),
-                              seconds(session.ttl), std::string{"task"}, static_cast<std::int64_t>(profile_id), task_id));
+    return code_lookup_of(run<statements::find_code>(tag.request_id, text(tag.request_id), text(tag.operation),
+                                                     text(session.session_id), seconds(session.ttl), std::string{"task"},
+                                                     static_cast<std::int64_t>(profile_id), task_id));
 }
 
 core::result_code pg_store::confirm_task(const core::audit_tag& tag, const core::coded_call& call,
@@ -214,7 +313,7 @@ core::result_code pg_store::subscribe_device(const core::audit_tag& tag, const c
 }
 
 std::optional<core::application_record> pg_store::find_application(std::string_view app_id) {
-    const auto r = run<statements::find_application>(text(app_id));
+    const auto r = *run<statements::find_application>("", text(app_id)).rows;
     if (r.empty()) return std::nullopt;
     constexpr const auto& s = statements::find_application;
     const auto row = r[0];

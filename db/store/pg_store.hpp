@@ -4,8 +4,10 @@
 // (statements.hpp); each store call is one prepared statement in autocommit, calling one of the
 // keeper_* functions that hold the operation's transaction. libpqxx errors are translated here,
 // once, into core::store_error.
+#include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include <memory>
@@ -16,10 +18,15 @@
 
 namespace keeper::db {
 
-// Bounds set on every connection the store opens (PostgreSQL lock_timeout, statement_timeout).
+// Bounds set on every connection the store opens (PostgreSQL lock_timeout, statement_timeout), and
+// a call's whole budget for the database: waits for a primary and the settling of an in-doubt call
+// included. At most `waiting_calls` calls of the process wait at once; others fail at once, so
+// threads stay free for the calls that need no database.
 struct database_timeouts {
     std::chrono::milliseconds lock{2000};
     std::chrono::milliseconds statement{5000};
+    std::chrono::milliseconds budget{10000};
+    int waiting_calls = 12;
 };
 
 class pg_store final : public core::store {
@@ -66,21 +73,43 @@ public:
     bool healthy() override;
 
 private:
-    // Runs one prepared statement on a pooled connection, in autocommit.
-    // S is a handle of statements.hpp: the arguments are its parameters, in order.
+    // What a statement answered, or, for a call settled after its connection broke, the result its
+    // audit row recorded (rows empty).
+    struct answer {
+        std::optional<pqxx::result> rows;
+        core::result_code recorded = core::result_code::ok;
+    };
+
+    // Runs one prepared statement on a pooled connection, in autocommit, until it answers within
+    // the call's budget (docs/design.md, "In-doubt calls"). S is a handle of statements.hpp: the
+    // arguments are its parameters, in order. request_id names the call's audit row; empty for a
+    // read, which is simply run again whatever happened.
     template <const auto& S, typename... Args>
-    pqxx::result run(const Args&... args);
+    answer run(std::string_view request_id, const Args&... args);
     template <typename... Args>
     pqxx::result run_once(std::string_view name, const Args&... args);
-    // The same, for the keeper_* functions that return the call's result code.
-    // For statements that return the call's result code in their column "result".
+    // For the keeper_* functions that return the call's result code in their column "result";
+    // the first argument is the call's request id.
     template <const auto& S, typename... Args>
-    core::result_code run_call(const Args&... args);
+    core::result_code run_call(const std::string& request_id, const Args&... args);
+
+    // After a call's connection broke with its statement sent: ends the server process that ran it
+    // (so the transaction can no longer commit), then reads the result its audit row recorded
+    // (nullopt: the call did not happen). Throws core::outcome_unknown at the deadline.
+    std::optional<core::result_code> settle(const std::string& backend, std::string_view request_id,
+                                            std::chrono::steady_clock::time_point deadline);
+    // Sleeps before the next attempt, unless that would pass the deadline or too many calls wait
+    // already: then false.
+    bool pause_before_retry(std::chrono::steady_clock::time_point deadline, int attempt);
+
+    static core::code_lookup code_lookup_of(const answer& a);
 
     // The stored secret, opened. Throws core::store_error when it is sealed and cannot be opened.
     std::string opened_secret(const std::string& stored, const std::string& row) const;
 
     connection_pool m_pool;
+    database_timeouts m_bounds;
+    std::atomic<int> m_waiting{0};
     std::shared_ptr<const secret_keyring> m_keys;
     core::runtime_gauges* m_gauges;
 };

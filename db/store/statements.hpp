@@ -104,16 +104,20 @@ inline constexpr auto mark_sms_delivered =
 inline constexpr auto audit_only =
     make_statement("audit_only", "SELECT keeper_audit($1, $2, NULLIF($3, ''), NULLIF($4, ''), $5) AS result",
                    {"request_id", "operation", "login", "app_id", "result"}, {"result"});
+// How an in-doubt call ended: the result its audit row recorded, NULL when it did not happen.
+inline constexpr auto call_outcome =
+    make_statement("call_outcome", "SELECT keeper_call_outcome($1) AS result", {"request_id"}, {"result"});
 
 }  // namespace statements
 
 // Prepared on every new connection, in this order.
-inline constexpr std::array<statement_text, 15> worker_statements{
+inline constexpr std::array<statement_text, 16> worker_statements{
     statements::find_login_secret.text(),   statements::find_application.text(),  statements::authenticate.text(),
     statements::check_session.text(),       statements::set_account_permits.text(), statements::set_contact_permits.text(),
     statements::find_code.text(),           statements::confirm_transfer.text(),  statements::confirm_task.text(),
     statements::topup.text(),               statements::rename_profile.text(),    statements::subscribe_device.text(),
     statements::subscribe_app_device.text(), statements::mark_sms_delivered.text(), statements::audit_only.text(),
+    statements::call_outcome.text(),
 };
 
 }  // namespace keeper::db
