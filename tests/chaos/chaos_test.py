@@ -5,8 +5,9 @@ one card with amounts no other request uses, and contact permits with wmids no o
 uses. After each scenario every acknowledged write must be in the database exactly once, no
 write may be there twice, the pool must be whole again, and the failures and the recovery time
 must stay within the bounds docs/operations.md states. Scenarios: kill -9 of workers; PostgreSQL
-restarted fast and immediate; PostgreSQL stopped for 20 s; the pool and nginx reloaded; a card's
-row held locked for 15 s by another session while other calls go on.
+restarted fast and immediate; every worker's database connection ended mid-call, 20 times;
+PostgreSQL stopped for 20 s; the pool and nginx reloaded; a card's row held locked for 15 s by
+another database session while other calls go on.
 
 Needs scripts/test's stack (KEEPER_TEST_*); it restarts that stack's PostgreSQL, so it runs alone.
 Bounded: about two minutes. Prints a table (scenario, requests, failed, lost, recovery).
@@ -234,7 +235,9 @@ class Chaos(unittest.TestCase):
         back = [t for t in load.success_times if t >= up]
         self.assertTrue(back, "writes never came back")
         self.assertLess(back[0] - up, 3.0, "writes back within 3 s of the restart")
-        self.assertLess(max(load.fault_seconds, default=0), 5.0, "no call hangs past the statement timeout")
+        # A restart is shorter than call_budget_ms: calls wait for it, and those it cut off are
+        # settled by keeper itself (docs/design.md, "In-doubt calls"): none fails.
+        self.assertEqual(load.failures, 0, f"calls failed in a restart shorter than the budget: {load.fault_seconds[:5]}")
         self.assertGreater(down, 0)
         self.assertGreater(metric("keeper_database_connections_lost_total"), lost, "/metrics saw connections lost")
         self.assertGreater(metric("keeper_database_connections_open"), 0)
@@ -244,6 +247,24 @@ class Chaos(unittest.TestCase):
 
     def test_3_postgres_restarted_immediate(self):
         self.restart_postgres("immediate", "PostgreSQL restart -m immediate")
+
+    def test_3a_worker_database_sessions_ended_mid_call(self):
+        """Every worker's database connection ended (pg_terminate_backend), 20 times under load. A
+        call cut off after its statement was sent is settled by keeper itself (docs/design.md,
+        "In-doubt calls"): answered with its recorded result or run again, so none fails, none is
+        lost, none is applied twice."""
+        who = Who()
+        before = metric("keeper_database_in_doubt_recorded_total") + metric("keeper_database_in_doubt_rerun_total")
+        with Load(who) as load:
+            time.sleep(1)
+            for _ in range(20):
+                sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'keeper_worker'")
+                time.sleep(0.2)
+            time.sleep(2)
+        settled = metric("keeper_database_in_doubt_recorded_total") + metric("keeper_database_in_doubt_rerun_total") - before
+        self.check("worker sessions ended x20", who, load, f"{settled:.0f} calls settled in doubt")
+        self.assertEqual(load.failures, 0, f"calls failed: {load.fault_seconds[:5]}")
+        self.assertEqual(metric("keeper_database_outcome_unknown_total"), 0)
 
     def test_4_postgres_down_for_20_seconds(self):
         with open(f"{STATE}/pg/postmaster.opts") as f:
@@ -258,8 +279,10 @@ class Chaos(unittest.TestCase):
             up = time.monotonic()
             time.sleep(3)
         self.check("PostgreSQL down 20 s", who, load, self.recovery_text(load, up))
+        # Longer than call_budget_ms (10 s): calls wait for the database, then fail once the budget is spent.
         self.assertGreater(load.failures, 0)
-        self.assertLess(sorted(load.fault_seconds)[len(load.fault_seconds) // 2], 0.5, "outage faults come fast")
+        median = sorted(load.fault_seconds)[len(load.fault_seconds) // 2]
+        self.assertTrue(8.0 <= median <= 13.0, f"outage faults come once the 10 s budget is spent: median {median:.1f} s")
         back = [t for t in load.success_times if t >= up]
         self.assertTrue(back, "writes never came back")
         self.assertLess(back[0] - up, 3.0)
