@@ -158,13 +158,15 @@ pg_store::answer pg_store::run(std::string_view request_id, const Args&... args)
     static_assert(sizeof...(Args) == S.param_count, "one argument per parameter of the statement");
     static_assert(is_prepared(S.name), "a statement every connection prepares (worker_statements)");
     const auto deadline = std::chrono::steady_clock::now() + m_bounds.budget;
+    bool waited_for_primary = false;  // counted once the call answers (a rerun after a doubt is not a wait)
     for (int attempt = 0;; ++attempt) {
         try {
             auto rows = run_once(S.name, args...);
-            if (attempt > 0 && m_gauges) m_gauges->db_waited_for_primary.fetch_add(1, std::memory_order_relaxed);
+            if (waited_for_primary && m_gauges) m_gauges->db_waited_for_primary.fetch_add(1, std::memory_order_relaxed);
             return {std::move(rows), {}};
         } catch (const not_done& e) {
             if (!pause_before_retry(deadline, attempt)) throw store_error(e.what());
+            waited_for_primary = true;
         } catch (const in_doubt& e) {
             if (request_id.empty()) {
                 if (!pause_before_retry(deadline, attempt)) throw store_error(e.what());
