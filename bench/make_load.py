@@ -29,14 +29,33 @@ def envelope(op, fields):
             f'<soap:Body><{op} xmlns="{NS}">{args}</{op}></soap:Body></soap:Envelope>')
 
 
-def lua(path, op, bodies):
+# With keyed, every request carries an Idempotency-Key of its own (docs/api-decisions.md): wrk's
+# threads each seed their generator from a fresh table's address, and a counter makes each key
+# new, so no request is a repeat.
+KEYED = """
+local sent = 0
+math.randomseed(os.time() + tonumber(tostring({}):match("0x(%x+)"), 16))
+local prefix = string.format("%08x%08x", math.random(0, 0x7fffffff), math.random(0, 0x7fffffff))
+local function key()
+  sent = sent + 1
+  return prefix .. "-" .. sent
+end
+"""
+
+
+def lua(path, op, bodies, keyed=False):
     with open(path, "w") as f:
         f.write(f'local headers = {{["Content-Type"] = "text/xml; charset=utf-8", ["SOAPAction"] = "\\"{NS}{op}\\""}}\n')
         f.write("local bodies = {\n")
         for b in bodies:
             f.write(f"  [==[{b}]==],\n")
         f.write("}\n")
-        f.write(f'request = function() return wrk.format("POST", "{path_of(op)}", headers, bodies[math.random(#bodies)]) end\n')
+        if keyed:
+            f.write(KEYED)
+        f.write("request = function()\n")
+        if keyed:
+            f.write('  headers["Idempotency-Key"] = key()\n')
+        f.write(f'  return wrk.format("POST", "{path_of(op)}", headers, bodies[math.random(#bodies)])\nend\n')
 
 
 def path_of(op):
@@ -54,13 +73,15 @@ def main():
         f.write(SEED_SQL)
     users = range(1, USERS + 1)
     lua(f"{out}/R1.lua", "GetUtcNow", [envelope("GetUtcNow", [])])
-    lua(f"{out}/R2.lua", "SetAccountPermits", [
-        envelope("SetAccountPermits", [("sessionId", f"bench-session-{i}"), ("acceptPayments", flag()),
-                                       ("acceptInvoices", flag()), ("acceptMessages", flag())]) for i in users])
-    lua(f"{out}/R3.lua", "TopupPurseFromAtmCard", [
-        envelope("TopupPurseFromAtmCard", [("sessionId", f"bench-session-{i}"), ("purseDest", f"Z{i:012d}"),
-                                           ("cardId", i), ("amount", f"{random.randint(1, 999) / 100:.2f}")])
-        for i in users])
+    permits = [envelope("SetAccountPermits", [("sessionId", f"bench-session-{i}"), ("acceptPayments", flag()),
+                                              ("acceptInvoices", flag()), ("acceptMessages", flag())]) for i in users]
+    topups = [envelope("TopupPurseFromAtmCard", [("sessionId", f"bench-session-{i}"), ("purseDest", f"Z{i:012d}"),
+                                                 ("cardId", i), ("amount", f"{random.randint(1, 999) / 100:.2f}")])
+              for i in users]
+    lua(f"{out}/R2.lua", "SetAccountPermits", permits)
+    lua(f"{out}/R2k.lua", "SetAccountPermits", permits, keyed=True)
+    lua(f"{out}/R3.lua", "TopupPurseFromAtmCard", topups)
+    lua(f"{out}/R3k.lua", "TopupPurseFromAtmCard", topups, keyed=True)
 
     def auth(i):
         text = f"bench{i}:secret{i}:bench-session-{i}".lower()

@@ -17,7 +17,7 @@ STATE = os.environ["BENCH_STATE"]
 DURATION = int(os.environ.get("BENCH_SECONDS", "5"))
 REPEATS = int(os.environ.get("BENCH_REPEATS", "3"))
 CONNECTIONS = [int(c) for c in re.split(r"[\s,]+", os.environ.get("BENCH_CONNECTIONS", "8 32 128").strip())]
-CASES = re.split(r"[\s,]+", os.environ.get("BENCH_CASES", "R1 R1g R2 R3 R4").strip())
+CASES = re.split(r"[\s,]+", os.environ.get("BENCH_CASES", "R1 R1g R2 R2k R3 R3k R4").strip())
 TARGETS = {"keeper": int(os.environ["BENCH_KEEPER_PORT"]), "baseline": int(os.environ["BENCH_BASELINE_PORT"])}
 PIDS = {  # pid files of each process tree whose CPU is counted
     "nginx": f"{STATE}/nginx/nginx.pid",
@@ -29,7 +29,9 @@ CASE_TEXT = {
     "R1": "SOAP 1.1 GetUtcNow",
     "R1g": "GET GetUtcNow",
     "R2": "SOAP SetAccountPermits, 1000 sessions",
+    "R2k": "R2, each call with an Idempotency-Key of its own (the baseline ignores the header)",
     "R3": "SOAP TopupPurseFromAtmCard, 1000 cards",
+    "R3k": "R3, each call with an Idempotency-Key of its own",
     "R4": "SOAP Authenticate, 1000 logins",
 }
 TICK = os.sysconf("SC_CLK_TCK")
@@ -158,12 +160,29 @@ def report(runs):
         summary.append(f"{case}@{connections}={ratio:.2f}x/p99={m(k, 'p99'):.1f}ms")
     for case in CASES:
         print(f"  {case}: {CASE_TEXT[case]}")
+    summary += keyed_cost(runs)
     memory = worker_memory()
     print(f"keeper worker private memory after the run (KiB): {' '.join(str(v) for v in memory) or '?'}")
     with open(f"{STATE}/bench/results.json", "w") as f:
         json.dump({f"{c}@{n}": v for (c, n), v in runs.items()}, f, indent=1)
     print(f"BENCH {' '.join(summary)} errors={worst['errors']} non2xx={worst['non2xx']} "
           f"max_worker_private_kib={max(memory) if memory else '?'}")
+
+
+def keyed_cost(runs):
+    """A keyed case against its plain one: the ratio of their ratios to the baseline, which serves
+    both alike, so the machine's drift between the two cases cancels. Printed, and for BENCH."""
+    out = []
+    for plain, keyed in (("R2", "R2k"), ("R3", "R3k")):
+        for (case, connections) in runs:
+            if case != keyed or (plain, connections) not in runs:
+                continue
+            ratio = lambda c: median([k["rps"] / b["rps"] for k, b in zip(runs[(c, connections)]["keeper"],
+                                                                            runs[(c, connections)]["baseline"])])
+            cost = ratio(keyed) / ratio(plain)
+            print(f"  with a key, {plain} at {connections} connections runs at {cost:.2f}x of its speed without one")
+            out.append(f"{keyed}/{plain}@{connections}={cost:.2f}x")
+    return out
 
 
 def worker_memory():

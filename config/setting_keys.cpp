@@ -155,6 +155,12 @@ const std::vector<setting_def>& setting_definitions() {
          [](settings& s, const std::string& v) {
              s.session_linger_days = static_cast<int>(parse_int("session_linger_days", v, 0, 3650));
          }},
+        {{"key_retention_hours", "24",
+          "Hours an Idempotency-Key is kept: a repeat within them answers the first call's result "
+          "(docs/api-decisions.md, \"Idempotency-Key\"). keeperctl maintain deletes older keys. At least 24."},
+         [](settings& s, const std::string& v) {
+             s.key_retention_hours = static_cast<int>(parse_int("key_retention_hours", v, 24, 8760));
+         }},
         {{"purge_batch_rows", "5000",
           "Rows keeperctl maintain deletes per transaction when purging sessions and auth_failures: short "
           "transactions, no long locks on the hot tables."},

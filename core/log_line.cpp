@@ -27,6 +27,7 @@ std::string format_log_line(const std::string& request_id, const handled_request
     std::snprintf(ms, sizeof ms, "%.3f", static_cast<double>(took.count()) / 1000.0);
     line += " duration_ms=";
     line += ms;
+    if (log.replayed) line += " replayed=true";
     if (!log.detail.empty()) line += " detail=" + value(log.detail);
     return line;
 }

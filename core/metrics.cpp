@@ -68,6 +68,16 @@ void write_faults(std::string& out, const metrics_block& b) {
     }
 }
 
+void write_replays(std::string& out, const metrics_block& b) {
+    out += "# HELP keeper_idempotent_replays_total Calls answered with the result an earlier call with the same "
+           "Idempotency-Key recorded, by operation, all workers.\n"
+           "# TYPE keeper_idempotent_replays_total counter\n";
+    for (std::size_t o = 0; o < metrics_block::op_slots; ++o) {
+        const auto n = b.replays[o].load(std::memory_order_relaxed);
+        if (n != 0) out += "keeper_idempotent_replays_total{" + op_label(o) + "} " + std::to_string(n) + "\n";
+    }
+}
+
 // One histogram's series (buckets cumulative, then sum and count), labelled with `labels` ("" for
 // none); nothing when it is empty and skip_empty. Both histograms share metrics_block's bounds.
 void write_histogram(std::string& out, const std::string& name, const std::string& labels,
@@ -153,12 +163,14 @@ void record_request(metrics_block& b, const request_log& log, std::chrono::micro
     b.requests[o][static_cast<std::size_t>(log.via)][outcome_slot(log)].fetch_add(1, std::memory_order_relaxed);
     b.duration_buckets[o][bucket_of(took)].fetch_add(1, std::memory_order_relaxed);
     b.duration_sum_us[o].fetch_add(static_cast<std::uint64_t>(took.count()), std::memory_order_relaxed);
+    if (log.replayed) b.replays[o].fetch_add(1, std::memory_order_relaxed);
 }
 
 std::string format_metrics(const metrics_block& b) {
     std::string out;
     write_requests(out, b);
     write_faults(out, b);
+    write_replays(out, b);
     write_durations(out, b);
     write_pool(out, b.runtime);
     return out;

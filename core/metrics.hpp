@@ -56,6 +56,8 @@ struct metrics_block {
     std::atomic<std::uint64_t> requests[op_slots][transport_slots][outcome_slots];
     std::atomic<std::uint64_t> duration_buckets[op_slots][bucket_bounds.size() + 1];  // last: above all bounds
     std::atomic<std::uint64_t> duration_sum_us[op_slots];
+    // Calls answered with the result an earlier call with the same Idempotency-Key recorded.
+    std::atomic<std::uint64_t> replays[op_slots];
     runtime_gauges runtime;
 };
 static_assert(std::size(runtime_gauges{}.db_call_buckets) == metrics_block::bucket_bounds.size() + 1);

@@ -21,6 +21,7 @@ struct request_log {
     const keeper::core::operation* op = nullptr;
     std::optional<int> result;          // the int result, for int operations
     std::optional<fault_kind> fault;    // the fault, if the request ended in one
+    bool replayed = false;              // answered with the result of an earlier call with its Idempotency-Key
 };
 
 struct handled_request {

@@ -2,6 +2,7 @@
 
 #include "core/domain/call_runner.hpp"
 #include "core/wire/endpoint_path.hpp"
+#include "core/wire/idempotency_key.hpp"
 #include "core/api/fault.hpp"
 #include "core/wire/media_type.hpp"
 #include "core/metrics.hpp"
@@ -90,9 +91,24 @@ http_response route(const http_request& req, store& st, const settings& cfg, con
     const auto call = decode_request(req, *ep, cfg, log);
     log.operation = call.op->name;
     log.op = call.op;
-    const auto value = run_call(call, st, cfg, req.request_id);
-    record_outcome(log, value);
-    return write_result(log.via, *call.op, value, cfg.api_namespace);
+    // Only a write takes a key: a read is safe to repeat, so its header is not even read.
+    const auto key = call.op->effect == call_effect::writes ? read_idempotency_key(req.idempotency_key) : std::nullopt;
+    const auto ran = run_call(call, st, cfg, req.request_id, key);
+    record_outcome(log, ran.value);
+    auto response = write_result(log.via, *call.op, ran.value, cfg.api_namespace);
+    if (ran.replayed) {
+        // Stripe's name for it; the IETF draft names none (docs/api-decisions.md, "Idempotency-Key").
+        response.headers.emplace_back("Idempotent-Replayed", "true");
+        log.replayed = true;
+    }
+    return response;
+}
+
+// The request's answer is this fault, in its transport's shape.
+void answer_fault(handled_request& out, const fault& f) {
+    out.log.outcome = "fault=" + std::string{fault_kind_name(f.kind())};
+    out.log.fault = f.kind();
+    out.response = write_fault(out.log.via, f);
 }
 
 }  // namespace
@@ -103,15 +119,16 @@ handled_request handle_request(const http_request& request, store& st, const set
         out.response = route(request, st, cfg, metrics, out.log);
         return out;
     } catch (const fault& f) {
-        out.log.outcome = "fault=" + std::string{fault_kind_name(f.kind())};
-        out.log.fault = f.kind();
-        out.response = write_fault(out.log.via, f);
+        answer_fault(out, f);
+        return out;
+    } catch (const key_reused&) {
+        answer_fault(out, fault{fault_kind::key_reused,
+                                "This Idempotency-Key was already used for a call with other parameters or another "
+                                "operation; a new call needs a new key."});
         return out;
     } catch (const outcome_unknown& e) {
         out.log.detail = e.what();
-        out.log.outcome = "fault=server";
-        out.log.fault = fault_kind::server;
-        out.response = write_fault(out.log.via, fault{fault_kind::server,
+        answer_fault(out, fault{fault_kind::server,
             "The outcome of the call is unknown (request id " + request.request_id +
             "): it may or may not have been applied. Check before repeating it."});
         return out;
@@ -120,10 +137,7 @@ handled_request handle_request(const http_request& request, store& st, const set
     } catch (...) {
         out.log.detail = "unknown exception";
     }
-    out.log.outcome = "fault=server";
-    out.log.fault = fault_kind::server;
-    const fault generic{fault_kind::server, "Server was unable to process request (request id " + request.request_id + ")."};
-    out.response = write_fault(out.log.via, generic);
+    answer_fault(out, fault{fault_kind::server, "Server was unable to process request (request id " + request.request_id + ")."});
     return out;
 }
 

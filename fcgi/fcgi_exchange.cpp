@@ -64,6 +64,7 @@ const char* reason_phrase(int status) {
         case 405: return "Method Not Allowed";
         case 413: return "Payload Too Large";
         case 415: return "Unsupported Media Type";
+        case 422: return "Unprocessable Content";
         case 503: return "Service Unavailable";
         default: return "Internal Server Error";
     }
@@ -79,6 +80,7 @@ core::http_request read_request(FCGX_Request& r, std::size_t body_limit) {
     req.query = param(r, "QUERY_STRING");
     req.content_type = param(r, "CONTENT_TYPE");
     req.soap_action = optional_param(r, "HTTP_SOAPACTION");
+    req.idempotency_key = optional_param(r, "HTTP_IDEMPOTENCY_KEY");
     req.host = param(r, "HTTP_HOST");
     const auto scheme = param(r, "REQUEST_SCHEME");
     req.scheme = !scheme.empty() ? scheme : (param(r, "HTTPS") == "on" ? "https" : "http");

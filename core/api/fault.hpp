@@ -17,6 +17,7 @@ enum class fault_kind {
     no_such_endpoint,        // path names no group: 404
     method_not_allowed,      // HEAD, PUT, DELETE, OPTIONS...: 405
     unsupported_media_type,  // POST that is neither SOAP nor form: 415
+    key_reused,              // an Idempotency-Key already used with other parameters: 422 (SOAP: 500, Client)
     body_too_large,          // over the configured body limit: 413
 };
 // How many kinds there are (metrics.hpp sizes its counters from it). Keep it last + 1.

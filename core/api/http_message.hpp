@@ -19,6 +19,7 @@ struct http_request {
     std::string body;
     bool body_too_large = false;             // the front refused to read a body over the limit
     std::string remote_addr;                 // the client's address as nginx saw it (REMOTE_ADDR)
+    std::optional<std::string> idempotency_key;  // the Idempotency-Key header as sent, when present
 };
 
 struct http_response {

@@ -28,6 +28,10 @@ std::string_view group_name(api_group g);
 
 enum class result_type { int32, date_time, string };
 
+// Whether a call can change what the database holds. Only writes take an Idempotency-Key
+// (docs/api-decisions.md, "Idempotency-Key"); a read is safe to repeat as it is.
+enum class call_effect { reads, writes };
+
 using result_value = std::variant<result_code, utc_time, std::string>;
 
 struct param_spec {
@@ -39,6 +43,7 @@ struct operation {
     api_group group;
     std::string_view name;
     std::string_view summary;  // one sentence for help pages and docs
+    call_effect effect;
     std::vector<param_spec> params;
     result_type result;
     std::vector<result_code> results;  // the int results it can give (empty for dateTime/string)
@@ -91,10 +96,11 @@ std::vector<param_spec> param_specs(const std::string_view (&names)[N]) {
 }  // namespace detail
 
 template <auto Handler, std::size_t N>
-operation make_operation(api_group group, std::string_view name, const std::string_view (&param_names)[N],
-                         std::vector<result_code> results, std::string_view summary) {
+operation make_operation(api_group group, std::string_view name, call_effect effect,
+                         const std::string_view (&param_names)[N], std::vector<result_code> results,
+                         std::string_view summary) {
     using traits = detail::handler_traits<decltype(Handler)>;
-    return {group, name, summary, detail::param_specs<Handler>(param_names),
+    return {group, name, summary, effect, detail::param_specs<Handler>(param_names),
             detail::result_type_of<typename traits::result>::value, std::move(results), &detail::invoke<Handler>};
 }
 
@@ -103,7 +109,7 @@ template <auto Handler>
 operation make_operation(api_group group, std::string_view name, std::string_view summary) {
     using traits = detail::handler_traits<decltype(Handler)>;
     static_assert(traits::arity == 0);
-    return {group, name, summary, {}, detail::result_type_of<typename traits::result>::value, {},
+    return {group, name, summary, call_effect::reads, {}, detail::result_type_of<typename traits::result>::value, {},
             &detail::invoke<Handler>};
 }
 

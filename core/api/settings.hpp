@@ -39,6 +39,7 @@ struct settings {
     int topup_retention_months = 61;
     bool retention_detach_only = false;  // detach old partitions for archiving instead of dropping
     int session_linger_days = 30;        // expired sessions kept this long past expiry
+    int key_retention_hours = 24;        // Idempotency-Keys kept this long before keeperctl maintain deletes them
     int purge_batch_rows = 5000;
 };
 

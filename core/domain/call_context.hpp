@@ -1,6 +1,6 @@
 #pragma once
 // What an operation handler gets besides its parameters: the configuration, the store, and what
-// the call's audit row is named by (request id, operation).
+// the call's audit row is named by (request id, operation, and the Idempotency-Key if any).
 #include <string>
 #include <string_view>
 
@@ -9,15 +9,22 @@
 
 namespace keeper::core {
 
+// A write's Idempotency-Key and the fingerprint of its parameters; both empty without the header.
+struct call_key {
+    std::string key;
+    std::string fingerprint;
+};
+
 class call_context {
 public:
-    call_context(store& s, const settings& cfg, std::string request_id = {}, std::string_view operation = {})
-        : m_store(s), m_settings(cfg), m_request_id(std::move(request_id)), m_operation(operation) {}
+    call_context(store& s, const settings& cfg, std::string request_id = {}, std::string_view operation = {},
+                 call_key key = {})
+        : m_store(s), m_settings(cfg), m_request_id(std::move(request_id)), m_operation(operation), m_key(std::move(key)) {}
 
     const settings& config() const { return m_settings; }
     store& db() { return m_store; }
 
-    audit_tag tag() const { return {m_request_id, m_operation}; }
+    audit_tag tag() const { return {m_request_id, m_operation, m_key.key, m_key.fingerprint}; }
     // session_id already lower-cased by the caller (sessions are stored lower case).
     session_ref session(std::string_view session_id) const { return {session_id, m_settings.session_ttl}; }
 
@@ -26,6 +33,7 @@ private:
     const settings& m_settings;
     std::string m_request_id;
     std::string_view m_operation;
+    call_key m_key;
 };
 
 }  // namespace keeper::core

@@ -2,6 +2,7 @@
 // Runs one decoded call: its handler with a context naming the call's audit row. Each store
 // method the handler calls is a whole transaction of its own (core/store.hpp); anything thrown
 // leaves nothing committed by the method that threw.
+#include <optional>
 #include <string>
 
 #include "core/api/decoded_call.hpp"
@@ -11,6 +12,15 @@
 
 namespace keeper::core {
 
-result_value run_call(const decoded_call& call, store& st, const settings& cfg, const std::string& request_id);
+struct call_result {
+    result_value value;
+    bool replayed = false;  // the result a first call with the same Idempotency-Key recorded
+};
+
+// idempotency_key: the caller's key for a write (docs/api-decisions.md, "Idempotency-Key"); the
+// call then runs at most once per key, and a repeat answers the first call's result. Throws
+// key_reused when the caller used the key for another call.
+call_result run_call(const decoded_call& call, store& st, const settings& cfg, const std::string& request_id,
+                     const std::optional<std::string>& idempotency_key = std::nullopt);
 
 }  // namespace keeper::core

@@ -6,6 +6,7 @@
 
 #include "core/domain/error_descriptions.hpp"
 #include "core/domain/operation_table.hpp"
+#include "core/pages/idempotency_guide.hpp"
 #include "core/wire/result_text.hpp"
 #include "core/wire/transport_table.hpp"
 
@@ -21,6 +22,11 @@ std::string parameters(const operation& op) {
     std::string out = "| parameter | type |\n|---|---|\n";
     for (const auto& p : op.params) out += "| " + std::string{p.name} + " | " + std::string{xsd_type_name(p.type)} + " |\n";
     return out + "\n";
+}
+
+std::string key_line(const operation& op) {
+    return op.effect == call_effect::writes ? "Idempotency-Key: taken (see \"Idempotency-Key\" above).\n\n"
+                                            : "Idempotency-Key: ignored (a read, safe to repeat).\n\n";
 }
 
 std::string results(const operation& op) {
@@ -67,12 +73,14 @@ std::string write_api_reference() {
         "The namespace shown is the default\n"
         "`api_namespace`. Every operation is also described by `GET /<Group>.asmx?WSDL` and\n"
         "`GET /<Group>.asmx?op=<Operation>` (with a test form for local requests). JSON (ASP.NET AJAX) is\n"
-        "not in WSDL, as ASMX does not list it there.\n\n";
+        "not in WSDL, as ASMX does not list it there.\n\n" +
+        idempotency_key_guide();
     for (auto g : all_groups()) {
         out += "## " + std::string{group_name(g)} + " (`/" + std::string{group_name(g)} + ".asmx`)\n\n";
         for (const auto& op : operations()) {
             if (op.group != g) continue;
-            out += "### " + std::string{op.name} + "\n\n" + std::string{op.summary} + "\n\n" + parameters(op) + results(op) + examples(op);
+            out += "### " + std::string{op.name} + "\n\n" + std::string{op.summary} + "\n\n" + parameters(op) + results(op) + key_line(op) +
+                   examples(op);
         }
     }
     out.pop_back();  // one newline at the end of the file

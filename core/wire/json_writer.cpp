@@ -44,6 +44,7 @@ http_response write_json_fault(const fault& f) {
     int status = 400;
     if (f.kind() == fault_kind::unknown_operation) status = 404;
     if (f.kind() == fault_kind::server) status = 500;
+    if (f.kind() == fault_kind::key_reused) status = 422;
     return {status, std::string{json_content_type}, {{"jsonerror", "true"}}, R"({"Message":)" + json_string(f.what()) + "}"};
 }
 

@@ -149,6 +149,11 @@ void purge_auth_failures(pqxx::connection_base& conn, const core::settings& cfg,
     out << "auth_failures: deleted " << n << " older than the " << cfg.auth_failure_window.count() << " s window\n";
 }
 
+void purge_idempotency_keys(pqxx::connection_base& conn, const core::settings& cfg, std::ostream& out) {
+    const auto n = purge(conn, "idempotency_keys", "created_at", cfg.key_retention_hours * 3600LL, cfg.purge_batch_rows);
+    out << "idempotency_keys: deleted " << n << " older than " << cfg.key_retention_hours << " hours\n";
+}
+
 // Runs one step; a failure is reported and the run goes on with the next.
 template <typename Step>
 bool run_step(const char* what, std::ostream& out, Step&& step) {
@@ -174,6 +179,7 @@ int maintain(pqxx::connection_base& conn, const core::settings& cfg, std::ostrea
     ok &= run_step("sessions", out, [&] { purge_sessions(conn, cfg, out); });
     ok &= run_step("auth_failures", out, [&] { purge_auth_failures(conn, cfg, out); });
     ok &= run_step("card_recent_topups", out, [&] { purge_recent_topups(conn, cfg, out); });
+    ok &= run_step("idempotency_keys", out, [&] { purge_idempotency_keys(conn, cfg, out); });
     return ok ? 0 : 1;
 }
 

@@ -60,8 +60,11 @@ const std::vector<role_spec>& role_specs() {
           {"push_subscriptions", "SELECT, INSERT, UPDATE"},
           {"app_push_subscriptions", "SELECT, INSERT, UPDATE"},
           {"push_sms", "SELECT, UPDATE"}}},
-        {maintain_role, "keeperctl maintain: owns the partitioned history (audit_log, topups) and purges sessions and auth_failures",
-         {{"sessions", "SELECT, DELETE"}, {"auth_failures", "SELECT, DELETE"}, {"card_recent_topups", "SELECT, DELETE"}}},
+        {maintain_role, "keeperctl maintain: owns the partitioned history (audit_log, topups) and purges sessions, auth_failures and old Idempotency-Keys",
+         {{"sessions", "SELECT, DELETE"},
+          {"auth_failures", "SELECT, DELETE"},
+          {"card_recent_topups", "SELECT, DELETE"},
+          {"idempotency_keys", "SELECT, DELETE"}}},
         {provision_role, "keeperctl add-* and list: what other parts of the payment system create",
          {{"secret_keys", "SELECT, INSERT"},
           {"logins", "SELECT, INSERT, UPDATE"},
@@ -105,6 +108,8 @@ std::vector<std::string> roles_sql(pqxx::connection_base& conn) {
     }
     // The one function that reads history for the workers: a call's own outcome by request id.
     sql.push_back("GRANT EXECUTE ON FUNCTION " + schema + ".keeper_call_outcome(text) TO " + worker);
+    // The one way the workers reach idempotency_keys: record a keyed call, recognise its repeat.
+    sql.push_back("GRANT EXECUTE ON FUNCTION " + schema + ".keeper_idempotency(text, text, text, text, integer) TO " + worker);
     sql.push_back("GRANT USAGE ON SCHEMA partman TO " + maintain);
     sql.push_back("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA partman TO " + maintain);
     sql.push_back("GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA partman TO " + maintain);

@@ -3,6 +3,7 @@
 #include <pqxx/pqxx>
 
 #include <algorithm>
+#include <charconv>
 #include <thread>
 
 #include "db/store/statements.hpp"
@@ -26,6 +27,19 @@ struct in_doubt : store_error {
     std::string backend;
 };
 
+// The result a repeat's KI200 "replay result=N" names (db/functions/keeper_idempotency.sql).
+core::result_code replayed_result(std::string_view message) {
+    constexpr std::string_view marker = "replay result=";
+    const auto at = message.find(marker);
+    int code = -1;
+    if (at != std::string_view::npos) {
+        const auto digits = message.substr(at + marker.size());
+        std::from_chars(digits.data(), digits.data() + digits.size(), code);
+    }
+    if (code < 0 || code > core::last_result_code) throw store_error("an Idempotency-Key replay without its result");
+    return static_cast<core::result_code>(code);
+}
+
 // Runs f, translating libpqxx's errors. Messages name the statement and SQLSTATE, never the
 // values, so nothing from a request (a secret, a code) can reach the log through them.
 template <typename F>
@@ -48,6 +62,9 @@ auto translated(std::string_view what, connection_pool::lease& lease, core::runt
             lease.mark_broken();
             throw in_doubt("database session ended (SQLSTATE " + e.sqlstate() + ") during " + std::string{what}, lease.identity());
         }
+        // A repeat of a call made with the same Idempotency-Key (db/functions/keeper_idempotency.sql).
+        if (e.sqlstate() == "KI200") throw core::call_replayed(replayed_result(e.what()));
+        if (e.sqlstate() == "KI422") throw core::key_reused();
         if (gauges && e.sqlstate() == "55P03") gauges->db_lock_timeouts.fetch_add(1, std::memory_order_relaxed);
         if (gauges && e.sqlstate() == "57014") gauges->db_statement_timeouts.fetch_add(1, std::memory_order_relaxed);
         throw store_error("SQL error " + e.sqlstate() + " in " + std::string{what});
@@ -237,6 +254,11 @@ core::result_code pg_store::run_call(const std::string& request_id, const Args&.
     return a.rows ? as_result(a.rows->at(0)[S.column("result").data()]) : a.recorded;
 }
 
+template <const auto& S, typename... Args>
+core::result_code pg_store::run_keyed_call(const core::audit_tag& tag, const Args&... args) {
+    return run_call<S>(text(tag.request_id), text(tag.operation), args..., text(tag.idempotency_key), text(tag.fingerprint));
+}
+
 std::optional<std::string> pg_store::find_login_secret(std::string_view login) {
     const auto r = *run<statements::find_login_secret>("", text(login)).rows;
     if (r.empty()) return std::nullopt;
@@ -246,7 +268,7 @@ std::optional<std::string> pg_store::find_login_secret(std::string_view login) {
 
 core::result_code pg_store::authenticate(const core::audit_tag& tag, std::string_view login, std::string_view session_id,
                                          bool proven, std::chrono::seconds failure_window, int max_failures) {
-    return run_call<statements::authenticate>(text(tag.request_id), text(tag.operation), text(login), text(session_id), proven,
+    return run_keyed_call<statements::authenticate>(tag, text(login), text(session_id), proven,
                     seconds(failure_window), max_failures);
 }
 
@@ -258,14 +280,14 @@ core::result_code pg_store::check_session(const core::audit_tag& tag, const core
 
 core::result_code pg_store::set_account_permits(const core::audit_tag& tag, const core::session_ref& session,
                                                 bool payments, bool invoices, bool messages) {
-    return run_call<statements::set_account_permits>(text(tag.request_id), text(tag.operation), text(session.session_id),
+    return run_keyed_call<statements::set_account_permits>(tag, text(session.session_id),
                     seconds(session.ttl), payments, invoices, messages);
 }
 
 core::result_code pg_store::set_contact_permits(const core::audit_tag& tag, const core::session_ref& session,
                                                 std::string_view wmid, bool payments, bool invoices, bool messages,
                                                 bool dont_use_confirmation) {
-    return run_call<statements::set_contact_permits>(text(tag.request_id), text(tag.operation), text(session.session_id),
+    return run_keyed_call<statements::set_contact_permits>(tag, text(session.session_id),
                     seconds(session.ttl), text(wmid), payments, invoices, messages, dont_use_confirmation);
 }
 
@@ -273,12 +295,13 @@ core::code_lookup pg_store::find_transfer_code(const core::audit_tag& tag, const
                                                std::int64_t tran_id) {
     return code_lookup_of(run<statements::find_code>(tag.request_id, text(tag.request_id), text(tag.operation),
                                                      text(session.session_id), seconds(session.ttl),
-                                                     std::string{"transfer"}, tran_id, 0));
+                                                     std::string{"transfer"}, tran_id, 0, text(tag.idempotency_key),
+                                                     text(tag.fingerprint)));
 }
 
 core::result_code pg_store::confirm_transfer(const core::audit_tag& tag, const core::coded_call& call,
                                              std::int64_t tran_id) {
-    return run_call<statements::confirm_transfer>(text(tag.request_id), text(tag.operation), call.login_id, text(call.login),
+    return run_keyed_call<statements::confirm_transfer>(tag, call.login_id, text(call.login),
                     tran_id, call.code_matches, call.max_attempts);
 }
 
@@ -286,30 +309,31 @@ core::code_lookup pg_store::find_task_code(const core::audit_tag& tag, const cor
                                            std::int32_t profile_id, std::int32_t task_id) {
     return code_lookup_of(run<statements::find_code>(tag.request_id, text(tag.request_id), text(tag.operation),
                                                      text(session.session_id), seconds(session.ttl), std::string{"task"},
-                                                     static_cast<std::int64_t>(profile_id), task_id));
+                                                     static_cast<std::int64_t>(profile_id), task_id,
+                                                     text(tag.idempotency_key), text(tag.fingerprint)));
 }
 
 core::result_code pg_store::confirm_task(const core::audit_tag& tag, const core::coded_call& call,
                                          std::int32_t profile_id, std::int32_t task_id) {
-    return run_call<statements::confirm_task>(text(tag.request_id), text(tag.operation), call.login_id, text(call.login),
+    return run_keyed_call<statements::confirm_task>(tag, call.login_id, text(call.login),
                     profile_id, task_id, call.code_matches, call.max_attempts);
 }
 
 core::result_code pg_store::topup(const core::audit_tag& tag, const core::session_ref& session,
                                   const core::topup_request& t) {
-    return run_call<statements::topup>(text(tag.request_id), text(tag.operation), text(session.session_id), seconds(session.ttl),
+    return run_keyed_call<statements::topup>(tag, text(session.session_id), seconds(session.ttl),
                     text(t.purse), t.card_id, text(t.amount), text(t.max_amount), text(t.default_daily_limit));
 }
 
 core::result_code pg_store::rename_profile(const core::audit_tag& tag, const core::session_ref& session,
                                            std::int32_t profile_id, std::string_view name) {
-    return run_call<statements::rename_profile>(text(tag.request_id), text(tag.operation), text(session.session_id),
+    return run_keyed_call<statements::rename_profile>(tag, text(session.session_id),
                     seconds(session.ttl), profile_id, text(name));
 }
 
 core::result_code pg_store::subscribe_device(const core::audit_tag& tag, const core::session_ref& session,
                                              const core::device_subscription& d) {
-    return run_call<statements::subscribe_device>(text(tag.request_id), text(tag.operation), text(session.session_id),
+    return run_keyed_call<statements::subscribe_device>(tag, text(session.session_id),
                     seconds(session.ttl), text(core::provider_name(d.push_provider)), text(d.push_service_user_id),
                     d.tag, d.locale);
 }
@@ -327,19 +351,19 @@ std::optional<core::application_record> pg_store::find_application(std::string_v
 
 core::result_code pg_store::subscribe_app_device(const core::audit_tag& tag, std::string_view app_id,
                                                  std::string_view user_id, const core::device_subscription& d) {
-    return run_call<statements::subscribe_app_device>(text(tag.request_id), text(tag.operation), text(app_id), text(user_id),
+    return run_keyed_call<statements::subscribe_app_device>(tag, text(app_id), text(user_id),
                     text(core::provider_name(d.push_provider)), text(d.push_service_user_id), d.tag, d.locale);
 }
 
 core::result_code pg_store::mark_sms_delivered(const core::audit_tag& tag, const core::session_ref& session,
                                                std::int32_t sms_id) {
-    return run_call<statements::mark_sms_delivered>(text(tag.request_id), text(tag.operation), text(session.session_id),
+    return run_keyed_call<statements::mark_sms_delivered>(tag, text(session.session_id),
                     seconds(session.ttl), sms_id);
 }
 
 core::result_code pg_store::audit_only(const core::audit_tag& tag, std::string_view login, std::string_view app_id,
                                        core::result_code result) {
-    return run_call<statements::audit_only>(text(tag.request_id), text(tag.operation), text(login), text(app_id),
+    return run_keyed_call<statements::audit_only>(tag, text(login), text(app_id),
                     static_cast<int>(result));
 }
 

@@ -92,6 +92,10 @@ private:
     // the first argument is the call's request id.
     template <const auto& S, typename... Args>
     core::result_code run_call(const std::string& request_id, const Args&... args);
+    // A write's statement: request id and operation first, Idempotency-Key and fingerprint last
+    // (statements.hpp), the call's own arguments between them.
+    template <const auto& S, typename... Args>
+    core::result_code run_keyed_call(const core::audit_tag& tag, const Args&... args);
 
     // After a call's connection broke with its statement sent: ends the server process that ran it
     // (so the transaction can no longer commit), then reads the result its audit row recorded

@@ -7,10 +7,11 @@ write may be there twice, the pool must be whole again, and the failures and the
 must stay within the bounds docs/operations.md states. Scenarios: kill -9 of workers; PostgreSQL
 restarted fast and immediate; every worker's database connection ended mid-call, 20 times;
 PostgreSQL stopped for 20 s; the pool and nginx reloaded; a card's row held locked for 15 s by
-another database session while other calls go on.
+another database session while other calls go on; and all of these at once under a client that
+repeats each top-up with its Idempotency-Key until answered, which must see each exactly once.
 
 Needs scripts/test's stack (KEEPER_TEST_*); it restarts that stack's PostgreSQL, so it runs alone.
-Bounded: about two minutes. Prints a table (scenario, requests, failed, lost, recovery).
+Bounded: about two and a half minutes. Prints a table (scenario, requests, failed, lost, recovery).
 """
 import hashlib
 import http.client
@@ -68,18 +69,14 @@ def wait_for(predicate, seconds):
     return predicate()
 
 
-class Load:
-    """Threads that write until stopped. Every write is unique; acknowledged ones are recorded."""
+class Threads:
+    """THREADS threads running self.run until the with block ends; then each may take up to
+    `join_seconds` to finish what it does."""
+    join_seconds = 30
 
-    def __init__(self, who, card=None):
-        self.who, self.card = who, card or who.card
+    def __init__(self):
         self.stop = threading.Event()
         self.lock = threading.Lock()
-        self.acked_topups, self.acked_wmids, self.failed_topups = [], [], []
-        self.requests = self.failures = 0
-        self.fault_seconds = []  # how long each failed request took
-        self.first_failure = self.last_failure = self.first_success_after_failure = None
-        self.success_times = []
         self.counter = itertools.count(1)
         self.threads = [threading.Thread(target=self.run, daemon=True) for _ in range(THREADS)]
 
@@ -91,7 +88,20 @@ class Load:
     def __exit__(self, *exc):
         self.stop.set()
         for t in self.threads:
-            t.join(timeout=30)
+            t.join(timeout=self.join_seconds)
+
+
+class Load(Threads):
+    """Threads that write until stopped. Every write is unique; acknowledged ones are recorded."""
+
+    def __init__(self, who, card=None):
+        super().__init__()
+        self.who, self.card = who, card or who.card
+        self.acked_topups, self.acked_wmids, self.failed_topups = [], [], []
+        self.requests = self.failures = 0
+        self.fault_seconds = []  # how long each failed request took
+        self.first_failure = self.last_failure = self.first_success_after_failure = None
+        self.success_times = []
 
     def call(self, conn, path):
         """(acknowledged, seconds). A kept connection nginx closed before reading the request is
@@ -145,6 +155,57 @@ class Load:
                         self.first_success_after_failure = self.success_times[-1]
             if not ok:
                 time.sleep(0.02)  # a failing stack is not hammered
+
+
+class RetryingClient(Threads):
+    """What docs/api.md asks of a mobile client: every top-up with an Idempotency-Key of its own,
+    repeated with the same key and amount until it gets an answer. Threads go on until stopped;
+    `intended` holds every top-up begun, `answered` those that got their answer."""
+
+    join_seconds = 90  # a top-up begun is repeated until answered
+
+    def __init__(self, who):
+        super().__init__()
+        self.who = who
+        self.intended, self.answered, self.unanswered = [], [], []
+        self.sends = self.replays = 0
+
+    def send(self, conn, path, key):
+        """The answer (HTTP status, replayed) or None when none came (a fault, a dropped connection)."""
+        try:
+            conn.request("GET", path, headers={"Idempotency-Key": key})
+            r = conn.getresponse()
+            body = r.read()
+            if r.status == 200 and body.rstrip().endswith(b"</int>"):
+                return body.rstrip().endswith(b">0</int>"), r.getheader("Idempotent-Replayed") == "true"
+        except (OSError, http.client.HTTPException):
+            pass
+        conn.close()
+        return None
+
+    def run(self):
+        conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=30)
+        while not self.stop.is_set():
+            n = next(self.counter)
+            amount, key = f"{n // 100}.{n % 100:02d}", f"chaos-{os.getpid()}-{self.who.card}-{n}"
+            path = (f"/AccountApi.asmx/TopupPurseFromAtmCard?sessionId={self.who.session}&purseDest={self.who.purse}"
+                    f"&cardId={self.who.card}&amount={amount}")
+            with self.lock:
+                self.intended.append(amount)
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                with self.lock:
+                    self.sends += 1
+                answer = self.send(conn, path, key)
+                if answer:
+                    with self.lock:
+                        (self.answered if answer[0] else self.unanswered).append(amount)
+                        self.replays += answer[1]
+                    break
+                time.sleep(0.05)
+            else:
+                with self.lock:
+                    self.unanswered.append(amount)
 
 
 class Who:
@@ -349,7 +410,7 @@ class Chaos(unittest.TestCase):
         # killed mid-request): no two records share a line, no line is empty or cut.
         import re
         record = re.compile(r'request_id=[0-9a-f]{32} group=\S+ operation=\S+ transport=\S+ outcome=\S+ '
-                            r'status=\d{3} duration_ms=[0-9.]+( detail="[^"\n]*")?')
+                            r'status=\d{3} duration_ms=[0-9.]+( replayed=true)?( detail="[^"\n]*")?')
         pool = re.compile(r"pool: [ -~]+")
         with open(f"{STATE}/log/keeper.log", encoding="utf-8") as f:
             lines = f.read().split("\n")
@@ -357,6 +418,40 @@ class Chaos(unittest.TestCase):
         bad = [l for l in lines[:-1] if not (record.fullmatch(l) or pool.fullmatch(l))]
         self.assertGreater(len(lines), 10000)
         self.assertEqual(bad[:5], [], f"{len(bad)} of {len(lines) - 1} lines are not one record")
+
+    def test_8_a_retrying_client_with_keys_tops_up_exactly_once(self):
+        """Through worker kills, PostgreSQL restarted fast and immediate, the workers' database
+        sessions ended, and PostgreSQL down for longer than call_budget_ms: a client that repeats
+        each top-up with its Idempotency-Key until it has an answer sees every top-up applied
+        exactly once: the purse holds the sum of its distinct top-ups, no row twice, none missing."""
+        with open(f"{STATE}/pg/postmaster.opts") as f:
+            opts = shlex.split(f.read())[1:]
+        who = Who()
+        with RetryingClient(who) as client:
+            time.sleep(1)
+            for _ in range(2):
+                os.kill(workers()[0], signal.SIGKILL)
+                time.sleep(1)
+            for mode in ("fast", "immediate"):
+                as_keeper(PG_CTL, "-D", f"{STATE}/pg", "-l", f"{STATE}/log/postgres.log", "-m", mode, "-w", "restart")
+                time.sleep(1)
+            for _ in range(5):
+                sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'keeper_worker'")
+                time.sleep(0.2)
+            as_keeper(PG_CTL, "-D", f"{STATE}/pg", "-m", "fast", "-w", "stop")
+            time.sleep(12)  # past the 10 s budget: calls fail, and the client repeats them
+            as_keeper(PG_CTL, "-D", f"{STATE}/pg", "-l", f"{STATE}/log/postgres.log", "-w", "-o", shlex.join(opts[2:]), "start")
+            time.sleep(3)
+        stored = who.topups(who.card)
+        repeats = client.sends - len(client.intended)
+        RESULTS.append(("retrying client with keys", client.sends, repeats, len(set(client.intended) - set(stored)),
+                        f"{len(client.intended)} top-ups, {repeats} repeats, {client.replays} answered as replays"))
+        self.assertEqual(client.unanswered, [], "every top-up got its answer, and it was 0")
+        self.assertGreater(repeats, 0, "the faults made the client repeat calls")
+        self.assertEqual(sorted(stored), sorted(client.intended), "every top-up exactly once")
+        balance = sql(f"SELECT balance FROM purses WHERE purse = '{who.purse}'")
+        self.assertEqual(balance, f"{sum(int(a.replace('.', '')) for a in client.intended) / 100:.2f}")
+        self.assertTrue(wait_for(lambda: len(workers()) == POOL_WORKERS, 5))
 
 
 if __name__ == "__main__":

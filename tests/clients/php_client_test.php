@@ -90,7 +90,28 @@ function run_every_operation($version, $tag) {
     same("$v GetErrorDesc", "The transaction or task has expired.", $text);
 }
 
+// As docs/api.md shows it for PHP: the key as an HTTP header of the client's stream context.
+function keyed_topup_is_applied_once() {
+    global $port;
+    $n = (getmypid() % 10000) * 100 + 6;
+    $login = "pc$n"; $session = "php-session-$n"; $purse = sprintf("Z%012d", 800000000000 + $n); $id = 800000 + $n;
+    ctl("add-login", $login, "s");
+    ctl("add-purse", $login, $purse);
+    ctl("add-card", $login, $id);
+    same("keyed: Authenticate", 0, client("SimpleAuthApi", SOAP_1_1)->Authenticate(["sessionId" => $session, "login" => $login, "authHash" => auth_hash($login, "s", $session)])->AuthenticateResult);
+    $context = stream_context_create();
+    $account = new SoapClient("http://127.0.0.1:$port/AccountApi.asmx?WSDL",
+        ["soap_version" => SOAP_1_1, "cache_wsdl" => WSDL_CACHE_NONE, "stream_context" => $context, "trace" => true]);
+    stream_context_set_option($context, 'http', 'header', "Idempotency-Key: php-" . bin2hex(random_bytes(8)));
+    for ($i = 0; $i < 3; $i++) {
+        same("keyed: TopupPurseFromAtmCard #$i", 0, $account->TopupPurseFromAtmCard(["sessionId" => $session, "purseDest" => $purse, "cardId" => $id, "amount" => 4.5])->TopupPurseFromAtmCardResult);
+        check("keyed: #$i answered as a replay after the first", ($i > 0) === str_contains($account->__getLastResponseHeaders() ?? "", "Idempotent-Replayed: true"));
+    }
+    same("keyed: applied once", "4.50", sql("SELECT balance FROM purses WHERE purse = '$purse'"));
+}
+
 try {
+    keyed_topup_is_applied_once();
     run_every_operation(SOAP_1_1, 3);
     run_every_operation(SOAP_1_2, 4);
 } catch (Throwable $e) {

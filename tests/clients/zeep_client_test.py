@@ -4,6 +4,7 @@ Every operation through the SOAP 1.1 and the SOAP 1.2 binding: the decoded resul
 Python type and value, and the change shows in the database.
 """
 import datetime
+import uuid
 import unittest
 
 import zeep
@@ -70,6 +71,22 @@ class ZeepClientTest(unittest.TestCase):
 
     def test_soap12_binding(self):
         self.run_every_operation("Soap12", 2)
+
+    def test_a_keyed_topup_repeated_is_applied_once(self):
+        # As docs/api.md shows it for zeep: the key in extra_http_headers for the calls in the block.
+        o = stack.Objects(5)
+        auth = client("SimpleAuthApi", "Soap")
+        self.assertEqual(auth.Authenticate(sessionId=o.session, login=o.login, authHash=stack.auth_hash(o.login, o.secret, o.session)), 0)
+        c = zeep.Client(stack.wsdl("AccountApi"), service_name="AccountApi", port_name="AccountApiSoap")
+        key = str(uuid.uuid4())
+        for _ in range(3):
+            with c.settings(extra_http_headers={"Idempotency-Key": key}):
+                self.assertEqual(c.service.TopupPurseFromAtmCard(sessionId=o.session, purseDest=o.purse, cardId=o.id, amount=2.5), 0)
+        self.assertEqual(stack.sql(f"SELECT balance FROM purses WHERE purse = '{o.purse}'"), "3.60")
+        with c.settings(extra_http_headers={"Idempotency-Key": key}):
+            with self.assertRaises(zeep.exceptions.Fault) as raised:
+                c.service.TopupPurseFromAtmCard(sessionId=o.session, purseDest=o.purse, cardId=o.id, amount=3)
+        self.assertIn("Idempotency-Key", raised.exception.message)
 
     def test_a_bad_value_is_a_soap_fault(self):
         transport = zeep.Transport()

@@ -53,13 +53,38 @@ void db_fixture::add_app(const std::string& app_id, const std::string& secret, c
     tx.commit();
 }
 
+namespace {
+
+std::string form_query(const std::vector<std::pair<std::string, std::string>>& fields) {
+    std::string query;
+    for (const auto& [name, value] : fields) query += (query.empty() ? "" : "&") + name + "=" + percent_encode(value);
+    return query;
+}
+
+int int_result(const std::string& body) {
+    const auto open = body.find('>', body.find("<int"));
+    return std::stoi(body.substr(open + 1, body.find("</int>") - open - 1));
+}
+
+}  // namespace
+
 int db_fixture::call(const std::string& path, const std::string& query) {
-    core::http_request r{"GET", path, query, "", std::nullopt, "h", "http", unique("rid"), "", false, "127.0.0.1"};
+    core::http_request r{"GET", path, query, "", std::nullopt, "h", "http", unique("rid"), "", false, "127.0.0.1", std::nullopt};
     const auto out = core::handle_request(r, store, cfg);
     if (out.response.status != 200) return -out.response.status;
-    const auto& b = out.response.body;
-    const auto open = b.find('>', b.find("<int"));
-    return std::stoi(b.substr(open + 1, b.find("</int>") - open - 1));
+    return int_result(out.response.body);
+}
+
+db_fixture::keyed_answer db_fixture::call_keyed(const std::string& group, const std::string& op,
+                                                const std::vector<std::pair<std::string, std::string>>& fields,
+                                                const std::string& key, core::store* through) {
+    core::http_request r{"GET", "/" + group + ".asmx/" + op, form_query(fields), "", std::nullopt, "h", "http", unique("rid"), "",
+                         false, "127.0.0.1", key};
+    const auto out = core::handle_request(r, through ? *through : store, cfg);
+    keyed_answer a{out.response.status, -1, false};
+    if (a.status == 200) a.result = int_result(out.response.body);
+    for (const auto& [name, value] : out.response.headers) a.replayed |= name == "Idempotent-Replayed" && value == "true";
+    return a;
 }
 
 int db_fixture::authenticate(const std::string& session, const std::string& login, const std::string& hash) {
@@ -85,9 +110,7 @@ void db_fixture::exec(const std::string& statement) {
 
 int db_fixture::call_op(const std::string& group, const std::string& op,
                         const std::vector<std::pair<std::string, std::string>>& fields) {
-    std::string query;
-    for (const auto& [name, value] : fields) query += (query.empty() ? "" : "&") + name + "=" + percent_encode(value);
-    return call("/" + group + ".asmx/" + op, query);
+    return call("/" + group + ".asmx/" + op, form_query(fields));
 }
 
 db_fixture::user db_fixture::new_user() {

@@ -44,6 +44,17 @@ struct db_fixture {
     int call_op(const std::string& group, const std::string& op,
                 const std::vector<std::pair<std::string, std::string>>& fields);
 
+    // The same over HTTP GET with an Idempotency-Key header: HTTP status, the int result (when 200)
+    // and whether the answer says it is a replay.
+    struct keyed_answer {
+        int status = 0;
+        int result = -1;
+        bool replayed = false;
+    };
+    keyed_answer call_keyed(const std::string& group, const std::string& op,
+                            const std::vector<std::pair<std::string, std::string>>& fields, const std::string& key,
+                            core::store* through = nullptr);
+
     // A fresh login with an authenticated session; returns the session id.
     struct user {
         std::string login;

@@ -197,7 +197,7 @@ BOOST_AUTO_TEST_CASE(detach_only_leaves_the_old_months_as_tables_for_archiving) 
     BOOST_TEST(count(c, "SELECT count(*) FROM " + old_month) > 0);  // still there, detached
 }
 
-BOOST_AUTO_TEST_CASE(expired_sessions_and_stale_failures_are_purged_in_batches) {
+BOOST_AUTO_TEST_CASE(expired_sessions_stale_failures_and_old_keys_are_purged_in_batches) {
     fresh_database db{"purge"};
     auto& c = db.sql();
     exec(c, "INSERT INTO logins (login, shared_secret) VALUES ('p', 's');"
@@ -209,7 +209,11 @@ BOOST_AUTO_TEST_CASE(expired_sessions_and_stale_failures_are_purged_in_batches) 
             "INSERT INTO auth_failures (login, failed_at) SELECT 'p', now() - interval '1 hour' FROM generate_series(1, 5);"
             "INSERT INTO auth_failures (login, failed_at) SELECT 'p', now() FROM generate_series(1, 2);"
             "INSERT INTO card_recent_topups (card_id, created_at, amount) SELECT 1, now() - interval '26 hours', 1 FROM generate_series(1, 4);"
-            "INSERT INTO card_recent_topups (card_id, created_at, amount) SELECT 1, now() - interval '23 hours', 1;");
+            "INSERT INTO card_recent_topups (card_id, created_at, amount) SELECT 1, now() - interval '23 hours', 1;"
+            "INSERT INTO idempotency_keys (login, key, operation, fingerprint, result, request_id, created_at) "
+            "  SELECT 'p', 'old' || g, 'Op', sha256('x'), 0, 'r' || g, now() - interval '25 hours' FROM generate_series(1, 7) g;"
+            "INSERT INTO idempotency_keys (login, key, operation, fingerprint, result, request_id, created_at) "
+            "  SELECT 'p', 'kept' || g, 'Op', sha256('x'), 0, 'r' || g, now() - interval '23 hours' FROM generate_series(1, 2) g;");
     keeper::core::settings cfg;  // session_ttl 1 day, linger 30 days, failure window 900 s
     cfg.purge_batch_rows = 3;
     std::string report;
@@ -221,6 +225,8 @@ BOOST_AUTO_TEST_CASE(expired_sessions_and_stale_failures_are_purged_in_batches) 
     BOOST_TEST(report.find("auth_failures: deleted 5 ") != std::string::npos, report);
     BOOST_TEST(count(c, "SELECT count(*) FROM card_recent_topups") == 1);  // the one inside the 24-hour window stays
     BOOST_TEST(report.find("card_recent_topups: deleted 4 ") != std::string::npos, report);
+    BOOST_TEST(count(c, "SELECT count(*) FROM idempotency_keys") == 2);  // key_retention_hours 24
+    BOOST_TEST(report.find("idempotency_keys: deleted 7 older than 24 hours") != std::string::npos, report);
 }
 
 BOOST_AUTO_TEST_CASE(two_runs_at_once_both_succeed_and_leave_one_result) {

@@ -166,7 +166,7 @@ BOOST_AUTO_TEST_CASE(a_call_waiting_on_a_locked_row_fails_after_lock_timeout_and
     const auto topup_on = [&](keeper::core::store& s) {
         const std::string query = "sessionId=" + alice.session + "&purseDest=" + purse + "&cardId=" + std::to_string(card) + "&amount=1";
         keeper::core::http_request r{"GET", "/AccountApi.asmx/TopupPurseFromAtmCard", query, "", std::nullopt, "h", "http",
-                                     unique("rid"), "", false, "127.0.0.1"};
+                                     unique("rid"), "", false, "127.0.0.1", std::nullopt};
         return keeper::core::handle_request(r, s, cfg);
     };
     pqxx::connection other{keeper::test::shared_database().url()};

@@ -54,7 +54,7 @@ const keeper::db::database_timeouts short_budget{std::chrono::milliseconds{2000}
                                                  std::chrono::milliseconds{300}, 4};
 
 BOOST_AUTO_TEST_CASE(health_is_200_with_the_database_and_503_without) {
-    keeper::core::http_request r{"GET", "/health", "", "", std::nullopt, "h", "http", "r", "", false, "127.0.0.1"};
+    keeper::core::http_request r{"GET", "/health", "", "", std::nullopt, "h", "http", "r", "", false, "127.0.0.1", std::nullopt};
     BOOST_TEST(keeper::core::handle_request(r, store, cfg).response.status == 200);
     keeper::db::pg_store nowhere{"host=/nonexistent dbname=keeper connect_timeout=1", 1, short_budget};
     BOOST_TEST(keeper::core::handle_request(r, nowhere, cfg).response.status == 503);
@@ -62,7 +62,7 @@ BOOST_AUTO_TEST_CASE(health_is_200_with_the_database_and_503_without) {
 
 BOOST_AUTO_TEST_CASE(an_unreachable_database_is_a_server_fault_once_the_budget_is_spent) {
     keeper::db::pg_store nowhere{"host=/nonexistent dbname=keeper connect_timeout=1", 1, short_budget};
-    keeper::core::http_request r{"GET", "/AccountApi.asmx/CheckSessionEx", "sessionId=a&appId=b", "", std::nullopt, "h", "http", "r", "", false, "127.0.0.1"};
+    keeper::core::http_request r{"GET", "/AccountApi.asmx/CheckSessionEx", "sessionId=a&appId=b", "", std::nullopt, "h", "http", "r", "", false, "127.0.0.1", std::nullopt};
     const auto started = std::chrono::steady_clock::now();
     const auto out = keeper::core::handle_request(r, nowhere, cfg);
     const auto waited = std::chrono::steady_clock::now() - started;

@@ -35,8 +35,13 @@ void stack_fixture::add_app(const std::string& app_id, const std::string& secret
     tx.commit();
 }
 
+std::map<std::string, std::string> stack_fixture::with(std::map<std::string, std::string> headers) const {
+    headers.insert(call_headers.begin(), call_headers.end());
+    return headers;
+}
+
 http_reply stack_fixture::soap11_call(const std::string& group, const std::string& op, const fields& params, bool with_action) {
-    std::map<std::string, std::string> headers{{"Content-Type", "text/xml; charset=utf-8"}};
+    auto headers = with({{"Content-Type", "text/xml; charset=utf-8"}});
     if (with_action) headers["SOAPAction"] = "\"http://tempuri.org/" + op + "\"";
     return http_request(port, "POST", "/" + group + ".asmx", headers, soap11(op, params));
 }
@@ -44,20 +49,22 @@ http_reply stack_fixture::soap11_call(const std::string& group, const std::strin
 http_reply stack_fixture::soap12_call(const std::string& group, const std::string& op, const fields& params, bool with_action) {
     const std::string type = "application/soap+xml; charset=utf-8" +
                              (with_action ? "; action=\"http://tempuri.org/" + op + "\"" : std::string{});
-    return http_request(port, "POST", "/" + group + ".asmx", {{"Content-Type", type}}, soap12(op, params));
+    return http_request(port, "POST", "/" + group + ".asmx", with({{"Content-Type", type}}), soap12(op, params));
 }
 
 http_reply stack_fixture::get_call(const std::string& group, const std::string& op, const fields& params) {
     const auto query = form(params);
-    return http_get(port, "/" + group + ".asmx/" + op + (query.empty() ? "" : "?" + query));
+    return http_request(port, "GET", "/" + group + ".asmx/" + op + (query.empty() ? "" : "?" + query), with({}));
 }
 
 http_reply stack_fixture::post_call(const std::string& group, const std::string& op, const fields& params) {
-    return http_request(port, "POST", "/" + group + ".asmx/" + op, {{"Content-Type", "application/x-www-form-urlencoded"}}, form(params));
+    return http_request(port, "POST", "/" + group + ".asmx/" + op, with({{"Content-Type", "application/x-www-form-urlencoded"}}),
+                        form(params));
 }
 
 http_reply stack_fixture::json_call(const std::string& group, const std::string& op, const std::string& json) {
-    return http_request(port, "POST", "/" + group + ".asmx/" + op, {{"Content-Type", "application/json; charset=utf-8"}}, json);
+    return http_request(port, "POST", "/" + group + ".asmx/" + op, with({{"Content-Type", "application/json; charset=utf-8"}}),
+                        json);
 }
 
 int stack_fixture::authenticate(const std::string& session, const std::string& login, const std::string& hash) {

@@ -2,6 +2,7 @@
 // The running stack (nginx → pool → PostgreSQL) as scripts/test started it, with helpers to
 // provision rows in its database and to call it over each transport.
 #include <pqxx/pqxx>
+#include <map>
 #include <string>
 
 #include "core/domain/auth_hash.hpp"
@@ -14,6 +15,8 @@ namespace keeper::test {
 struct stack_fixture {
     int port = stack_port();
     pqxx::connection db{stack_database_url()};
+    // Sent with every call the helpers below make (an Idempotency-Key, say).
+    std::map<std::string, std::string> call_headers;
 
     static std::string unique(const std::string& prefix);
 
@@ -32,6 +35,9 @@ struct stack_fixture {
     // Authenticate over HTTP GET; returns the int result.
     int authenticate(const std::string& session, const std::string& login, const std::string& hash);
     int check_session(const std::string& session, const std::string& app_id);
+
+private:
+    std::map<std::string, std::string> with(std::map<std::string, std::string> headers) const;
 };
 
 // The int inside <int ...>N</int> or <XResult>N</XResult>.

@@ -14,7 +14,9 @@ postmaster (its Patroni starts it again); then, with the shipped timings, the pr
 (kill -9 of its Patroni and its PostgreSQL: nothing restarts it there) and the standby takes the
 leader key when it expires; the dead node comes back as a standby (pg_rewind); then a planned
 switchover back to it. On the primary at the end: every acknowledged write is there, none twice;
-failed calls were server faults that ended within the configured timeouts. Prints the figures
+failed calls were server faults that ended within the configured timeouts, and none was applied
+unless it said its outcome was unknown. Beside them a client repeats each top-up with its
+Idempotency-Key until answered: each of its top-ups is applied exactly once. Prints the figures
 docs/scaling.md quotes. Everything it starts is stopped and removed at the end.
 """
 import collections
@@ -24,7 +26,7 @@ import shutil
 import time
 import unittest
 
-from keeper_stack import CARD, LOGIN, KeeperFront, Writers, make_root, wall_clock
+from keeper_stack import CARD, CARD2, LOGIN, PURSE2, KeeperFront, RetryingWriters, Writers, make_root, wall_clock
 from patroni_cluster import NODE_PORTS, Cluster, settled
 
 # Bounds asserted here (the measured figures are printed; docs/scaling.md explains them). With the
@@ -74,8 +76,10 @@ class FailoverUnderLoad(unittest.TestCase):
         standby = next(m["name"] for m in self.cluster.members() if m["name"] != primary)
         self.assertEqual(self.sql("SHOW synchronous_commit").strip(), "on")
         self.assertIn(standby, self.sql("SHOW synchronous_standby_names"))
-        writers = Writers()
+        writers, retrying = Writers(), RetryingWriters()
         writers.start()
+        retrying.start()
+        phases = [("postmaster killed", time.monotonic())]
         try:
             time.sleep(4)
             self.assertGreater(len(writers.acked()), 20, "no load before the failover")
@@ -85,6 +89,7 @@ class FailoverUnderLoad(unittest.TestCase):
             restart = self.outage(writers, "postmaster killed", time.monotonic(), FAILOVER_BOUND_S)
             # From here the shipped timings. 1. The primary's host dies.
             self.cluster.tune()
+            phases.append(("host of the primary killed", time.monotonic()))
             dead = self.cluster.primary()
             self.cluster.kill_host(dead)  # from here no process of the dead node runs
             failover = self.outage(writers, f"host of the primary {dead} killed", time.monotonic(), FAILOVER_BOUND_S,
@@ -96,12 +101,15 @@ class FailoverUnderLoad(unittest.TestCase):
             self.cluster.wait_settled(120)
             # 3. A planned switchover, back to the node that died.
             switched = time.monotonic()
+            phases.append(("switchover", switched))
             self.cluster.switchover(self.cluster.primary(), dead)
             switch_gap = self.outage(writers, "switchover", switched, SWITCHOVER_BOUND_S, since_last_ack=True)
             back = self.cluster.primary()
         finally:
             writers.finish()
-        self.check_writes(writers, restart, failover, switch_gap)
+            retrying.finish()
+        self.check_writes(writers, restart, failover, switch_gap, self.failed_per_phase(writers, phases))
+        self.check_retrying_client(retrying)
         self.assertEqual(back, dead, "the switchover moved the primary back to the node that died")
 
     def outage(self, writers, what, began, bound, since_last_ack=False, steady=settled):
@@ -127,7 +135,28 @@ class FailoverUnderLoad(unittest.TestCase):
         self.assertLessEqual(took, bound, f"{what}: writes came back only after {took:.1f} s")
         return took
 
-    def check_writes(self, writers, restart, failover, switch_gap):
+    @staticmethod
+    def failed_per_phase(writers, phases):
+        """Failed calls of the plain writers, by the step during which they began."""
+        bounds = [began for _, began in phases[1:]] + [float("inf")]
+        return {name: sum(1 for c in writers.calls if began <= c[2] < end and not (c[4] == 200 and c[5] == "0"))
+                for (name, began), end in zip(phases, bounds)}
+
+    def check_retrying_client(self, retrying):
+        """Every top-up of the client that repeats with its Idempotency-Key is applied exactly
+        once, whatever the cluster did meanwhile (docs/scaling.md, "What a call does when the
+        database moves")."""
+        amounts = collections.Counter(self.sql(f"SELECT amount FROM topups WHERE card_id = {CARD2}").split())
+        answered = [a for a in retrying.intended if retrying.answers.get(a) == "0"]
+        balance = self.sql(f"SELECT balance FROM purses WHERE purse = '{PURSE2}'").strip()
+        figures = {"top_ups": len(retrying.intended), "sends": retrying.sends, "replays": retrying.replays,
+                   "answered_0": len(answered), "rows": sum(amounts.values()), "balance": balance}
+        print("HA retrying client with keys: " + json.dumps(figures), flush=True)
+        self.assertEqual(len(answered), len(retrying.intended), "every top-up got its answer, and it was 0")
+        self.assertEqual(sorted(amounts.elements()), sorted(retrying.intended), "every top-up exactly once")
+        self.assertEqual(balance, f"{sum(int(a.replace('.', '')) for a in retrying.intended) / 100:.2f}")
+
+    def check_writes(self, writers, restart, failover, switch_gap, per_phase):
         acked = writers.acked()
         amounts = collections.Counter(self.sql(f"SELECT amount FROM topups WHERE card_id = {CARD}").split())
         wmids = set(self.sql(f"SELECT wmid FROM contact_permits c JOIN logins l ON l.id = c.login_id "
@@ -146,11 +175,13 @@ class FailoverUnderLoad(unittest.TestCase):
                    "failed_but_applied": len(applied), "outcome_unknown": len(unknown),
                    "first_write_after_postmaster_kill_s": round(restart, 1),
                    "first_write_after_host_death_s": round(failover, 1), "switchover_longest_gap_s": round(switch_gap, 1),
-                   "slowest_call_s": round(slowest, 1)}
+                   "slowest_call_s": round(slowest, 1), "failed_per_step": per_phase}
         print("HA figures: " + json.dumps(figures), flush=True)
         self.assertEqual(lost, [])
         self.assertEqual(twice, [])
         self.assertEqual(applied, [], "a write that failed (not 'outcome unknown') was applied")
+        # A switchover's gap (about 2 s) is shorter than call_budget_ms: its calls wait, none fails.
+        self.assertEqual(per_phase["switchover"], 0, "a call failed in a planned switchover")
         self.assertLessEqual(slowest, CALL_BOUND_S, "a call outlived the configured timeouts")
         self.assertEqual({c[4] for c in failed} - {500}, set(), "a failed call that was not a server fault")
 

@@ -5,6 +5,7 @@ a session, a purse and a card, and writers whose every acknowledgement is record
 Everything runs as the unprivileged user keeper under one temporary directory."""
 import collections
 import http.client
+import itertools
 import os
 import pwd
 import shutil
@@ -20,6 +21,7 @@ USER = "keeper"
 HTTP_PORT = 18641
 SESSION = "{aaaaaaaa-bbbb-cccc-dddd-000000000012}"
 LOGIN, SECRET, PURSE, CARD = "ha-login", "ha-secret", "Z912000000001", 912001
+PURSE2, CARD2 = "Z912000000002", 912002  # the retrying client's (RetryingWriters)
 
 
 def run(cmd, **kw):
@@ -80,7 +82,8 @@ class KeeperFront:
         os.chown(f"{self.root}/secret.keys", pwd.getpwnam(USER).pw_uid, -1)
         os.chmod(f"{self.root}/secret.keys", 0o600)
         for step in (["migrate"], ["roles"], ["rotate-key"], ["add-login", LOGIN, SECRET],
-                     ["add-purse", LOGIN, PURSE], ["add-card", LOGIN, str(CARD)]):
+                     ["add-purse", LOGIN, PURSE], ["add-card", LOGIN, str(CARD)],
+                     ["add-purse", LOGIN, PURSE2], ["add-card", LOGIN, str(CARD2)]):
             self.keeperctl(*step)
         self.sql(f"INSERT INTO sessions (session_id, login_id, authenticated_at) SELECT '{SESSION}', id, now() "
                  f"FROM logins WHERE login = '{LOGIN}'")
@@ -135,15 +138,33 @@ http {{
                 os.killpg(self.pool.pid, signal.SIGKILL)
 
 
-class Writers:
+class Threads:
+    """Threads running self.loop from start() until finish(); each may then take up to
+    `join_seconds` to end what it does."""
+    join_seconds = 70
+
+    def __init__(self, threads):
+        self.stop = threading.Event()
+        self.lock = threading.Lock()
+        self.threads = [threading.Thread(target=self.loop, daemon=True) for _ in range(threads)]
+
+    def start(self):
+        for t in self.threads:
+            t.start()
+
+    def finish(self):
+        self.stop.set()
+        for t in self.threads:
+            t.join(self.join_seconds)
+
+
+class Writers(Threads):
     """Threads calling keeper, each write distinct, every answer recorded with its times."""
 
     def __init__(self, threads=6, first_key=1):
-        self.stop = threading.Event()
-        self.lock = threading.Lock()
+        super().__init__(threads)
         self.counter = first_key - 1
         self.calls = []  # (kind, key, started, ended, status, result: "0".., None, or "unknown")
-        self.threads = [threading.Thread(target=self.loop, daemon=True) for _ in range(threads)]
 
     def next_key(self):
         with self.lock:
@@ -186,15 +207,6 @@ class Writers:
             if status != 200:
                 time.sleep(0.05)  # a failing database: do not spin
 
-    def start(self):
-        for t in self.threads:
-            t.start()
-
-    def finish(self):
-        self.stop.set()
-        for t in self.threads:
-            t.join(70)
-
     def acked(self):
         with self.lock:
             return [c for c in self.calls if c[4] == 200 and c[5] == "0"]
@@ -207,6 +219,56 @@ class Writers:
         """(start, end), monotonic, of the longest time in [since, until] without an acknowledgement."""
         ends = [since] + sorted(c[3] for c in self.acked() if since <= c[3] <= until) + [until]
         return max(zip(ends, ends[1:]), key=lambda pair: pair[1] - pair[0])
+
+
+class RetryingWriters(Threads):
+    """A client as docs/api.md asks one to be: each top-up (on CARD2, each amount distinct) sent
+    with an Idempotency-Key of its own and repeated, same key and amount, until it has an answer.
+    A top-up begun before finish() is still repeated until answered (or 120 s pass)."""
+
+    join_seconds = 130
+
+    def __init__(self, threads=3):
+        super().__init__(threads)
+        self.counter = itertools.count(1)
+        self.intended, self.answers = [], {}  # amount -> result
+        self.sends = self.replays = 0
+        self.threads = [threading.Thread(target=self.loop, daemon=True) for _ in range(threads)]
+
+    @staticmethod
+    def send(params, key):
+        conn = http.client.HTTPConnection("127.0.0.1", HTTP_PORT, timeout=60)
+        try:
+            conn.request("GET", "/AccountApi.asmx/TopupPurseFromAtmCard?" + urllib.parse.urlencode(params),
+                         headers={"Idempotency-Key": key})
+            r = conn.getresponse()
+            body = r.read().decode(errors="replace")
+            if r.status == 200:
+                return body.rsplit(">", 2)[-2].split("<")[0], r.getheader("Idempotent-Replayed") == "true"
+        except (OSError, http.client.HTTPException):
+            pass
+        finally:
+            conn.close()
+        return None, False
+
+    def loop(self):
+        while not self.stop.is_set():
+            n = next(self.counter)
+            amount = f"{n // 100}.{n % 100:02d}"
+            params = {"sessionId": SESSION, "purseDest": PURSE2, "cardId": CARD2, "amount": amount}
+            with self.lock:
+                self.intended.append(amount)
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                result, replayed = self.send(params, f"ha-{n}")
+                with self.lock:
+                    self.sends += 1
+                    self.replays += replayed
+                    if result is not None:
+                        self.answers[amount] = result
+                if result is not None:
+                    break
+                time.sleep(0.2)
 
 
 def wall_clock(t):

@@ -6,7 +6,7 @@
 
 namespace keeper::test {
 
-struct unreachable_store final : core::store {
+struct unreachable_store : core::store {
     int calls = 0;
 
     [[noreturn]] void fail() {

@@ -19,7 +19,7 @@ struct json_fixture {
 
     handled_request post_json(const std::string& path, const std::string& body,
                               const std::string& content_type = "application/json; charset=utf-8") {
-        http_request r{"POST", path, "", content_type, std::nullopt, "h", "http", "rid-j", body, false, "127.0.0.1"};
+        http_request r{"POST", path, "", content_type, std::nullopt, "h", "http", "rid-j", body, false, "127.0.0.1", std::nullopt};
         return handle_request(r, db, cfg);
     }
     static std::string header(const handled_request& h, const std::string& name) {

@@ -19,20 +19,20 @@ struct router_fixture {
     t::unreachable_store db;
 
     handled_request soap11(const std::string& path, const std::string& body, std::optional<std::string> action) {
-        http_request r{"POST", path, "", "text/xml; charset=utf-8", std::move(action), "h", "http", "rid-1", body, false, "127.0.0.1"};
+        http_request r{"POST", path, "", "text/xml; charset=utf-8", std::move(action), "h", "http", "rid-1", body, false, "127.0.0.1", std::nullopt};
         return handle_request(r, db, cfg);
     }
     handled_request soap12(const std::string& path, const std::string& body, const std::string& content_type =
                                                                                 "application/soap+xml; charset=utf-8") {
-        http_request r{"POST", path, "", content_type, std::nullopt, "h", "http", "rid-2", body, false, "127.0.0.1"};
+        http_request r{"POST", path, "", content_type, std::nullopt, "h", "http", "rid-2", body, false, "127.0.0.1", std::nullopt};
         return handle_request(r, db, cfg);
     }
     handled_request get(const std::string& path, const std::string& query) {
-        http_request r{"GET", path, query, "", std::nullopt, "h", "http", "rid-3", "", false, "127.0.0.1"};
+        http_request r{"GET", path, query, "", std::nullopt, "h", "http", "rid-3", "", false, "127.0.0.1", std::nullopt};
         return handle_request(r, db, cfg);
     }
     handled_request post_form(const std::string& path, const std::string& body, const std::string& query = {}) {
-        http_request r{"POST", path, query, "application/x-www-form-urlencoded", std::nullopt, "h", "http", "rid-4", body, false, "127.0.0.1"};
+        http_request r{"POST", path, query, "application/x-www-form-urlencoded", std::nullopt, "h", "http", "rid-4", body, false, "127.0.0.1", std::nullopt};
         return handle_request(r, db, cfg);
     }
 };
@@ -182,7 +182,7 @@ BOOST_AUTO_TEST_CASE(unknown_groups_and_paths_are_404) {
 
 BOOST_AUTO_TEST_CASE(other_methods_are_405) {
     for (const std::string method : {"HEAD", "PUT", "DELETE", "OPTIONS", "PATCH"}) {
-        http_request r{method, "/GlobalApi.asmx", "", "", std::nullopt, "h", "http", "r", "", false, "127.0.0.1"};
+        http_request r{method, "/GlobalApi.asmx", "", "", std::nullopt, "h", "http", "r", "", false, "127.0.0.1", std::nullopt};
         const auto out = handle_request(r, db, cfg);
         BOOST_TEST(out.response.status == 405);
         BOOST_TEST(out.response.headers.at(0).first == "Allow");
@@ -190,14 +190,14 @@ BOOST_AUTO_TEST_CASE(other_methods_are_405) {
 }
 
 BOOST_AUTO_TEST_CASE(a_body_over_the_limit_is_413_before_parsing) {
-    http_request r{"POST", "/GlobalApi.asmx", "", "text/xml", std::nullopt, "h", "http", "r", "", true, "127.0.0.1"};
+    http_request r{"POST", "/GlobalApi.asmx", "", "text/xml", std::nullopt, "h", "http", "r", "", true, "127.0.0.1", std::nullopt};
     BOOST_TEST(handle_request(r, db, cfg).response.status == 413);
 }
 
 BOOST_AUTO_TEST_CASE(a_post_that_is_neither_soap_nor_form_is_415) {
     BOOST_TEST(soap12("/GlobalApi.asmx", "{}", "application/json").response.status == 415);
     BOOST_TEST(soap12("/GlobalApi.asmx", "", "").response.status == 415);
-    http_request r{"POST", "/GlobalApi.asmx/GetUtcNow", "", "text/xml", std::nullopt, "h", "http", "r", "", false, "127.0.0.1"};
+    http_request r{"POST", "/GlobalApi.asmx/GetUtcNow", "", "text/xml", std::nullopt, "h", "http", "r", "", false, "127.0.0.1", std::nullopt};
     BOOST_TEST(handle_request(r, db, cfg).response.status == 415);
 }
 
@@ -247,7 +247,7 @@ BOOST_AUTO_TEST_CASE(wsdl_in_any_case_disco_and_operation_pages_are_served) {
         BOOST_TEST(r.response.content_type == "text/xml; charset=utf-8");
         BOOST_TEST(r.response.body.find(R"(<soap:address location="http://h/GlobalApi.asmx" />)") != std::string::npos);
     }
-    http_request tls{"GET", "/api/GlobalApi.asmx", "wsdl", "", std::nullopt, "example.test", "https", "r", "", false, "127.0.0.1"};
+    http_request tls{"GET", "/api/GlobalApi.asmx", "wsdl", "", std::nullopt, "example.test", "https", "r", "", false, "127.0.0.1", std::nullopt};
     BOOST_TEST(handle_request(tls, db, cfg).response.body.find(R"(location="https://example.test/api/GlobalApi.asmx")") != std::string::npos);
     BOOST_TEST(get("/GlobalApi.asmx", "disco").response.body.find("<discovery") != std::string::npos);
     const auto op = get("/GlobalApi.asmx", "op=GetUtcNow");
@@ -260,7 +260,7 @@ BOOST_AUTO_TEST_CASE(wsdl_in_any_case_disco_and_operation_pages_are_served) {
 
 BOOST_AUTO_TEST_CASE(the_test_form_is_for_loopback_unless_configured) {
     const auto page_from = [&](const std::string& addr) {
-        http_request r{"GET", "/GlobalApi.asmx", "op=GetUtcNow", "", std::nullopt, "h", "http", "r", "", false, addr};
+        http_request r{"GET", "/GlobalApi.asmx", "op=GetUtcNow", "", std::nullopt, "h", "http", "r", "", false, addr, std::nullopt};
         return handle_request(r, db, cfg).response.body;
     };
     const auto has_form = [](const std::string& body) { return body.find("<form id=\"test-form\"") != std::string::npos; };
@@ -271,7 +271,7 @@ BOOST_AUTO_TEST_CASE(the_test_form_is_for_loopback_unless_configured) {
     cfg.test_form = test_form_access::off;
     BOOST_TEST(!has_form(page_from("127.0.0.1")));
     const auto csp = [&] {
-        http_request r{"GET", "/GlobalApi.asmx", "op=GetUtcNow", "", std::nullopt, "h", "http", "r", "", false, "127.0.0.1"};
+        http_request r{"GET", "/GlobalApi.asmx", "op=GetUtcNow", "", std::nullopt, "h", "http", "r", "", false, "127.0.0.1", std::nullopt};
         for (const auto& [n, v] : handle_request(r, db, cfg).response.headers) if (n == "Content-Security-Policy") return v;
         return std::string{};
     }();

@@ -1,0 +1,208 @@
+// The Idempotency-Key against PostgreSQL (docs/api-decisions.md, "Idempotency-Key"): a keyed
+// write runs once and its repeats answer its result; the key with other parameters is refused;
+// callers never share keys; results that advise to come back are not kept; concurrent repeats
+// apply once. keeperctl maintain's purge of old keys is in lifecycle_test.cpp.
+#include <boost/test/unit_test.hpp>
+
+#include <future>
+#include <thread>
+
+#include "db/keeperctl/provisioning.hpp"
+#include "db_fixture.hpp"
+
+using keeper::test::db_fixture;
+namespace p = keeper::db;
+
+namespace {
+
+int next_id() {
+    static int id = 300000 + (getpid() % 1000) * 1000;
+    return ++id;
+}
+
+struct keyed_fixture : db_fixture {
+    user alice = new_user();
+    user bob = new_user();
+    std::string key = unique("key-");
+
+    std::string purse_for(const user& u) {
+        const auto purse = "Z" + std::to_string(200000000000LL + next_id());
+        p::add_purse(sql(), u.login, purse, "0");
+        return purse;
+    }
+    long long card_for(const user& u) {
+        const long long id = next_id();
+        p::add_card(sql(), u.login, id, std::nullopt, false);
+        return id;
+    }
+    keyed_answer topup(const user& u, const std::string& purse, long long card, const std::string& amount,
+                       const std::string& k, keeper::core::store* through = nullptr) {
+        return call_keyed("AccountApi", "TopupPurseFromAtmCard",
+                          {{"sessionId", u.session}, {"purseDest", purse}, {"cardId", std::to_string(card)}, {"amount", amount}},
+                          k, through);
+    }
+    keyed_answer rename(const user& u, int profile, const std::string& name, const std::string& k) {
+        return call_keyed("TelepayApi", "RenameTelepayProfile",
+                          {{"sessionId", u.session}, {"id", std::to_string(profile)}, {"name", name}}, k);
+    }
+    std::string balance(const std::string& purse) { return scalar("SELECT balance FROM purses WHERE purse = '" + purse + "'"); }
+    long long keys_of(const std::string& k) { return count("SELECT count(*) FROM idempotency_keys WHERE key = '" + k + "'"); }
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(idempotency_keys, keyed_fixture)
+
+BOOST_AUTO_TEST_CASE(a_keyed_topup_runs_once_and_its_repeats_answer_its_result) {
+    const auto purse = purse_for(alice);
+    const auto card = card_for(alice);
+    const auto first = topup(alice, purse, card, "10.5", key);
+    BOOST_TEST(first.status == 200);
+    BOOST_TEST(first.result == 0);
+    BOOST_TEST(!first.replayed);
+    for (int i = 0; i < 3; ++i) {
+        const auto repeat = topup(alice, purse, card, "10.50", key);  // the same amount, written otherwise
+        BOOST_TEST(repeat.result == 0);
+        BOOST_TEST(repeat.replayed);
+    }
+    BOOST_TEST(balance(purse) == "10.50");
+    BOOST_TEST(count("SELECT count(*) FROM topups WHERE card_id = " + std::to_string(card)) == 1);
+    BOOST_TEST(scalar("SELECT login || ' ' || operation || ' ' || result || ' ' || octet_length(fingerprint) "
+                      "FROM idempotency_keys WHERE key = '" + key + "'") == alice.login + " TopupPurseFromAtmCard 0 32");
+    // A repeat changes nothing, its audit row included: the audit log holds the calls that ran.
+    BOOST_TEST(count("SELECT count(*) FROM audit_log a JOIN idempotency_keys k USING (request_id) WHERE k.key = '" + key + "'") == 1);
+    // Without a key the same top-up is a new one.
+    BOOST_TEST(topup(alice, purse, card, "10.5", unique("other-")).result == 0);
+    BOOST_TEST(balance(purse) == "21.00");
+}
+
+BOOST_AUTO_TEST_CASE(the_key_with_other_parameters_or_another_operation_is_refused_with_422) {
+    const auto purse = purse_for(alice);
+    const auto card = card_for(alice);
+    BOOST_TEST(topup(alice, purse, card, "5", key).result == 0);
+    const auto other_amount = topup(alice, purse, card, "6", key);
+    BOOST_TEST(other_amount.status == 422);
+    BOOST_TEST(!other_amount.replayed);
+    BOOST_TEST(rename(alice, 1, "x", key).status == 422);
+    BOOST_TEST(balance(purse) == "5.00");
+    BOOST_TEST(keys_of(key) == 1);
+}
+
+BOOST_AUTO_TEST_CASE(one_callers_key_never_answers_or_changes_another_callers_call) {
+    const auto alices = purse_for(alice), bobs = purse_for(bob);
+    const auto alice_card = card_for(alice), bob_card = card_for(bob);
+    BOOST_TEST(topup(alice, alices, alice_card, "7", key).result == 0);
+    const auto bobs_call = topup(bob, bobs, bob_card, "3", key);  // other parameters, the same key
+    BOOST_TEST(bobs_call.status == 200);
+    BOOST_TEST(bobs_call.result == 0);
+    BOOST_TEST(!bobs_call.replayed);
+    BOOST_TEST(balance(bobs) == "3.00");
+    // Bob naming Alice's purse and card with her key is his own call: it finds nothing of his.
+    const auto probe = topup(bob, alices, alice_card, "7", key);
+    BOOST_TEST(probe.status == 422);  // his key holds his own earlier call
+    const auto fresh = topup(bob, alices, alice_card, "7", unique("probe-"));
+    BOOST_TEST(fresh.result == 5);
+    BOOST_TEST(!fresh.replayed);
+    BOOST_TEST(balance(alices) == "7.00");
+    BOOST_TEST(keys_of(key) == 2);
+}
+
+BOOST_AUTO_TEST_CASE(a_recorded_refusal_is_answered_again_even_once_the_call_would_succeed) {
+    const int profile = next_id();
+    const auto first = rename(alice, profile, "Rent", key);
+    BOOST_TEST(first.result == 5);  // no such profile yet
+    p::add_profile(sql(), alice.login, profile, "Old");
+    const auto repeat = rename(alice, profile, "Rent", key);
+    BOOST_TEST(repeat.result == 5);
+    BOOST_TEST(repeat.replayed);
+    BOOST_TEST(scalar("SELECT name FROM telepay_profiles WHERE id = " + std::to_string(profile)) == "Old");
+    BOOST_TEST(rename(alice, profile, "Rent", unique("new-")).result == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_session_result_is_not_kept_so_the_call_runs_after_authenticating) {
+    const auto session = unique("sess");
+    const int profile = next_id();
+    p::add_profile(sql(), alice.login, profile, "Old");
+    const user later{alice.login, session};
+    BOOST_TEST(rename(later, profile, "New", key).result == 2);  // the session is not bound yet
+    BOOST_TEST(keys_of(key) == 0);
+    BOOST_TEST_REQUIRE(authenticate_with_secret(session, alice.login, "secret") == 0);
+    const auto again = rename(later, profile, "New", key);
+    BOOST_TEST(again.result == 0);
+    BOOST_TEST(!again.replayed);
+    exec("UPDATE sessions SET authenticated_at = now() - interval '2 days' WHERE session_id = '" + session + "'");
+    const auto expired = rename(later, profile, "New", key);  // recognised: the caller is known
+    BOOST_TEST(expired.result == 0);
+    BOOST_TEST(expired.replayed);
+}
+
+BOOST_AUTO_TEST_CASE(a_repeated_wrong_code_spends_no_attempt) {
+    const long long tran = next_id();
+    p::add_transfer(sql(), alice.login, tran, "100.00", "4321", {3600});
+    const auto finish = [&](const std::string& code, const std::string& k) {
+        return call_keyed("AccountApi", "FinishCodeProtectedOperation",
+                          {{"sessionId", alice.session}, {"tranId", std::to_string(tran)}, {"protectionCode", code}}, k);
+    };
+    BOOST_TEST(finish("0000", key).result == 6);
+    for (int i = 0; i < 5; ++i) BOOST_TEST(finish("0000", key).replayed);
+    BOOST_TEST(scalar("SELECT failed_attempts FROM protected_transfers WHERE id = " + std::to_string(tran)) == "1");
+    const auto right = unique("right-");
+    BOOST_TEST(finish("4321", right).result == 0);
+    const auto repeat = finish("4321", right);
+    BOOST_TEST(repeat.result == 0);
+    BOOST_TEST(repeat.replayed);
+}
+
+BOOST_AUTO_TEST_CASE(applications_and_authenticate_keep_keys_under_their_own_caller) {
+    const auto app = unique("App"), other = unique("App");
+    p::add_app(sql(), app, "s1", "iOS", true);
+    p::add_app(sql(), other, "s2", "iOS", true);
+    const auto subscribe = [&](const std::string& a, const std::string& secret) {
+        return call_keyed("PushApi", "SubscribeAppWithTagAndLocale",
+                          {{"appId", a}, {"userId", "u1"}, {"pushServiceUserId", unique("dev")}, {"tag", "1"}, {"locale", "1033"},
+                           {"authHash", keeper::core::expected_auth_hash(a, secret, "u1")}},
+                          key);
+    };
+    BOOST_TEST(subscribe(app, "s1").result == 0);
+    BOOST_TEST(subscribe(other, "s2").result == 0);  // another application: its own call
+    BOOST_TEST(count("SELECT count(*) FROM idempotency_keys WHERE key = '" + key + "' AND app_id IS NOT NULL") == 2);
+    const auto session = unique("sess");
+    const auto auth = [&](const std::string& k) {
+        return call_keyed("SimpleAuthApi", "Authenticate",
+                          {{"sessionId", session}, {"login", alice.login},
+                           {"authHash", keeper::core::expected_auth_hash(alice.login, "secret", session)}},
+                          k);
+    };
+    const auto k2 = unique("auth-");
+    BOOST_TEST(auth(k2).result == 0);
+    BOOST_TEST(auth(k2).replayed);
+    BOOST_TEST(scalar("SELECT login FROM idempotency_keys WHERE key = '" + k2 + "'") == alice.login);
+}
+
+BOOST_AUTO_TEST_CASE(concurrent_repeats_apply_once_and_all_answer_the_same) {
+    const auto purse = purse_for(alice);
+    const auto card = card_for(alice);
+    keeper::db::pg_store pool{keeper::test::shared_database().url(), 6};
+    // Hold the card's lock, so that every repeat is in flight at once before the first commits.
+    pqxx::connection holder{keeper::test::shared_database().url()};
+    pqxx::work hold{holder};
+    hold.exec_params("SELECT pg_advisory_xact_lock(2, hashint8($1::bigint))", card);
+    std::vector<std::future<keyed_answer>> calls;
+    for (int i = 0; i < 6; ++i) calls.push_back(std::async(std::launch::async, [&] { return topup(alice, purse, card, "2", key, &pool); }));
+    for (int waited = 0; waited < 500 && count("SELECT count(*) FROM pg_locks l JOIN pg_database d ON d.oid = l.database "
+                                           "WHERE d.datname = current_database() AND l.locktype = 'advisory' AND NOT l.granted") < 6; ++waited) {
+        std::this_thread::sleep_for(std::chrono::milliseconds{10});
+    }
+    hold.commit();
+    int replays = 0;
+    for (auto& c : calls) {
+        const auto a = c.get();
+        BOOST_TEST(a.result == 0);
+        replays += a.replayed ? 1 : 0;
+    }
+    BOOST_TEST(replays == 5);
+    BOOST_TEST(balance(purse) == "2.00");
+    BOOST_TEST(keys_of(key) == 1);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
