@@ -255,8 +255,15 @@ core::result_code pg_store::run_call(const std::string& request_id, const Args&.
 }
 
 template <const auto& S, typename... Args>
+pg_store::answer pg_store::run_keyed(const core::audit_tag& tag, const Args&... args) {
+    return run<S>(tag.request_id, text(tag.request_id), text(tag.operation), args..., text(tag.idempotency_key),
+                  text(tag.fingerprint));
+}
+
+template <const auto& S, typename... Args>
 core::result_code pg_store::run_keyed_call(const core::audit_tag& tag, const Args&... args) {
-    return run_call<S>(text(tag.request_id), text(tag.operation), args..., text(tag.idempotency_key), text(tag.fingerprint));
+    const auto a = run_keyed<S>(tag, args...);
+    return a.rows ? as_result(a.rows->at(0)[S.column("result").data()]) : a.recorded;
 }
 
 std::optional<std::string> pg_store::find_login_secret(std::string_view login) {
@@ -293,10 +300,8 @@ core::result_code pg_store::set_contact_permits(const core::audit_tag& tag, cons
 
 core::code_lookup pg_store::find_transfer_code(const core::audit_tag& tag, const core::session_ref& session,
                                                std::int64_t tran_id) {
-    return code_lookup_of(run<statements::find_code>(tag.request_id, text(tag.request_id), text(tag.operation),
-                                                     text(session.session_id), seconds(session.ttl),
-                                                     std::string{"transfer"}, tran_id, 0, text(tag.idempotency_key),
-                                                     text(tag.fingerprint)));
+    return code_lookup_of(run_keyed<statements::find_code>(tag, text(session.session_id), seconds(session.ttl),
+                                                           std::string{"transfer"}, tran_id, 0));
 }
 
 core::result_code pg_store::confirm_transfer(const core::audit_tag& tag, const core::coded_call& call,
@@ -307,10 +312,9 @@ core::result_code pg_store::confirm_transfer(const core::audit_tag& tag, const c
 
 core::code_lookup pg_store::find_task_code(const core::audit_tag& tag, const core::session_ref& session,
                                            std::int32_t profile_id, std::int32_t task_id) {
-    return code_lookup_of(run<statements::find_code>(tag.request_id, text(tag.request_id), text(tag.operation),
-                                                     text(session.session_id), seconds(session.ttl), std::string{"task"},
-                                                     static_cast<std::int64_t>(profile_id), task_id,
-                                                     text(tag.idempotency_key), text(tag.fingerprint)));
+    return code_lookup_of(run_keyed<statements::find_code>(tag, text(session.session_id), seconds(session.ttl),
+                                                           std::string{"task"}, static_cast<std::int64_t>(profile_id),
+                                                           task_id));
 }
 
 core::result_code pg_store::confirm_task(const core::audit_tag& tag, const core::coded_call& call,

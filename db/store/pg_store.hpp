@@ -95,6 +95,8 @@ private:
     // A write's statement: request id and operation first, Idempotency-Key and fingerprint last
     // (statements.hpp), the call's own arguments between them.
     template <const auto& S, typename... Args>
+    answer run_keyed(const core::audit_tag& tag, const Args&... args);
+    template <const auto& S, typename... Args>
     core::result_code run_keyed_call(const core::audit_tag& tag, const Args&... args);
 
     // After a call's connection broke with its statement sent: ends the server process that ran it
