@@ -55,6 +55,7 @@ const std::vector<role_spec>& role_specs() {
           {"cards", "SELECT"},
           {"topups", "SELECT, INSERT"},
           {"card_recent_topups", "SELECT, INSERT"},
+          {"idempotency_keys", "SELECT, INSERT"},
           {"telepay_profiles", "SELECT, UPDATE"},
           {"telepay_tasks", "SELECT, UPDATE"},
           {"push_subscriptions", "SELECT, INSERT, UPDATE"},
@@ -108,7 +109,7 @@ std::vector<std::string> roles_sql(pqxx::connection_base& conn) {
     }
     // The one function that reads history for the workers: a call's own outcome by request id.
     sql.push_back("GRANT EXECUTE ON FUNCTION " + schema + ".keeper_call_outcome(text) TO " + worker);
-    // The one way the workers reach idempotency_keys: record a keyed call, recognise its repeat.
+    // Recording a keyed call and recognising its repeat (it runs with the worker's own rights).
     sql.push_back("GRANT EXECUTE ON FUNCTION " + schema + ".keeper_idempotency(text, text, text, text, integer) TO " + worker);
     sql.push_back("GRANT USAGE ON SCHEMA partman TO " + maintain);
     sql.push_back("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA partman TO " + maintain);
