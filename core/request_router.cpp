@@ -15,6 +15,7 @@ namespace keeper::core {
 namespace {
 
 constexpr std::string_view form_type = "application/x-www-form-urlencoded";
+constexpr std::string_view json_type = "application/json";
 
 void record_outcome(request_log& log, const result_value& value) {
     if (const auto* code = std::get_if<result_code>(&value)) {
@@ -43,6 +44,8 @@ decoded_call decode_request(const http_request& req, const endpoint_path& ep, co
     const auto media = parse_media_type(req.content_type);
     const auto* row = recognise_transport(req.method, ep.operation_name.has_value(), media.essence);
     if (row) log.via = row->id;
+    // JSON sent where keeper takes no JSON (the group's path) is still answered in JSON's shape.
+    if (!row && media.essence == json_type) log.via = transport::json;
     const auto* op = ep.operation_name ? &path_operation(ep, log) : nullptr;
     if (!row && op) {
         throw fault(fault_kind::unsupported_media_type,
@@ -82,6 +85,11 @@ http_response route(const http_request& req, store& st, const settings& cfg, con
         throw fault(fault_kind::method_not_allowed, "Method " + req.method + " is not allowed; use GET or POST.");
     }
     if (req.body_too_large) {
+        // The body is not read, but its media type still says the answer's shape (JSON's 413 is JSON).
+        if (const auto* row = recognise_transport(req.method, ep->operation_name.has_value(),
+                                                  parse_media_type(req.content_type).essence)) {
+            log.via = row->id;
+        }
         throw fault(fault_kind::body_too_large, "The request body is larger than " + std::to_string(cfg.body_limit) + " bytes.");
     }
     if (!ep->operation_name && req.method == "GET") {

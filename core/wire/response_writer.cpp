@@ -1,6 +1,7 @@
 #include "core/wire/response_writer.hpp"
 
 #include "core/wire/form_writer.hpp"
+#include "core/wire/json_writer.hpp"
 #include "core/wire/transport_table.hpp"
 
 namespace keeper::core {
@@ -26,7 +27,10 @@ http_response write_result(transport t, const operation& op, const result_value&
 
 http_response write_fault(transport t, const fault& f) {
     if (const int status = http_level_status(f.kind())) {
-        auto r = write_plain_fault(status, f);
+        // Every error of a JSON call is ASP.NET AJAX's {"Message"} with `jsonerror: true`, so a
+        // JSON client parses all of them alike; the status stays the HTTP-level one.
+        auto r = t == transport::json ? write_json_fault(f) : write_plain_fault(status, f);
+        r.status = status;
         if (status == 405) r.headers.emplace_back("Allow", "GET, POST");
         return r;
     }

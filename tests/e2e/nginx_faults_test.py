@@ -3,7 +3,7 @@
 Starts an nginx of its own with the shipped keeper-locations.conf whose upstream is a socket no
 pool listens on (every call: 502), and one whose upstream never answers (504), and checks each
 transport's answer: a SOAP 1.1 / 1.2 server fault that parses as XML, a text line for GET and
-POST, 413 as text for an oversized body, nosniff on every answer, never nginx's HTML page.
+POST, 413 as text for an oversized body (JSON for a JSON call), nosniff on every answer, never nginx's HTML page.
 """
 import os
 import shutil
@@ -142,9 +142,11 @@ http {{
         self.assert_json(*call(SLOW_PORT, "/GlobalApi.asmx/GetUtcNow", JSON, b"{}"), 504,
                          "The service did not answer in time; try again.")
 
-    def test_an_oversized_body_gets_413_as_text_whatever_the_transport(self):
-        for headers in (SOAP11, SOAP12, FORM, JSON):
+    def test_an_oversized_body_gets_413_as_text_or_as_json_for_json(self):
+        for headers in (SOAP11, SOAP12, FORM):
             self.assert_text(*call(PORT, "/GlobalApi.asmx", headers, b"x" * 70000), 413)
+        self.assert_json(*call(PORT, "/GlobalApi.asmx/GetUtcNow", JSON, b"x" * 70000), 413,
+                         "The request body is larger than 65536 bytes.")
 
     def test_a_timeout_is_a_fault_for_soap_and_504_for_get(self):
         self.assert_fault(*call(SLOW_PORT, "/GlobalApi.asmx", SOAP11, ENVELOPE11), "text/xml; charset=utf-8", "soap:Server")

@@ -149,4 +149,24 @@ BOOST_AUTO_TEST_CASE(only_utf8_json_to_an_operation_path) {
     BOOST_TEST(post_json("/GlobalApi.asmx", "{}").response.status == 415);  // JSON names its operation in the path
 }
 
+// Every error of a JSON call is {"Message"} with jsonerror, also those with an HTTP-level status.
+BOOST_AUTO_TEST_CASE(a_json_calls_415_and_413_are_json) {
+    const auto utf16 = post_json("/GlobalApi.asmx/GetUtcNow", "{}", "application/json; charset=utf-16");
+    BOOST_TEST(utf16.response.status == 415);
+    BOOST_TEST(utf16.response.content_type == "application/json; charset=utf-8");
+    BOOST_TEST(header(utf16, "jsonerror") == "true");
+    BOOST_TEST(utf16.response.body == R"({"Message":"A JSON request must be UTF-8."})");
+    const auto to_group = post_json("/GlobalApi.asmx", "{}");
+    BOOST_TEST(to_group.response.status == 415);
+    BOOST_TEST(header(to_group, "jsonerror") == "true");
+
+    http_request big{"POST", "/GlobalApi.asmx/GetUtcNow", "", "application/json; charset=utf-8", std::nullopt, "h", "http",
+                     "rid-j", "", true, "127.0.0.1", std::nullopt};
+    const auto too_large = handle_request(big, db, cfg);
+    BOOST_TEST(too_large.response.status == 413);
+    BOOST_TEST(header(too_large, "jsonerror") == "true");
+    BOOST_TEST(too_large.response.body == R"({"Message":"The request body is larger than 65536 bytes."})");
+    BOOST_TEST(db.calls == 0);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

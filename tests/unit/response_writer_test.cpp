@@ -96,6 +96,14 @@ BOOST_AUTO_TEST_CASE(http_level_faults_are_plain_text_with_their_status) {
     BOOST_TEST(write_fault(transport::none, fault{fault_kind::no_such_endpoint, "m"}).content_type == "text/plain; charset=utf-8");
 }
 
+BOOST_AUTO_TEST_CASE(http_level_faults_of_a_json_call_are_json_with_their_status) {
+    const auto r = write_fault(transport::json, fault{fault_kind::body_too_large, "m"});
+    BOOST_TEST(r.status == 413);
+    BOOST_TEST(r.content_type == "application/json; charset=utf-8");
+    BOOST_TEST(r.body == R"({"Message":"m"})");
+    BOOST_TEST(write_fault(transport::json, fault{fault_kind::unsupported_media_type, "m"}).status == 415);
+}
+
 BOOST_AUTO_TEST_CASE(form_faults_are_one_plain_line) {
     const auto bad = write_fault(transport::http_get, fault{fault_kind::client, "Missing parameter: login."});
     BOOST_TEST(bad.status == 400);
