@@ -8,6 +8,7 @@
 #include "core/metrics.hpp"
 #include "core/domain/operation_table.hpp"
 #include "core/wire/response_writer.hpp"
+#include "core/pages/openapi_writer.hpp"
 #include "core/pages/service_pages.hpp"
 #include "core/wire/transport_table.hpp"
 
@@ -77,6 +78,12 @@ http_response route(const http_request& req, store& st, const settings& cfg, con
         log.group = "metrics";
         log.outcome = "page";
         return {200, "text/plain; version=0.0.4; charset=utf-8", {}, format_metrics(*metrics)};
+    }
+    if (req.path == "/openapi.json" && req.method == "GET") {
+        log.group = "openapi";
+        log.outcome = "page";
+        static const std::string document = write_openapi();  // the table is fixed at build time
+        return {200, "application/json; charset=utf-8", {}, document};
     }
     const auto ep = parse_endpoint_path(req.path);
     if (!ep) throw fault(fault_kind::no_such_endpoint, "No service here.");

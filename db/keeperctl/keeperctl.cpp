@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/pages/api_reference.hpp"
+#include "core/pages/openapi_writer.hpp"
 #include "config/connection_strings.hpp"
 #include "config/settings_file.hpp"
 #include "core/api/settings.hpp"
@@ -205,6 +206,7 @@ void print_usage(std::ostream& out) {
     out << "usage: keeperctl [--config FILE] COMMAND [ARGS]\n\ncommands:\n";
     for (const auto& [name, c] : commands()) out << "  " << c.usage << "\n";
     out << "  api-reference                            print docs/api.md (no database needed)\n";
+    out << "  openapi                                  print docs/openapi.json, the JSON calls as OpenAPI 3.1 (no database)\n";
     out << "  new-key ID                               print a new key line '<ID> <base64>' for the key file (no database)\n";
     out << "\nA SECRET or CODE given as '-' is read from standard input. The database is the config's\n"
            "database_url (KEEPER_DATABASE_URL overrides it); config: --config, $KEEPER_CONFIG or\n"
@@ -226,6 +228,10 @@ int main(int argc, char** argv) {
     }
     if (args[0] == "api-reference") {
         std::cout << keeper::core::write_api_reference();
+        return 0;
+    }
+    if (args[0] == "openapi") {
+        std::cout << keeper::core::write_openapi();
         return 0;
     }
     if (args[0] == "new-key" && args.size() == 2) {

@@ -115,6 +115,14 @@ BOOST_AUTO_TEST_CASE(a_body_over_64_kib_is_413_and_one_at_the_limit_is_read) {
     BOOST_TEST(post_xml("/GlobalApi.asmx", "text/xml", at_limit).status == 200);
 }
 
+BOOST_AUTO_TEST_CASE(the_openapi_document_is_served_through_nginx) {
+    const auto r = http_get(port, "/openapi.json");
+    BOOST_TEST(r.status == 200);
+    BOOST_TEST(r.header("content-type") == "application/json; charset=utf-8");
+    BOOST_TEST(r.body.find("\"openapi\": \"3.1.0\"") != std::string::npos);
+    BOOST_TEST(r.body.find("\"/AccountApi.asmx/SetAccountPermits\"") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(health_answers_200_through_nginx_on_loopback) {
     const auto r = http_get(port, "/health");
     BOOST_TEST(r.status == 200);

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/pages/api_reference.hpp"
+#include "core/pages/openapi_writer.hpp"
 #include "core/log_line.hpp"
 #include "core/domain/operation_table.hpp"
 #include "config/connection_strings.hpp"
@@ -141,6 +142,13 @@ BOOST_AUTO_TEST_CASE(the_committed_api_reference_is_the_generated_one) {
     std::ostringstream text;
     text << in.rdbuf();
     BOOST_TEST((text.str() == write_api_reference()), "regenerate: build/db/keeperctl api-reference > docs/api.md");
+}
+
+BOOST_AUTO_TEST_CASE(the_committed_openapi_document_is_the_generated_one) {
+    std::ifstream in{std::string{KEEPER_SOURCE_DIR} + "/docs/openapi.json"};
+    std::ostringstream text;
+    text << in.rdbuf();
+    BOOST_TEST((text.str() == write_openapi()), "regenerate: build/db/keeperctl/keeperctl openapi > docs/openapi.json");
 }
 
 BOOST_AUTO_TEST_CASE(group_names_map_both_ways) {

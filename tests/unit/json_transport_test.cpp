@@ -4,6 +4,7 @@
 
 #include "tests/support/printers.hpp"
 
+#include "core/domain/operation_table.hpp"
 #include "core/request_router.hpp"
 #include "core/wire/json_writer.hpp"
 #include "tests/support/unreachable_store.hpp"
@@ -166,6 +167,29 @@ BOOST_AUTO_TEST_CASE(a_json_calls_415_and_413_are_json) {
     BOOST_TEST(too_large.response.status == 413);
     BOOST_TEST(header(too_large, "jsonerror") == "true");
     BOOST_TEST(too_large.response.body == R"({"Message":"The request body is larger than 65536 bytes."})");
+    BOOST_TEST(db.calls == 0);
+}
+
+// GET /openapi.json: the document generated from the operation table, one path per operation, the
+// Idempotency-Key header on writes only.
+BOOST_AUTO_TEST_CASE(openapi_json_describes_every_operation) {
+    http_request r{"GET", "/openapi.json", "", "", std::nullopt, "h", "http", "rid-o", "", false, "127.0.0.1", std::nullopt};
+    const auto h = handle_request(r, db, cfg);
+    BOOST_TEST(h.response.status == 200);
+    BOOST_TEST(h.response.content_type == "application/json; charset=utf-8");
+    BOOST_TEST(h.response.body.starts_with("{\n  \"openapi\": \"3.1.0\""));
+    std::size_t writes = 0;
+    for (const auto& op : operations()) {
+        const auto path = "\"/" + std::string{group_name(op.group)} + ".asmx/" + std::string{op.name} + "\": {";
+        BOOST_TEST(h.response.body.find(path) != std::string::npos, op.name);
+        if (op.effect == call_effect::writes) ++writes;
+    }
+    std::size_t key_params = 0;
+    for (auto at = h.response.body.find("#/components/parameters/IdempotencyKey"); at != std::string::npos;
+         at = h.response.body.find("#/components/parameters/IdempotencyKey", at + 1)) {
+        ++key_params;
+    }
+    BOOST_TEST(key_params == writes);
     BOOST_TEST(db.calls == 0);
 }
 

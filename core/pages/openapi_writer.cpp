@@ -1,0 +1,165 @@
+#include "core/pages/openapi_writer.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "core/api/provider.hpp"
+#include "core/domain/error_descriptions.hpp"
+#include "core/domain/operation_table.hpp"
+
+namespace keeper::core {
+namespace {
+
+using doc = nlohmann::ordered_json;
+
+// The errors every JSON call can get, each as {"Message"} with `jsonerror: true`
+// (docs/api-decisions.md, "JSON"). 422 only for writes (an Idempotency-Key used with other
+// parameters).
+struct error_status {
+    const char* status;
+    const char* meaning;
+};
+constexpr error_status call_errors[] = {
+    {"400", "The request is malformed or a parameter is missing or of the wrong type."},
+    {"404", "No such operation in this group."},
+    {"413", "The request body is larger than 65536 bytes."},
+    {"415", "The body is not UTF-8 JSON."},
+    {"429", "Too many credential-testing calls from this address; try again later (Retry-After)."},
+    {"500", "A server fault; its message gives the request id when the outcome of a write is unknown."},
+    {"502", "The service is unavailable; try again."},
+    {"503", "The service is overloaded; try again."},
+    {"504", "The service did not answer in time; try again."},
+};
+constexpr error_status key_reused = {"422", "The Idempotency-Key was used before with other parameters."};
+
+doc param_schema(param_type t) {
+    switch (t) {
+        case param_type::string: return {{"type", {"string", "null"}}};
+        case param_type::boolean: return {{"type", "boolean"}};
+        case param_type::int32: return {{"type", "integer"}, {"format", "int32"}};
+        case param_type::int64: return {{"type", "integer"}, {"format", "int64"}};
+        case param_type::float64: return {{"type", "number"}, {"format", "double"}};
+        case param_type::provider: return {{"$ref", "#/components/schemas/Provider"}};
+    }
+    return {};
+}
+
+doc result_schema(const operation& op) {
+    switch (op.result) {
+        case result_type::int32: {
+            doc codes = doc::array();
+            std::string meanings;
+            for (auto c : op.results) {
+                const int n = static_cast<int>(c);
+                codes.push_back(n);
+                meanings += (meanings.empty() ? "" : "; ") + std::to_string(n) + ": " + describe_error(n, culture_english);
+            }
+            return {{"type", "integer"}, {"format", "int32"}, {"enum", codes}, {"description", meanings}};
+        }
+        case result_type::date_time:
+            // On the wire "\/Date(ms)\/" (ASP.NET AJAX); "\/" is JSON's escaped "/", so the string is /Date(ms)/.
+            return {{"type", "string"}, {"pattern", "^/Date\\(-?[0-9]+\\)/$"},
+                    {"description", "UTC milliseconds since 1970-01-01, as ASP.NET AJAX writes a DateTime."}};
+        case result_type::string: return {{"type", "string"}};
+    }
+    return {};
+}
+
+doc request_body(const operation& op) {
+    doc properties = doc::object();
+    doc required = doc::array();
+    for (const auto& p : op.params) {
+        properties[std::string{p.name}] = param_schema(p.type);
+        required.push_back(p.name);
+    }
+    doc schema = {{"type", "object"}, {"properties", properties}};
+    if (!required.empty()) schema["required"] = required;
+    return {{"required", true}, {"content", {{"application/json", {{"schema", schema}}}}}};
+}
+
+doc responses(const operation& op) {
+    doc out = {{"200",
+                {{"description", "The call ran; `d` holds its result."},
+                 {"content",
+                  {{"application/json",
+                    {{"schema", {{"type", "object"}, {"required", {"d"}}, {"properties", {{"d", result_schema(op)}}}}}}}}}}}};
+    if (op.effect == call_effect::writes) {
+        out["200"]["headers"] = {{"Idempotent-Replayed", {{"$ref", "#/components/headers/IdempotentReplayed"}}}};
+    }
+    for (const auto& e : call_errors) out[e.status] = {{"$ref", std::string{"#/components/responses/Error"} + e.status}};
+    if (op.effect == call_effect::writes) out[key_reused.status] = {{"$ref", std::string{"#/components/responses/Error"} + key_reused.status}};
+    return out;
+}
+
+doc path_item(const operation& op) {
+    doc post = {{"operationId", op.name},
+                {"tags", {group_name(op.group)}},
+                {"summary", op.summary},
+                {"requestBody", request_body(op)},
+                {"responses", responses(op)}};
+    if (op.effect == call_effect::writes) post["parameters"] = {{{"$ref", "#/components/parameters/IdempotencyKey"}}};
+    return {{"post", post}};
+}
+
+doc error_response(const error_status& e) {
+    return {{"description", e.meaning},
+            {"headers", {{"jsonerror", {{"description", "Always \"true\": ASP.NET AJAX's mark of an error."},
+                                        {"schema", {{"type", "string"}, {"const", "true"}}}}}}},
+            {"content", {{"application/json", {{"schema", {{"$ref", "#/components/schemas/Error"}}}}}}}};
+}
+
+doc components() {
+    doc provider_names_list = doc::array();
+    for (const auto name : provider_names()) provider_names_list.push_back(name);
+    doc error_responses = doc::object();
+    for (const auto& e : call_errors) error_responses[std::string{"Error"} + e.status] = error_response(e);
+    error_responses[std::string{"Error"} + key_reused.status] = error_response(key_reused);
+    return {
+        {"schemas",
+         {{"Provider",
+           {{"description", "A device platform, by name or by its number (its position in the list, from 0)."},
+            {"oneOf",
+             {{{"type", "string"}, {"enum", provider_names_list}},
+              {{"type", "integer"}, {"minimum", 0}, {"maximum", provider_names_list.size() - 1}}}}}},
+          {"Error",
+           {{"type", "object"}, {"required", {"Message"}}, {"properties", {{"Message", {{"type", "string"}}}}}}}}},
+        {"responses", error_responses},
+        {"parameters",
+         {{"IdempotencyKey",
+           {{"name", "Idempotency-Key"},
+            {"in", "header"},
+            {"required", false},
+            {"description", "Makes a repeat of this write safe: the same key with the same parameters answers the "
+                            "first call's result and changes nothing (docs/api.md, \"Idempotency-Key\")."},
+            {"schema", {{"type", "string"}, {"minLength", 1}, {"maxLength", 255}, {"pattern", "^[!-~]+$"}}}}}}},
+        {"headers",
+         {{"IdempotentReplayed",
+           {{"description", "\"true\" when the answer is a recorded result of an earlier call with the same key."},
+            {"schema", {{"type", "string"}, {"const", "true"}}}}}}}};
+}
+
+}  // namespace
+
+std::string write_openapi() {
+    doc tags = doc::array();
+    for (const auto g : all_groups()) {
+        tags.push_back({{"name", group_name(g)}, {"description", "/" + std::string{group_name(g)} + ".asmx"}});
+    }
+    doc paths = doc::object();
+    for (const auto& op : operations()) {
+        paths["/" + std::string{group_name(op.group)} + ".asmx/" + std::string{op.name}] = path_item(op);
+    }
+    const doc d = {{"openapi", "3.1.0"},
+                   {"info",
+                    {{"title", "keeper mobile API, JSON calls"},
+                     {"version", "1.0"},
+                     {"description", "The operations as ASP.NET AJAX clients call them: POST application/json with the "
+                                     "parameters by name, the result in {\"d\": ...}. The same operations over SOAP are "
+                                     "described by each group's WSDL (?WSDL)."}}},
+                   {"servers", {{{"url", "/"}}}},
+                   {"tags", tags},
+                   {"paths", paths},
+                   {"components", components()}};
+    return d.dump(2) + "\n";
+}
+
+}  // namespace keeper::core
