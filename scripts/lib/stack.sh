@@ -16,7 +16,7 @@ KEEPER_RUNTIME_PACKAGES=(
 # tools, TLS, the client stacks, monitoring, the browser, high availability and backups.
 KEEPER_TEST_PACKAGES=(
   libboost-test-dev dpkg-dev man-db adduser systemd ssl-cert openssl libxml2-utils
-  python3-zeep php-cli php-soap prometheus
+  python3-zeep python3-jsonschema php-cli php-soap prometheus
   chromium chromium-driver python3-selenium patroni etcd-server pgbackrest
 )
 
@@ -64,6 +64,20 @@ state_dir() {
 # build/, or build-asan/ with KEEPER_SANITIZE=1 (ASan + UBSan: scripts/test's second pass).
 keeper_build_dir() {
   if [ "${KEEPER_SANITIZE:-0}" = 1 ]; then printf '%s/build-asan\n' "$KEEPER_ROOT"; else printf '%s/build\n' "$KEEPER_ROOT"; fi
+}
+
+# The npm packages the tests run (tests/openapi/package-lock.json: the OpenAPI validator), installed
+# with `npm ci` beside the build, again only when the lock file changed. Prints their directory.
+ensure_node_tools() {
+  command -v npm >/dev/null || ensure_packages nodejs npm
+  local dir
+  dir="$(keeper_build_dir)/node-tools"
+  if [ ! -d "$dir/node_modules" ] || ! cmp -s "$KEEPER_ROOT/tests/openapi/package-lock.json" "$dir/package-lock.json"; then
+    mkdir -p "$dir"
+    cp "$KEEPER_ROOT/tests/openapi/package.json" "$KEEPER_ROOT/tests/openapi/package-lock.json" "$dir/"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) || die "npm ci of the test tools failed"
+  fi
+  printf '%s\n' "$dir"
 }
 
 # Builds everything with the tests, or only the targets named, without configuring the tests (so

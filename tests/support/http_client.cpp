@@ -1,11 +1,14 @@
 #include "http_client.hpp"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cctype>
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace keeper::test {
@@ -70,6 +73,45 @@ http_reply parse(const std::string& raw) {
     return reply;
 }
 
+// A JSON string of `s` (UTF-8 passes through; quotes, backslashes and control bytes escaped).
+std::string json_quoted(const std::string& s) {
+    std::string out = "\"";
+    for (const unsigned char c : s) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += static_cast<char>(c);
+        } else if (c < 0x20) {
+            char esc[8];
+            std::snprintf(esc, sizeof esc, "\\u%04x", c);
+            out += esc;
+        } else {
+            out += static_cast<char>(c);
+        }
+    }
+    return out + "\"";
+}
+
+// With KEEPER_TEST_JSON_CAPTURE set, every JSON answer the tests receive is appended to that file,
+// one JSON line each, for tests/openapi to check against docs/openapi.json. One write() per line
+// with O_APPEND: test processes running side by side never interleave their lines.
+void capture_json_answer(const std::string& method, const std::string& target,
+                         const std::map<std::string, std::string>& headers, const http_reply& reply) {
+    const char* path = std::getenv("KEEPER_TEST_JSON_CAPTURE");
+    if (!path || !reply.header("content-type").starts_with("application/json")) return;
+    std::string sent_type;
+    for (const auto& [name, value] : headers) {
+        if (lower(name) == "content-type") sent_type = value;
+    }
+    const std::string line = "{\"method\":" + json_quoted(method) + ",\"target\":" + json_quoted(target) +
+                             ",\"content_type\":" + json_quoted(sent_type) +
+                             ",\"status\":" + std::to_string(reply.status) + ",\"jsonerror\":" +
+                             json_quoted(reply.header("jsonerror")) + ",\"body\":" + json_quoted(reply.body) + "}\n";
+    const int fd = ::open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return;
+    [[maybe_unused]] const auto n = ::write(fd, line.data(), line.size());
+    ::close(fd);
+}
+
 }  // namespace
 
 http_reply http_request(int port, const std::string& method, const std::string& target,
@@ -87,7 +129,9 @@ http_reply http_request(int port, const std::string& method, const std::string& 
     if (!body.empty() || method == "POST") req += "Content-Length: " + std::to_string(body.size()) + "\r\n";
     req += "\r\n" + body;
     send_all(s.get(), req);
-    return parse(receive_all(s.get()));
+    auto reply = parse(receive_all(s.get()));
+    capture_json_answer(method, target, headers, reply);
+    return reply;
 }
 
 }  // namespace keeper::test
