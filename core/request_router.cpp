@@ -85,6 +85,11 @@ http_response route(const http_request& req, store& st, const settings& cfg, con
         static const std::string document = write_openapi();  // the table is fixed at build time
         return {200, "application/json; charset=utf-8", {}, document};
     }
+    if (req.path == "/openapi" && req.method == "GET") {
+        log.group = "openapi";
+        log.outcome = "page";
+        return openapi_page(req, cfg);
+    }
     const auto ep = parse_endpoint_path(req.path);
     if (!ep) throw fault(fault_kind::no_such_endpoint, "No service here.");
     log.group = group_name(ep->group);

@@ -74,7 +74,8 @@ std::string write_api_reference() {
         "`api_namespace`. Every operation is also described by `GET /<Group>.asmx?WSDL` and\n"
         "`GET /<Group>.asmx?op=<Operation>` (with a test form for local requests). JSON (ASP.NET AJAX) is\n"
         "not in WSDL, as ASMX does not list it there; it is described as OpenAPI 3.1 instead, generated from the\n"
-        "same table: `GET /openapi.json` (committed as `docs/openapi.json`, `keeperctl openapi`).\n\n" +
+        "same table: `GET /openapi.json` (committed as `docs/openapi.json`, `keeperctl openapi`), to browse and try\n"
+        "in Swagger UI at `GET /openapi` (where the test form is shown: this host only by default).\n\n" +
         idempotency_key_guide();
     for (auto g : all_groups()) {
         out += "## " + std::string{group_name(g)} + " (`/" + std::string{group_name(g)} + ".asmx`)\n\n";

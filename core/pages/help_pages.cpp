@@ -65,7 +65,9 @@ std::string group_page(api_group group, std::string_view group_path) {
         body += "<li><a href=\"" + html(group_path) + "?op=" + html(op.name) + "\">" + html(op.name) + "</a><br>" +
                 html(op.summary) + "</li>\n";
     }
-    return page(name + " Web Service", body + "</ul>\n");
+    body += "</ul>\n<p>JSON callers: every operation described as OpenAPI 3.1, <a href=\"/openapi.json\">/openapi.json</a>, "
+            "to browse and try in <a href=\"/openapi\">/openapi</a>.</p>\n";
+    return page(name + " Web Service", body);
 }
 
 std::string operation_page(const operation& op, const operation_page_options& o) {

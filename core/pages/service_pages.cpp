@@ -58,6 +58,25 @@ http_response operation_help(const http_request& req, const endpoint_path& ep, c
 
 }  // namespace
 
+http_response openapi_page(const http_request& request, const settings& cfg) {
+    if (!shows_test_form(request, cfg)) {
+        return {403, "text/plain; charset=utf-8", {{"X-Content-Type-Options", "nosniff"}},
+                "The OpenAPI page is served where the test form is (test_form); the document is /openapi.json.\r\n"};
+    }
+    // Swagger UI styles its elements inline and draws its icons from data: URLs; it fetches only
+    // /openapi.json and, with "Try it out", the operations: all of this origin.
+    return {200,
+            std::string{html_type},
+            {{"Content-Security-Policy",
+              "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+              "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"},
+             {"X-Content-Type-Options", "nosniff"}},
+            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>keeper API: JSON calls (OpenAPI)</title>\n"
+            "<link rel=\"stylesheet\" href=\"/openapi/swagger-ui.css\">\n</head>\n<body>\n<div id=\"swagger-ui\"></div>\n"
+            "<script src=\"/openapi/swagger-ui-bundle.js\"></script>\n<script src=\"/openapi/keeper-openapi.js\"></script>\n"
+            "</body>\n</html>\n"};
+}
+
 http_response service_page(const http_request& request, const endpoint_path& ep, const settings& cfg) {
     const auto& q = request.query;
     if (iequals_ascii(q, "wsdl")) {

@@ -193,4 +193,21 @@ BOOST_AUTO_TEST_CASE(openapi_json_describes_every_operation) {
     BOOST_TEST(db.calls == 0);
 }
 
+// GET /openapi: Swagger UI's page where the test form is (this host by default), 403 elsewhere.
+BOOST_AUTO_TEST_CASE(the_openapi_page_follows_the_test_form_setting) {
+    http_request local{"GET", "/openapi", "", "", std::nullopt, "h", "http", "rid-p", "", false, "127.0.0.1", std::nullopt};
+    const auto page = handle_request(local, db, cfg);
+    BOOST_TEST(page.response.status == 200);
+    BOOST_TEST(page.response.content_type == "text/html; charset=utf-8");
+    BOOST_TEST(page.response.body.find("<script src=\"/openapi/swagger-ui-bundle.js\"></script>") != std::string::npos);
+    BOOST_TEST(header(page, "Content-Security-Policy").find("script-src 'self'") != std::string::npos);
+    auto remote = local;
+    remote.remote_addr = "192.0.2.7";
+    BOOST_TEST(handle_request(remote, db, cfg).response.status == 403);
+    cfg.test_form = test_form_access::any;
+    BOOST_TEST(handle_request(remote, db, cfg).response.status == 200);
+    cfg.test_form = test_form_access::off;
+    BOOST_TEST(handle_request(local, db, cfg).response.status == 403);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
