@@ -6,50 +6,29 @@ a body and reads the answer Swagger UI shows: {"d": ...} from the JSON transport
 kept in KEEPER_TEST_ARTIFACTS (build/test-artifacts/ by default).
 """
 import http.client
-import os
-import pathlib
-import shutil
-import tempfile
 import unittest
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-PORT = int(os.environ["KEEPER_TEST_PORT"])
-ARTIFACTS = pathlib.Path(os.environ.get("KEEPER_TEST_ARTIFACTS", "test-artifacts"))
-BASE = f"http://127.0.0.1:{PORT}"
+from headless_chromium import BASE, PORT, BrowserTest
+
 GROUPS = ["AccountApi", "TelepayApi", "SimpleAuthApi", "PushApi", "GlobalApi", "ErrorsApi"]
 
 
 def get(path):
     c = http.client.HTTPConnection("127.0.0.1", PORT, timeout=10)
-    c.request("GET", path)
-    r = c.getresponse()
-    return r.status, r.read()
+    try:
+        c.request("GET", path)
+        r = c.getresponse()
+        return r.status, r.read()
+    finally:
+        c.close()
 
 
-class OpenApiPage(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.profile = tempfile.mkdtemp(prefix="keeper-chromium-")
-        options = webdriver.ChromeOptions()
-        options.binary_location = "/usr/bin/chromium"
-        # --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start. No background
-        # networking: the machine's network is closed, and the page needs nothing from outside.
-        for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                    "--disable-background-networking", "--disable-component-update", "--no-first-run",
-                    "--window-size=1300,1800", f"--user-data-dir={cls.profile}"):
-            options.add_argument(arg)
-        cls.browser = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-        cls.browser.set_page_load_timeout(30)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.browser.quit()
-        shutil.rmtree(cls.profile, ignore_errors=True)
+class OpenApiPage(BrowserTest):
+    window_size = "1300,1800"
 
     def test_the_page_lists_every_group_and_operation_and_tries_one(self):
         b = self.browser
@@ -71,10 +50,7 @@ class OpenApiPage(unittest.TestCase):
             By.CSS_SELECTOR, "#operations-ErrorsApi-GetErrorDesc .live-responses-table .response-col_description pre")
             if '"d"' in e.text])
         self.assertIn('"d": "Authentication failed."', shown[0].replace("\n", " ").replace("  ", " "))
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        shot = ARTIFACTS / "openapi-GetErrorDesc.png"
-        b.save_screenshot(str(shot))
-        self.assertGreater(shot.stat().st_size, 10000)
+        self.screenshot("openapi-GetErrorDesc.png")
 
     def test_the_pages_own_files_come_from_nginx(self):
         for path in ("/openapi/swagger-ui-bundle.js", "/openapi/swagger-ui.css", "/openapi/keeper-openapi.js"):

@@ -5,41 +5,16 @@ the running stack, fills one field per parameter, clicks Invoke and reads the an
 frame shows beneath: the operation called over HTTP POST, as ASMX's test form does. A screenshot
 of the page with its answer is kept in KEEPER_TEST_ARTIFACTS (build/test-artifacts/ by default).
 """
-import os
-import pathlib
-import shutil
-import tempfile
 import unittest
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
-PORT = int(os.environ["KEEPER_TEST_PORT"])
-ARTIFACTS = pathlib.Path(os.environ.get("KEEPER_TEST_ARTIFACTS", "test-artifacts"))
-BASE = f"http://127.0.0.1:{PORT}"
+from headless_chromium import BASE, BrowserTest
 
 
-class TestForm(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.profile = tempfile.mkdtemp(prefix="keeper-chromium-")
-        options = webdriver.ChromeOptions()
-        options.binary_location = "/usr/bin/chromium"
-        # --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start.
-        for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                    "--window-size=1200,1400", f"--user-data-dir={cls.profile}"):
-            options.add_argument(arg)
-        cls.browser = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-        cls.browser.set_page_load_timeout(30)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.browser.quit()
-        shutil.rmtree(cls.profile, ignore_errors=True)
-
+class TestForm(BrowserTest):
     def invoke(self, group, operation, values):
         """Opens the operation's page, fills the form, clicks Invoke; returns the answer shown."""
         b = self.browser
@@ -60,10 +35,7 @@ class TestForm(unittest.TestCase):
     def test_a_result_is_shown_beneath_the_form(self):
         shown = self.invoke("ErrorsApi", "GetErrorDesc", {"errorCode": "4", "cultureCode": "1049"})
         self.assertIn("Ошибка аутентификации.", shown)
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        shot = ARTIFACTS / "test-form-GetErrorDesc.png"
-        self.browser.save_screenshot(str(shot))
-        self.assertGreater(shot.stat().st_size, 10000)
+        self.screenshot("test-form-GetErrorDesc.png")
 
     def test_a_call_that_reaches_the_database(self):
         shown = self.invoke("AccountApi", "CheckSessionEx", {"sessionId": "{00000000-0000-0000-0000-00000000b0b0}",

@@ -23,6 +23,10 @@ struct json_fixture {
         http_request r{"POST", path, "", content_type, std::nullopt, "h", "http", "rid-j", body, false, "127.0.0.1", std::nullopt};
         return handle_request(r, db, cfg);
     }
+    handled_request get(const std::string& path, const std::string& remote_addr = "127.0.0.1") {
+        http_request r{"GET", path, "", "", std::nullopt, "h", "http", "rid-g", "", false, remote_addr, std::nullopt};
+        return handle_request(r, db, cfg);
+    }
     static std::string header(const handled_request& h, const std::string& name) {
         for (const auto& [n, v] : h.response.headers) if (n == name) return v;
         return {};
@@ -173,8 +177,7 @@ BOOST_AUTO_TEST_CASE(a_json_calls_415_and_413_are_json) {
 // GET /openapi.json: the document generated from the operation table, one path per operation, the
 // Idempotency-Key header on writes only.
 BOOST_AUTO_TEST_CASE(openapi_json_describes_every_operation) {
-    http_request r{"GET", "/openapi.json", "", "", std::nullopt, "h", "http", "rid-o", "", false, "127.0.0.1", std::nullopt};
-    const auto h = handle_request(r, db, cfg);
+    const auto h = get("/openapi.json");
     BOOST_TEST(h.response.status == 200);
     BOOST_TEST(h.response.content_type == "application/json; charset=utf-8");
     BOOST_TEST(h.response.body.starts_with("{\n  \"openapi\": \"3.1.0\""));
@@ -195,19 +198,16 @@ BOOST_AUTO_TEST_CASE(openapi_json_describes_every_operation) {
 
 // GET /openapi: Swagger UI's page where the test form is (this host by default), 403 elsewhere.
 BOOST_AUTO_TEST_CASE(the_openapi_page_follows_the_test_form_setting) {
-    http_request local{"GET", "/openapi", "", "", std::nullopt, "h", "http", "rid-p", "", false, "127.0.0.1", std::nullopt};
-    const auto page = handle_request(local, db, cfg);
+    const auto page = get("/openapi");
     BOOST_TEST(page.response.status == 200);
     BOOST_TEST(page.response.content_type == "text/html; charset=utf-8");
     BOOST_TEST(page.response.body.find("<script src=\"/openapi/swagger-ui-bundle.js\"></script>") != std::string::npos);
     BOOST_TEST(header(page, "Content-Security-Policy").find("script-src 'self'") != std::string::npos);
-    auto remote = local;
-    remote.remote_addr = "192.0.2.7";
-    BOOST_TEST(handle_request(remote, db, cfg).response.status == 403);
+    BOOST_TEST(get("/openapi", "192.0.2.7").response.status == 403);
     cfg.test_form = test_form_access::any;
-    BOOST_TEST(handle_request(remote, db, cfg).response.status == 200);
+    BOOST_TEST(get("/openapi", "192.0.2.7").response.status == 200);
     cfg.test_form = test_form_access::off;
-    BOOST_TEST(handle_request(local, db, cfg).response.status == 403);
+    BOOST_TEST(get("/openapi").response.status == 403);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
