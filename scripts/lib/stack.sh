@@ -70,7 +70,8 @@ keeper_build_dir() {
 # OpenAPI validator. Node.js from Debian's packages unless the machine has it already.
 ensure_npm() { command -v npm >/dev/null || ensure_packages nodejs npm; }
 
-# The npm packages the tests run (tests/openapi/package-lock.json: the OpenAPI validator), installed
+# The npm packages the tests run (tests/openapi/package-lock.json: the OpenAPI validator, the client
+# generator, openapi-fetch and TypeScript), installed
 # with `npm ci` beside the build, again only when the lock file changed. Prints their directory.
 ensure_node_tools() {
   ensure_npm
@@ -79,7 +80,7 @@ ensure_node_tools() {
   if [ ! -d "$dir/node_modules" ] || ! cmp -s "$KEEPER_ROOT/tests/openapi/package-lock.json" "$dir/package-lock.json"; then
     mkdir -p "$dir"
     cp "$KEEPER_ROOT/tests/openapi/package.json" "$KEEPER_ROOT/tests/openapi/package-lock.json" "$dir/"
-    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) || die "npm ci of the test tools failed"
+    (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null) || die "npm ci of the test tools failed"
   fi
   printf '%s\n' "$dir"
 }
