@@ -30,13 +30,28 @@ ENVELOPE11 = (b'<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envel
 ENVELOPE12 = ENVELOPE11.replace(b"http://schemas.xmlsoap.org/soap/envelope/", b"http://www.w3.org/2003/05/soap-envelope")
 
 
+def capture_json_answer(method, path, status, headers, body):
+    """Appends a JSON answer to KEEPER_TEST_JSON_CAPTURE, as the C++ tests' client does, for
+    e2e.openapi to check against docs/openapi.json."""
+    capture = os.environ.get("KEEPER_TEST_JSON_CAPTURE")
+    if not capture or not (headers.get("Content-Type") or "").startswith("application/json"):
+        return
+    record = {"method": method, "target": path, "status": status, "jsonerror": headers.get("jsonerror") or "",
+              "body": body.decode("utf-8", "replace")}
+    with open(capture, "a", encoding="utf-8") as f:
+        f.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
 def call(port, path, headers=None, body=None, source="127.0.0.1"):
     """One request; returns (status, headers, body). source: the client address to call from."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=(source, 0))
+    method = "POST" if body is not None else "GET"
     try:
-        conn.request("POST" if body is not None else "GET", path, body=body, headers=headers or {})
+        conn.request(method, path, body=body, headers=headers or {})
         r = conn.getresponse()
-        return r.status, r.headers, r.read()
+        answer = r.read()
+        capture_json_answer(method, path, r.status, r.headers, answer)
+        return r.status, r.headers, answer
     finally:
         conn.close()
 
