@@ -68,8 +68,13 @@ const std::vector<setting_def>& setting_definitions() {
           "'<key id> <base64 of 32 bytes>', the first one current (keeperctl new-key). Under systemd the unit "
           "passes it as the credential secret.keys instead. Without a readable, right key the pool does not start."},
          [](settings& s, const std::string& v) { s.secret_key_file = parse_nonempty("secret_key_file", v); }},
-        {{"listen", "", "FastCGI socket: a unix socket path or 127.0.0.1:PORT; empty = inherited on fd 0 (systemd)."},
+        {{"listen", "", "FastCGI socket: a unix socket path or 127.0.0.1:PORT; empty = systemd's first socket (LISTEN_FDS), or fd 0."},
          [](settings& s, const std::string& v) { s.listen = v; }},
+        {{"retry_listen", "",
+          "FastCGI socket nginx sends a request to a second time when the worker that had it died with it "
+          "(the upstream's backup server): a unix socket path or 127.0.0.1:PORT; a write that comes there "
+          "first settles that attempt. Empty = systemd's second socket (LISTEN_FDS=2), or none."},
+         [](settings& s, const std::string& v) { s.retry_listen = v; }},
         {{"workers", "8",
           "Worker processes. Each serves `threads` FastCGI connections at once; more than one process "
           "keeps the pool serving while one is replaced. See docs/performance.md for the sizing rule."},

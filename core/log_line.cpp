@@ -28,6 +28,7 @@ std::string format_log_line(const std::string& request_id, const handled_request
     line += " duration_ms=";
     line += ms;
     if (log.replayed) line += " replayed=true";
+    if (log.retried) line += " retried=true";
     if (!log.detail.empty()) line += " detail=" + value(log.detail);
     return line;
 }

@@ -22,6 +22,7 @@ struct request_log {
     std::optional<int> result;          // the int result, for int operations
     std::optional<fault_kind> fault;    // the fault, if the request ended in one
     bool replayed = false;              // answered with the result of an earlier call with its Idempotency-Key
+    bool retried = false;               // nginx sent it before, to a worker that died with it (the retry socket)
 };
 
 struct handled_request {

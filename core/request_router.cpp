@@ -73,6 +73,7 @@ http_response health(store& st, request_log& log) {
 
 http_response route(const http_request& req, store& st, const settings& cfg, const metrics_block* metrics,
                     request_log& log) {
+    log.retried = req.retried;
     if (req.path == "/health" && req.method == "GET") return health(st, log);
     if (req.path == "/metrics" && req.method == "GET" && metrics) {
         log.group = "metrics";
@@ -113,7 +114,7 @@ http_response route(const http_request& req, store& st, const settings& cfg, con
     log.op = call.op;
     // Only a write takes a key: a read is safe to repeat, so its header is not even read.
     const auto key = call.op->effect == call_effect::writes ? read_idempotency_key(req.idempotency_key) : std::nullopt;
-    const auto ran = run_call(call, st, cfg, req.request_id, key);
+    const auto ran = run_call(call, st, cfg, req.request_id, key, req.retried);
     record_outcome(log, ran.value);
     auto response = write_result(log.via, *call.op, ran.value, cfg.api_namespace);
     if (ran.replayed) {

@@ -14,32 +14,49 @@
 // threads took every connection while it had one (measured: 48 of 56 kept connections on two of
 // eight processes), and calls queued for those two processes' database connections while the
 // others' stood idle (docs/performance.md).
+//
+// A second listening socket, the retry socket, takes what nginx sends again after the worker that
+// had a request died with it (nginx's `backup` upstream server; docs/design.md, "In-doubt calls"):
+// every request on a connection from it is marked as sent before.
 #include <mutex>
 #include <optional>
 
 namespace keeper::fcgi {
 
+// The pool's listening sockets: the one nginx sends every request to, and the retry socket (-1:
+// none).
+struct listen_sockets {
+    int main_fd = -1;
+    int retry_fd = -1;
+};
+
+struct accepted_connection {
+    int fd;
+    bool from_retry_socket;
+};
+
 class connection_acceptor {
 public:
-    explicit connection_acceptor(int listen_fd);
+    explicit connection_acceptor(listen_sockets sockets);
     ~connection_acceptor();
     connection_acceptor(const connection_acceptor&) = delete;
     connection_acceptor& operator=(const connection_acceptor&) = delete;
 
     // Any thread: blocks until a connection arrives (its fd: blocking, close-on-exec) or the
     // acceptor stops (nullopt, at once for every caller from then on).
-    std::optional<int> next();
+    std::optional<accepted_connection> next();
 
     // Any thread; async-signal-safe.
     void stop();
 
 private:
-    bool watch_listen_socket();  // false: the kernel refused
-    void requeue();
+    bool watch(int listen_fd);  // false: the kernel refused
+    void requeue(int listen_fd);
+    std::optional<int> accept_from(int listen_fd);
 
-    int m_listen_fd;
+    listen_sockets m_sockets;
     int m_stop_fd;   // an eventfd: readable once stop() ran
-    int m_epoll_fd;  // the listening socket (EPOLLEXCLUSIVE) and the stop eventfd
+    int m_epoll_fd;  // the listening sockets (EPOLLEXCLUSIVE) and the stop eventfd
     std::mutex m_turn;  // held by the one thread waiting in m_epoll_fd
 };
 

@@ -23,9 +23,11 @@ namespace {
 constexpr int listen_backlog = 1024;
 
 void print_usage(std::ostream& out) {
-    out << "usage: keeper-fcgi [--config FILE] [--listen ADDRESS] [--workers N]\n\n"
+    out << "usage: keeper-fcgi [--config FILE] [--listen ADDRESS] [--retry-listen ADDRESS] [--workers N]\n\n"
            "Runs the keeper FastCGI worker pool. ADDRESS is a unix socket path or HOST:PORT;\n"
-           "without it the pool uses the socket systemd hands over (fd 0, or LISTEN_FDS).\n"
+           "without it the pool uses the socket systemd hands over (fd 0, or LISTEN_FDS). The retry\n"
+           "socket takes what nginx sends again after a worker died with it (its backup server);\n"
+           "without --retry-listen it is systemd's second socket (LISTEN_FDS=2), or there is none.\n"
            "Signals: SIGTERM/SIGINT stop (each worker finishes its request); SIGHUP re-reads the\n"
            "configuration and replaces the workers.\n"
            "Configuration: FILE (default $KEEPER_CONFIG or /etc/keeper/keeper.conf), then\n"
@@ -37,25 +39,41 @@ bool is_socket(int fd) {
     return fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
-// systemd's protocol: LISTEN_FDS=1 for this pid means the socket is fd 3 (systemd-socket-activate,
-// or a unit without StandardInput=socket).
-bool has_listen_fds() {
+// systemd's protocol: LISTEN_FDS=N for this pid means the sockets are fds 3 .. 3+N-1, in the
+// order the socket unit lists them (keeper.socket: the pool's socket, then the retry socket).
+int listen_fds() {
     const char* fds = std::getenv("LISTEN_FDS");
     const char* pid = std::getenv("LISTEN_PID");
-    return fds && std::string{fds} == "1" && (!pid || std::to_string(getpid()) == pid);
+    if (!fds || (pid && std::to_string(getpid()) != pid)) return 0;
+    const std::string n{fds};
+    return n == "1" ? 1 : n == "2" ? 2 : 0;
 }
 
-int open_listen_socket(const std::string& address) {
-    if (address.empty()) {
-        if (has_listen_fds() && is_socket(3)) return 3;
-        if (is_socket(0)) return 0;
-        throw std::runtime_error("no socket on fd 0 or from LISTEN_FDS: start from the systemd socket unit, or give --listen");
-    }
+int open_socket(const std::string& address) {
     const int fd = FCGX_OpenSocket(address.c_str(), listen_backlog);
     if (fd < 0) throw std::runtime_error("cannot listen on " + address);
     // A unix socket is for nginx, which runs as the same service user or its group.
     if (address.find(':') == std::string::npos) chmod(address.c_str(), 0660);
     return fd;
+}
+
+keeper::fcgi::listen_sockets open_listen_sockets(const keeper::core::settings& cfg) {
+    keeper::fcgi::listen_sockets out;
+    if (!cfg.listen.empty()) {
+        out.main_fd = open_socket(cfg.listen);
+    } else if (listen_fds() >= 1 && is_socket(3)) {
+        out.main_fd = 3;
+    } else if (is_socket(0)) {
+        out.main_fd = 0;
+    } else {
+        throw std::runtime_error("no socket on fd 0 or from LISTEN_FDS: start from the systemd socket unit, or give --listen");
+    }
+    if (!cfg.retry_listen.empty()) {
+        out.retry_fd = open_socket(cfg.retry_listen);
+    } else if (listen_fds() == 2 && is_socket(4)) {
+        out.retry_fd = 4;
+    }
+    return out;
 }
 
 // Workers that expect another schema, or hold no key or the wrong one for the sealed secrets,
@@ -93,28 +111,30 @@ void check_database(const keeper::core::settings& cfg) {
 
 int main(int argc, char** argv) {
     std::string config_path = keeper::config::default_config_path();
-    std::string listen, workers;
+    std::string listen, retry_listen, workers;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         const bool has_value = i + 1 < argc;
         if (arg == "--help" || arg == "-h") { print_usage(std::cout); return 0; }
         if (arg == "--config" && has_value) { config_path = argv[++i]; continue; }
         if (arg == "--listen" && has_value) { listen = argv[++i]; continue; }
+        if (arg == "--retry-listen" && has_value) { retry_listen = argv[++i]; continue; }
         if (arg == "--workers" && has_value) { workers = argv[++i]; continue; }
         print_usage(std::cerr);
         return 2;
     }
     try {
         if (!listen.empty()) setenv("KEEPER_LISTEN", listen.c_str(), 1);
+        if (!retry_listen.empty()) setenv("KEEPER_RETRY_LISTEN", retry_listen.c_str(), 1);
         if (!workers.empty()) setenv("KEEPER_WORKERS", workers.c_str(), 1);
         const auto cfg = keeper::config::load_settings(config_path);
         check_database(cfg);
         FCGX_Init();
-        const int fd = open_listen_socket(cfg.listen);
+        const auto sockets = open_listen_sockets(cfg);
         // SIGHUP re-reads the same file (and environment) for the next set of workers.
         const auto reload = [config_path] { return keeper::config::load_settings(config_path); };
         keeper::fcgi::shared_metrics metrics;  // before the workers fork: they all share it
-        return keeper::fcgi::run_pool(fd, cfg, reload, metrics.block());
+        return keeper::fcgi::run_pool(sockets, cfg, reload, metrics.block());
     } catch (const std::exception& e) {
         std::cerr << "keeper-fcgi: " << e.what() << std::endl;
         return 1;

@@ -54,11 +54,11 @@ struct thread_slot {
 
 // What the threads of one worker process share.
 struct worker_state {
-    worker_state(int listen_fd, const core::settings& c, core::metrics_block& m)
+    worker_state(listen_sockets sockets, const core::settings& c, core::metrics_block& m)
         : cfg(c), metrics(m),
           store(config::worker_conninfo(c), static_cast<std::size_t>(c.database_connections), {c.lock_timeout, c.statement_timeout, c.call_budget, std::max(1, c.threads / 2)},
                 std::make_shared<const db::secret_keyring>(db::secret_keyring::load(config::secret_key_path(c))), &m.runtime),
-          acceptor(listen_fd), slots(static_cast<std::size_t>(c.threads)) {}
+          acceptor(sockets), slots(static_cast<std::size_t>(c.threads)) {}
 
     const core::settings& cfg;
     core::metrics_block& metrics;
@@ -80,12 +80,17 @@ struct busy_thread {
 };
 
 // Answers one request; the response is on its way to nginx before the metrics and the log line.
-void serve_one(FCGX_Request& request, worker_state& w) {
+// `retried`: the request came on the retry socket (nginx sends it again after a worker died).
+void serve_one(FCGX_Request& request, worker_state& w, bool retried) {
     const auto started = std::chrono::steady_clock::now();
     const busy_thread busy{w.metrics.runtime.threads_busy};
-    const auto req = read_request(request, w.cfg.body_limit);
+    auto req = read_request(request, w.cfg.body_limit);
+    req.retried = retried;
     const auto handled = core::handle_request(req, w.store, w.cfg, &w.metrics);
     write_response(request, handled.response, req.request_id);
+    // A connection from the retry socket serves one request and closes, so nginx keeps none of
+    // them: a kept one could be to a worker that dies, and a retry sent on it would fail again.
+    if (retried) request.keepConnection = 0;
     FCGX_Finish_r(&request);
     const auto took = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started);
     core::record_request(w.metrics, handled.log, took);
@@ -110,20 +115,23 @@ bool next_request(FCGX_Request& request, int fd) {
 // (fastcgi_keep_conn). When nginx closes it, libfcgi closes our end and falls back to accepting on
 // the request's listening socket, which is -1 here: Accept_r then fails and we return. (ipcFd and
 // keepConnection are libfcgi 2.4's request fields; see connection_acceptor.hpp for why.)
-void serve_connection(FCGX_Request& request, int fd, thread_slot& slot, worker_state& w) {
+void serve_connection(FCGX_Request& request, accepted_connection c, thread_slot& slot, worker_state& w) {
+    const int fd = c.fd;
     request.ipcFd = fd;
     request.keepConnection = 1;  // Accept_r first "finishes" the previous request: keep this fd open
     slot.watch(fd);
     while (next_request(request, fd)) {
         slot.busy = true;
         try {
-            serve_one(request, w);
+            serve_one(request, w, c.from_retry_socket);
         } catch (const std::exception& e) {
             // Only the FastCGI stream can get here (handle_request never throws): the client is gone.
             write_log_record(std::string{"worker: request aborted: "} + e.what());
+            if (c.from_retry_socket) request.keepConnection = 0;
             FCGX_Finish_r(&request);
         }
         slot.busy = false;
+        if (c.from_retry_socket) break;  // closed by FCGX_Finish_r (serve_one)
     }
     slot.unwatch();
 }
@@ -131,7 +139,7 @@ void serve_connection(FCGX_Request& request, int fd, thread_slot& slot, worker_s
 void serve_thread(thread_slot& slot, worker_state& w) {
     FCGX_Request request;
     FCGX_InitRequest(&request, -1, 0);
-    while (const auto fd = w.acceptor.next()) serve_connection(request, *fd, slot, w);
+    while (const auto c = w.acceptor.next()) serve_connection(request, *c, slot, w);
     std::lock_guard lock{w.mutex};
     --w.running;
     w.thread_left.notify_all();
@@ -161,7 +169,7 @@ sigset_t stop_signals() {
 
 }  // namespace
 
-int run_worker(int listen_fd, const core::settings& cfg, core::metrics_block& metrics) {
+int run_worker(listen_sockets sockets, const core::settings& cfg, core::metrics_block& metrics) {
     // Stop signals wait for this thread's sigwait; the serving threads inherit the blocked mask.
     const sigset_t stops = stop_signals();
     pthread_sigmask(SIG_BLOCK, &stops, nullptr);
@@ -173,9 +181,7 @@ int run_worker(int listen_fd, const core::settings& cfg, core::metrics_block& me
     const sched_param batch{};
     sched_setscheduler(0, SCHED_BATCH, &batch);
     core::init_xml_guards();
-    // Names our connections in pg_stat_activity (unless the connection string names them).
-    setenv("PGAPPNAME", "keeper-fcgi", 0);
-    auto w = std::make_unique<worker_state>(listen_fd, cfg, metrics);
+    auto w = std::make_unique<worker_state>(sockets, cfg, metrics);
     std::vector<std::thread> threads;
     w->running = static_cast<int>(w->slots.size());
     for (auto& slot : w->slots) threads.emplace_back(serve_thread, std::ref(slot), std::ref(*w));

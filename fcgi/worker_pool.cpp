@@ -34,7 +34,7 @@ using worker_set = std::map<pid_t, worker_process>;
 // The supervisor's state. Signals are not handled asynchronously: they are blocked and taken one
 // at a time by sigtimedwait in the loop, between log write-outs.
 struct pool {
-    int listen_fd;
+    listen_sockets sockets;
     core::settings cfg;
     const settings_loader& loader;
     core::metrics_block& metrics;
@@ -52,7 +52,7 @@ struct pool {
     use_log_ring(log);
     int rc = 1;
     try {
-        rc = run_worker(p.listen_fd, p.cfg, p.metrics);  // takes SIGTERM/SIGINT itself (still blocked)
+        rc = run_worker(p.sockets, p.cfg, p.metrics);  // takes SIGTERM/SIGINT itself (still blocked)
     } catch (const std::exception& e) {
         write_log_record(std::string{"worker "} + std::to_string(getpid()) + ": " + e.what());
     }
@@ -155,10 +155,10 @@ sigset_t pool_signals() {
 
 }  // namespace
 
-int run_pool(int listen_fd, core::settings cfg, const settings_loader& loader, core::metrics_block& metrics) {
+int run_pool(listen_sockets sockets, core::settings cfg, const settings_loader& loader, core::metrics_block& metrics) {
     const sigset_t signals = pool_signals();
     sigprocmask(SIG_BLOCK, &signals, nullptr);  // workers inherit it: they sigwait for their stop
-    pool p{listen_fd, std::move(cfg), loader, metrics, {}, {}, false};
+    pool p{sockets, std::move(cfg), loader, metrics, {}, {}, false};
     metrics.runtime.start_time_seconds.store(
         std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
     publish_configuration(p);

@@ -1,9 +1,10 @@
 #pragma once
-// The supervisor: forks N workers on one listening socket, replaces any that dies, on SIGHUP
+// The supervisor: forks N workers on the listening sockets, replaces any that dies, on SIGHUP
 // re-reads the configuration and replaces all workers (new ones first, so the socket is always
 // served), and on SIGTERM/SIGINT stops them all (each finishes its request first) and returns.
 #include <functional>
 
+#include "connection_acceptor.hpp"
 #include "core/metrics.hpp"
 #include "core/api/settings.hpp"
 
@@ -11,6 +12,6 @@ namespace keeper::fcgi {
 
 using settings_loader = std::function<core::settings()>;
 
-int run_pool(int listen_fd, core::settings cfg, const settings_loader& reload, core::metrics_block& metrics);
+int run_pool(listen_sockets sockets, core::settings cfg, const settings_loader& reload, core::metrics_block& metrics);
 
 }  // namespace keeper::fcgi

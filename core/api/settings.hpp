@@ -18,6 +18,7 @@ struct settings {
     std::string maintain_database_url;   // keeperctl maintain; empty: admin_database_url
     std::string secret_key_file = "/etc/keeper/secret.keys";  // keys sealing shared secrets
     std::string listen;                           // empty: the socket inherited on fd 0
+    std::string retry_listen;                     // empty: systemd's second socket, or none
     int workers = 8;               // processes
     int threads = 24;              // per worker process: FastCGI connections served at once
     int database_connections = 2;  // per worker process, shared by its threads

@@ -18,13 +18,14 @@ struct call_key {
 class call_context {
 public:
     call_context(store& s, const settings& cfg, std::string request_id = {}, std::string_view operation = {},
-                 call_key key = {})
-        : m_store(s), m_settings(cfg), m_request_id(std::move(request_id)), m_operation(operation), m_key(std::move(key)) {}
+                 call_key key = {}, bool retried = false)
+        : m_store(s), m_settings(cfg), m_request_id(std::move(request_id)), m_operation(operation), m_key(std::move(key)),
+          m_retried(retried) {}
 
     const settings& config() const { return m_settings; }
     store& db() { return m_store; }
 
-    audit_tag tag() const { return {m_request_id, m_operation, m_key.key, m_key.fingerprint}; }
+    audit_tag tag() const { return {m_request_id, m_operation, m_key.key, m_key.fingerprint, m_retried}; }
     // session_id already lower-cased by the caller (sessions are stored lower case).
     session_ref session(std::string_view session_id) const { return {session_id, m_settings.session_ttl}; }
 
@@ -34,6 +35,7 @@ private:
     std::string m_request_id;
     std::string_view m_operation;
     call_key m_key;
+    bool m_retried;
 };
 
 }  // namespace keeper::core

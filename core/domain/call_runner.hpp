@@ -19,8 +19,9 @@ struct call_result {
 
 // idempotency_key: the caller's key for a write (docs/api-decisions.md, "Idempotency-Key"); the
 // call then runs at most once per key, and a repeat answers the first call's result. Throws
-// key_reused when the caller used the key for another call.
+// key_reused when the caller used the key for another call. retried: nginx sent this request
+// before, to a worker that died with it; a write first settles that attempt (audit_tag::retried).
 call_result run_call(const decoded_call& call, store& st, const settings& cfg, const std::string& request_id,
-                     const std::optional<std::string>& idempotency_key = std::nullopt);
+                     const std::optional<std::string>& idempotency_key = std::nullopt, bool retried = false);
 
 }  // namespace keeper::core

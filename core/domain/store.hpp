@@ -66,6 +66,9 @@ struct audit_tag {
     std::string_view operation;
     std::string_view idempotency_key;  // empty: none
     std::string_view fingerprint;      // with a key: 64 hex digits
+    // The request was sent before, to a worker that died with it: the store makes sure that
+    // attempt can no longer commit and answers its recorded result if it had one.
+    bool retried = false;
 };
 
 // A call's session: its id (lower case) and the configured lifetime.

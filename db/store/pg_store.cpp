@@ -6,6 +6,7 @@
 #include <charconv>
 #include <thread>
 
+#include "db/store/backend_ending.hpp"
 #include "db/store/statements.hpp"
 
 namespace keeper::db {
@@ -90,29 +91,14 @@ connection_pool::preparer connection_setup(database_timeouts bounds) {
         // set_variable also restores them should libpqxx reconnect this connection itself.
         conn.set_variable("lock_timeout", std::to_string(bounds.lock.count()));
         conn.set_variable("statement_timeout", std::to_string(bounds.statement.count()));
+        // Names this worker in pg_stat_activity (over any name the connection string gives): how
+        // another worker finds this one's sessions should it die mid-call (backend_ending.hpp).
+        conn.set_variable("application_name", conn.quote(worker_application_name()));
         for (const auto& s : worker_statements) conn.prepare(std::string{s.name}, std::string{s.sql});
         return pqxx::nontransaction{conn}
             .exec1("SELECT pid || '|' || backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()")[0]
             .as<std::string>();
     };
-}
-
-// Ends the server process `backend` ("pid|start") if it still runs on this server, and waits until
-// it is gone: then the transaction it ran has committed or never will. On another server (after a
-// failover) it names no process: only the promoted synchronous standby takes writes there.
-bool end_backend(pqxx::connection& conn, const std::string& backend, std::chrono::steady_clock::time_point deadline) {
-    const auto bar = backend.find('|');
-    if (bar == std::string::npos) return true;  // never opened: nothing ran
-    const auto pid = backend.substr(0, bar), start = backend.substr(bar + 1);
-    pqxx::nontransaction tx{conn};
-    tx.exec_params("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = $1::int AND backend_start = $2::timestamptz",
-                   pid, start);
-    while (tx.exec_params1("SELECT count(*) FROM pg_stat_activity WHERE pid = $1::int AND backend_start = $2::timestamptz",
-                           pid, start)[0].as<int>() > 0) {
-        if (std::chrono::steady_clock::now() >= deadline) return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds{10});
-    }
-    return true;
 }
 
 consteval bool is_prepared(std::string_view name) {
@@ -171,10 +157,17 @@ pg_store::~pg_store() = default;
 // with the statement sent: a read again at once, a call once it is known not to have happened, or
 // its recorded result once it is known to have happened.
 template <const auto& S, typename... Args>
-pg_store::answer pg_store::run(std::string_view request_id, const Args&... args) {
+pg_store::answer pg_store::run(call_ref call, const Args&... args) {
     static_assert(sizeof...(Args) == S.param_count, "one argument per parameter of the statement");
     static_assert(is_prepared(S.name), "a statement every connection prepares (worker_statements)");
     const auto deadline = std::chrono::steady_clock::now() + m_bounds.budget;
+    const std::string_view request_id = call.request_id;
+    if (call.retried && !request_id.empty()) {
+        if (const auto recorded = settle_retried(request_id, deadline)) {
+            if (m_gauges) m_gauges->db_in_doubt_recorded.fetch_add(1, std::memory_order_relaxed);
+            return {std::nullopt, *recorded};
+        }
+    }
     bool waited_for_primary = false;  // counted once the call answers (a rerun after a doubt is not a wait)
     for (int attempt = 0;; ++attempt) {
         try {
@@ -200,12 +193,24 @@ pg_store::answer pg_store::run(std::string_view request_id, const Args&... args)
 
 std::optional<core::result_code> pg_store::settle(const std::string& backend, std::string_view request_id,
                                                   std::chrono::steady_clock::time_point deadline) {
+    return settle_with([&](pqxx::connection& conn) { return end_backend(conn, backend, deadline); }, request_id, deadline);
+}
+
+std::optional<core::result_code> pg_store::settle_retried(std::string_view request_id,
+                                                          std::chrono::steady_clock::time_point deadline) {
+    return settle_with([&](pqxx::connection& conn) { return end_dead_workers_backends(conn, deadline); }, request_id,
+                       deadline);
+}
+
+template <typename EndFirst>
+std::optional<core::result_code> pg_store::settle_with(EndFirst&& end_first, std::string_view request_id,
+                                                       std::chrono::steady_clock::time_point deadline) {
     for (int attempt = 0;; ++attempt) {
         try {
             auto lease = m_pool.acquire();
             auto& conn = open(lease);
             return translated("settling an in-doubt call", lease, m_gauges, [&]() -> std::optional<core::result_code> {
-                if (!end_backend(conn, backend, deadline)) throw not_done("the call's server process did not end");
+                if (!end_first(conn)) throw not_done("the call's server process did not end");
                 const auto r = pqxx::nontransaction{conn}.exec_prepared1("call_outcome", std::string{request_id});
                 if (r[0].is_null()) return std::nullopt;
                 return as_result(r[0]);
@@ -249,14 +254,14 @@ pqxx::result pg_store::run_once(std::string_view name, const Args&... args) {
 }
 
 template <const auto& S, typename... Args>
-core::result_code pg_store::run_call(const std::string& request_id, const Args&... args) {
-    const auto a = run<S>(request_id, request_id, args...);
+core::result_code pg_store::run_call(const core::audit_tag& tag, const Args&... args) {
+    const auto a = run<S>({tag.request_id, tag.retried}, text(tag.request_id), args...);
     return a.rows ? as_result(a.rows->at(0)[S.column("result").data()]) : a.recorded;
 }
 
 template <const auto& S, typename... Args>
 pg_store::answer pg_store::run_keyed(const core::audit_tag& tag, const Args&... args) {
-    return run<S>(tag.request_id, text(tag.request_id), text(tag.operation), args..., text(tag.idempotency_key),
+    return run<S>({tag.request_id, tag.retried}, text(tag.request_id), text(tag.operation), args..., text(tag.idempotency_key),
                   text(tag.fingerprint));
 }
 
@@ -267,7 +272,7 @@ core::result_code pg_store::run_keyed_call(const core::audit_tag& tag, const Arg
 }
 
 std::optional<std::string> pg_store::find_login_secret(std::string_view login) {
-    const auto r = *run<statements::find_login_secret>("", text(login)).rows;
+    const auto r = *run<statements::find_login_secret>({}, text(login)).rows;
     if (r.empty()) return std::nullopt;
     const auto secret = r[0][statements::find_login_secret.column("shared_secret").data()].as<std::string>();
     return opened_secret(secret, login_secret_row(login));
@@ -281,7 +286,7 @@ core::result_code pg_store::authenticate(const core::audit_tag& tag, std::string
 
 core::result_code pg_store::check_session(const core::audit_tag& tag, const core::session_ref& session,
                                           std::string_view app_id) {
-    return run_call<statements::check_session>(text(tag.request_id), text(tag.operation), text(session.session_id),
+    return run_call<statements::check_session>(tag, text(tag.operation), text(session.session_id),
                     seconds(session.ttl), text(app_id));
 }
 
@@ -343,7 +348,7 @@ core::result_code pg_store::subscribe_device(const core::audit_tag& tag, const c
 }
 
 std::optional<core::application_record> pg_store::find_application(std::string_view app_id) {
-    const auto r = *run<statements::find_application>("", text(app_id)).rows;
+    const auto r = *run<statements::find_application>({}, text(app_id)).rows;
     if (r.empty()) return std::nullopt;
     constexpr const auto& s = statements::find_application;
     const auto row = r[0];

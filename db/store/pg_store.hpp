@@ -82,16 +82,22 @@ private:
 
     // Runs one prepared statement on a pooled connection, in autocommit, until it answers within
     // the call's budget (docs/design.md, "In-doubt calls"). S is a handle of statements.hpp: the
-    // arguments are its parameters, in order. request_id names the call's audit row; empty for a
-    // read, which is simply run again whatever happened.
+    // arguments are its parameters, in order. call.request_id names the call's audit row; empty
+    // for a read, which is simply run again whatever happened.
+    // The call a statement belongs to: its request id (empty for a read) and whether nginx sent it
+    // before, to a worker that died with it.
+    struct call_ref {
+        std::string_view request_id;
+        bool retried = false;
+    };
     template <const auto& S, typename... Args>
-    answer run(std::string_view request_id, const Args&... args);
+    answer run(call_ref call, const Args&... args);
     template <typename... Args>
     pqxx::result run_once(std::string_view name, const Args&... args);
     // For the keeper_* functions that return the call's result code in their column "result";
-    // the first argument is the call's request id.
+    // the statement's first parameter is the call's request id (from tag), then args.
     template <const auto& S, typename... Args>
-    core::result_code run_call(const std::string& request_id, const Args&... args);
+    core::result_code run_call(const core::audit_tag& tag, const Args&... args);
     // A write's statement: request id and operation first, Idempotency-Key and fingerprint last
     // (statements.hpp), the call's own arguments between them.
     template <const auto& S, typename... Args>
@@ -104,6 +110,15 @@ private:
     // (nullopt: the call did not happen). Throws core::outcome_unknown at the deadline.
     std::optional<core::result_code> settle(const std::string& backend, std::string_view request_id,
                                             std::chrono::steady_clock::time_point deadline);
+    // Before a write nginx sent again after the worker that had it died: ends that worker's
+    // server processes, then reads the result the first attempt recorded (nullopt: it did not
+    // happen, the call runs). Throws core::outcome_unknown at the deadline.
+    std::optional<core::result_code> settle_retried(std::string_view request_id,
+                                                    std::chrono::steady_clock::time_point deadline);
+    // What settle and settle_retried share: end_first(conn) ends the first attempt's process.
+    template <typename EndFirst>
+    std::optional<core::result_code> settle_with(EndFirst&& end_first, std::string_view request_id,
+                                                 std::chrono::steady_clock::time_point deadline);
     // Sleeps before the next attempt, unless that would pass the deadline or too many calls wait
     // already: then false.
     bool pause_before_retry(std::chrono::steady_clock::time_point deadline, int attempt);

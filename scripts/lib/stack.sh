@@ -172,7 +172,7 @@ prepare_database() {
 # Starts the worker pool on $1/run/keeper.sock, logging to $1/log/keeper.log.
 start_pool() {
   local state=$1 workers=${2:-}
-  local args=(--listen "$state/run/keeper.sock")
+  local args=(--listen "$state/run/keeper.sock" --retry-listen "$state/run/keeper-retry.sock")
   [ -n "$workers" ] && args+=(--workers "$workers")
   # exec all the way down, so the recorded pid is keeper-fcgi's own and `kill` reaches the pool.
   (
@@ -200,7 +200,7 @@ stop_pool() {
   if kill "$pid" 2>/dev/null; then
     for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   fi
-  rm -f "$state/run/keeper.pid" "$state/run/keeper.sock"
+  rm -f "$state/run/keeper.pid" "$state/run/keeper.sock" "$state/run/keeper-retry.sock"
 }
 
 # A self-signed certificate for 127.0.0.1 and localhost in $1/tls (made once), and the shipped
@@ -216,7 +216,7 @@ make_test_certificate() {
       "$KEEPER_ROOT/nginx/keeper-tls.conf" >"$state/nginx/keeper-tls.conf"
 }
 
-# Starts nginx on 127.0.0.1:$2 with the shipped nginx/keeper-upstream.conf (its socket path
+# Starts nginx on 127.0.0.1:$2 with the shipped nginx/keeper-upstream.conf (its socket paths
 # pointed at this stack's) and nginx/keeper-locations.conf; with KEEPER_TLS_PORT set, also HTTPS
 # there with the shipped keeper-tls.conf and a self-signed certificate. A third argument names a
 # file of extra http-level configuration (scripts/bench adds its baseline's server there).
@@ -224,7 +224,7 @@ start_nginx() {
   local state=$1 port=$2 extra=${3:-} conf="$1/nginx/nginx.conf" tls=""
   mkdir -p "$state/nginx/tmp"
   chown "$SERVICE_USER:" "$state/nginx/tmp"
-  sed "s|unix:/run/keeper/keeper.sock|unix:$state/run/keeper.sock|" "$KEEPER_ROOT/nginx/keeper-upstream.conf" \
+  sed "s|unix:/run/keeper/|unix:$state/run/|" "$KEEPER_ROOT/nginx/keeper-upstream.conf" \
     >"$state/nginx/keeper-upstream.conf"
   # The /openapi page's files where this stack installed them.
   sed "s|/usr/share/keeper/openapi-ui/|$state/install/usr/share/keeper/openapi-ui/|" "$KEEPER_ROOT/nginx/keeper-locations.conf" \

@@ -9,7 +9,11 @@
 #include <regex>
 #include <thread>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "core/domain/call_context.hpp"
+#include "db/store/backend_ending.hpp"
 #include "db/store/statements.hpp"
 #include "db_fixture.hpp"
 
@@ -35,17 +39,18 @@ BOOST_AUTO_TEST_CASE(every_statement_returns_the_columns_its_handle_names) {
 // The server ended the idle connection (a restart, pg_terminate_backend): the next call finds the
 // socket readable before sending anything, opens a new connection and succeeds.
 BOOST_AUTO_TEST_CASE(a_connection_the_server_closed_while_idle_is_replaced_before_a_call_uses_it) {
-    setenv("PGAPPNAME", "keeper-store-test", 1);
+    // The store names its connections for this process (backend_ending.hpp).
+    const auto named = "application_name = '" + keeper::db::worker_application_name() + "'";
     const auto session = unique("s");
     BOOST_TEST(check_session(session, "a") == 2);  // connected
     {
         pqxx::work tx{sql()};
-        tx.exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'keeper-store-test'");
+        tx.exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE " + named);
         tx.commit();
     }
     std::this_thread::sleep_for(std::chrono::milliseconds{200});  // the termination reaches the socket
     BOOST_TEST(check_session(session, "a") == 2);
-    BOOST_TEST(count("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'keeper-store-test'") == 1);
+    BOOST_TEST(count("SELECT count(*) FROM pg_stat_activity WHERE " + named) == 1);
     BOOST_TEST(store.healthy());
 }
 
@@ -162,6 +167,67 @@ BOOST_AUTO_TEST_CASE(a_call_that_committed_before_its_answer_was_lost_answers_it
     BOOST_TEST(t.audit_rows() == 1);
     BOOST_TEST(t.gauges.db_in_doubt_recorded.load() == 1u);
     BOOST_TEST(t.gauges.db_in_doubt_rerun.load() == 0u);
+}
+
+// A request nginx sent again after the worker that had it died (docs/design.md, "In-doubt calls"):
+// the first attempt's database session is named for a worker pid that is a zombie here, as a
+// killed worker is until the pool reaps it.
+struct retried_topup {
+    // A process that exits at once and stays unreaped until the destructor.
+    static pid_t zombie() {
+        const pid_t pid = fork();
+        if (pid == 0) _exit(0);
+        return pid;
+    }
+
+    db_fixture& f;
+    pid_t dead_worker = zombie();
+    std::string request_id = db_fixture::unique("rid");
+    std::string purse = "Z" + std::to_string(100000000000 + std::chrono::steady_clock::now().time_since_epoch().count() % 899999999999);
+    long long card = 0;
+    std::string session;
+    pqxx::connection first_attempt{keeper::test::shared_database().url() + " application_name='" +
+                                   keeper::db::worker_application_name_of(dead_worker) + "'"};
+    pqxx::connection live_worker{keeper::test::shared_database().url() + " application_name='" +
+                                 keeper::db::worker_application_name_of(getpid()) + "'"};
+
+    explicit retried_topup(db_fixture& fixture) : f(fixture) {
+        const auto u = f.new_user();
+        session = u.session;
+        card = 800000 + std::chrono::steady_clock::now().time_since_epoch().count() % 100000;
+        f.exec("INSERT INTO purses (purse, login_id) SELECT '" + purse + "', id FROM logins WHERE login = '" + u.login + "'");
+        f.exec("INSERT INTO cards (id, login_id) SELECT " + std::to_string(card) + ", id FROM logins WHERE login = '" + u.login + "'");
+    }
+    ~retried_topup() { waitpid(dead_worker, nullptr, 0); }
+
+    keeper::core::result_code run_again() {
+        keeper::core::call_context ctx{f.store, f.cfg, request_id, "TopupPurseFromAtmCard", {}, true};
+        return f.store.topup(ctx.tag(), ctx.session(session), {purse, card, "10.50", "15000", "50000"});
+    }
+    long long sessions_named(pid_t pid) {
+        return f.count("SELECT count(*) FROM pg_stat_activity WHERE application_name = '" +
+                       keeper::db::worker_application_name_of(pid) + "'");
+    }
+    long long topups() { return f.count("SELECT count(*) FROM topups WHERE request_id = '" + request_id + "'"); }
+};
+
+BOOST_AUTO_TEST_CASE(a_retried_call_whose_first_attempt_committed_answers_its_recorded_result) {
+    retried_topup t{*this};
+    pqxx::nontransaction{t.first_attempt}.exec("SELECT keeper_audit('" + t.request_id + "', 'TopupPurseFromAtmCard', NULL, NULL, 9)");
+    BOOST_TEST(static_cast<int>(t.run_again()) == 9);
+    BOOST_TEST(t.topups() == 0);
+    BOOST_TEST(t.sessions_named(t.dead_worker) == 0);  // the dead worker's session was ended
+    BOOST_TEST(t.sessions_named(getpid()) >= 1);       // a live worker's was not
+}
+
+BOOST_AUTO_TEST_CASE(a_retried_call_whose_first_attempt_was_still_open_runs_once) {
+    retried_topup t{*this};
+    pqxx::work open{t.first_attempt};  // the first attempt, uncommitted when its worker died
+    open.exec("SELECT keeper_audit('" + t.request_id + "', 'TopupPurseFromAtmCard', NULL, NULL, 9)");
+    BOOST_TEST(static_cast<int>(t.run_again()) == 0);  // ended, rolled back: the call runs
+    BOOST_TEST(t.topups() == 1);
+    BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE request_id = '" + t.request_id + "'") == 1);
+    BOOST_TEST(t.sessions_named(t.dead_worker) == 0);
 }
 
 BOOST_AUTO_TEST_CASE(only_the_worker_role_may_ask_for_a_calls_outcome_and_only_by_request_id) {

@@ -91,16 +91,18 @@ http { include /etc/nginx/sites-available/keeper; }
 NGINX
 check "nginx -t accepts the shipped site" nginx -t -q -p "$WORK/nginx" -c "$WORK/nginx/site-test.conf" -e "$WORK/nginx-error.log"
 
-# Start the pool the way keeper.socket + keeper.service do: the socket is made first and the
-# pool inherits it (systemd-socket-activate passes it by LISTEN_FDS and, given -E, the
-# environment), as the keeper user.
+# Start the pool the way keeper.socket + keeper.service do: the sockets are made first and the
+# pool inherits them (systemd-socket-activate passes them by LISTEN_FDS, in keeper.socket's order:
+# the pool's socket, then the retry socket; given -E, the environment), as the keeper user.
 mkdir -p "$WORK/run" && chown keeper: "$WORK/run"
 setpriv --reuid=keeper --regid=keeper --init-groups -- env KEEPER_CONFIG=/etc/keeper/keeper.conf \
   KEEPER_DATABASE_URL="$KEEPER_TEST_WORKER_DATABASE_URL" KEEPER_WORKERS=2 KEEPER_SECRET_KEY_FILE="$KEEPER_SECRET_KEY_FILE" \
-  systemd-socket-activate -E KEEPER_CONFIG -E KEEPER_DATABASE_URL -E KEEPER_WORKERS -E KEEPER_SECRET_KEY_FILE -l "$WORK/run/keeper.sock" /usr/sbin/keeper-fcgi >"$WORK/pool.log" 2>&1 &
+  systemd-socket-activate -E KEEPER_CONFIG -E KEEPER_DATABASE_URL -E KEEPER_WORKERS -E KEEPER_SECRET_KEY_FILE -l "$WORK/run/keeper.sock" -l "$WORK/run/keeper-retry.sock" /usr/sbin/keeper-fcgi >"$WORK/pool.log" 2>&1 &
 activator=$!
 for _ in $(seq 50); do [ -S "$WORK/run/keeper.sock" ] && break; sleep 0.1; done
 mkdir -p "$WORK/nginx/tmp" && chown keeper "$WORK/nginx/tmp"
+# The shipped upstream (the pool's socket and the retry socket as its backup), at this test's paths.
+sed "s|unix:/run/keeper/|unix:$WORK/run/|" /etc/keeper/nginx/keeper-upstream.conf >"$WORK/nginx/keeper-upstream.conf"
 cat >"$WORK/nginx/nginx.conf" <<NGINX
 user keeper;
 pid $WORK/nginx/nginx.pid;
@@ -114,7 +116,7 @@ http {
     proxy_temp_path $WORK/nginx/tmp/proxy;
     uwsgi_temp_path $WORK/nginx/tmp/uwsgi;
     scgi_temp_path $WORK/nginx/tmp/scgi;
-    upstream keeper_pool { server unix:$WORK/run/keeper.sock; }
+    include $WORK/nginx/keeper-upstream.conf;
     server { listen 127.0.0.1:$PORT; include /etc/keeper/nginx/keeper-locations.conf; }
 }
 NGINX

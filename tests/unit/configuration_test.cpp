@@ -168,6 +168,15 @@ BOOST_AUTO_TEST_CASE(a_line_names_request_operation_transport_outcome_and_durati
                "request_id=abc group=SimpleAuthApi operation=Authenticate transport=soap11 outcome=result=0 status=200 duration_ms=1.500");
 }
 
+BOOST_AUTO_TEST_CASE(a_replayed_or_retried_call_says_so) {
+    handled_request h;
+    h.log.replayed = true;
+    h.log.retried = true;
+    h.response.status = 200;
+    const auto line = format_log_line("r", h, std::chrono::microseconds{0});
+    BOOST_TEST(line.ends_with(" replayed=true retried=true"), line);
+}
+
 BOOST_AUTO_TEST_CASE(values_cannot_forge_lines) {
     handled_request h;
     h.log.detail = "bad\nrequest_id=forged \"x\"";

@@ -1,0 +1,28 @@
+#pragma once
+// Making sure an earlier attempt of a call can no longer commit (docs/design.md, "In-doubt calls"):
+// by ending the PostgreSQL server process that ran it and waiting until it is gone. Then its
+// transaction has committed or never will, and the call's audit row says which.
+#include <chrono>
+#include <pqxx/pqxx>
+#include <string>
+
+namespace keeper::db {
+
+// The application_name every connection of this worker process carries:
+// "keeper-fcgi <pid>@<host>", cut to PostgreSQL's 63 bytes. It names the process in
+// pg_stat_activity, and lets another worker find the sessions of a worker that died.
+const std::string& worker_application_name();
+// The name a worker with this pid on this host gives its connections.
+std::string worker_application_name_of(long pid);
+
+// Ends the server process `backend` ("pid|backend_start", as a connection's setup read it) if it
+// still runs on this server, and waits until it is gone; false at the deadline. On another server
+// (after a failover) it names no process: only the promoted synchronous standby takes writes.
+bool end_backend(pqxx::connection& conn, const std::string& backend, std::chrono::steady_clock::time_point deadline);
+
+// For a request nginx sent again after the worker that had it died: ends the server processes of
+// every keeper worker of this host that is no longer alive (a zombie counts as dead), found by
+// worker_application_name, and waits until they are gone; false at the deadline.
+bool end_dead_workers_backends(pqxx::connection& conn, std::chrono::steady_clock::time_point deadline);
+
+}  // namespace keeper::db
