@@ -32,9 +32,9 @@ BOOST_AUTO_TEST_CASE(database_connections_cut_while_idle_cost_no_call_and_the_wo
     const fields f{{"sessionId", unique("s")}, {"appId", "a"}};
     // Make sure every worker has a connection, then cut them all.
     for (std::size_t i = 0; i < workers.size() * 3; ++i) get_call("AccountApi", "CheckSessionEx", f);
-    // Every worker names its connections "keeper-fcgi <pid>@<host>" (db/store/backend_ending.hpp).
-    BOOST_TEST_REQUIRE(count("SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE 'keeper-fcgi %'") >=
-                       static_cast<long long>(workers.size()));
+    // Every worker names its connections "keeper-fcgi <pid>@<host>" (db/store/backend_ending.hpp):
+    // there are connections to cut (nginx may not have sent a call to every worker).
+    BOOST_TEST_REQUIRE(count("SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE 'keeper-fcgi %'") >= 1);
     exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'keeper-fcgi %'");
     std::this_thread::sleep_for(std::chrono::milliseconds{300});  // the terminations reach the sockets
     int faults = 0;
