@@ -115,20 +115,37 @@ def wrk(case, port, connections):
     return result
 
 
+# A keyed case runs with its plain case: per repeat, keeper without and with a key back to back and
+# the baseline once (it ignores the header, so its run serves both). The key's cost is then the
+# median of per-repeat ratios of two adjacent keeper runs, which varies far less between runs than
+# a ratio of two ratios to baselines measured minutes apart.
+KEYED_OF = {"R2": "R2k", "R3": "R3k"}
+PLAIN_OF = {keyed: plain for plain, keyed in KEYED_OF.items()}
+
+
+def run_order(case, repeat):
+    """(target, case) runs of one repeat: the order alternates between repeats, and a keyed case's
+    keeper run is next to its plain case's."""
+    keyed = KEYED_OF.get(case) if KEYED_OF.get(case) in CASES else None
+    order = [("keeper", case)] + ([("keeper", keyed)] if keyed else []) + [("baseline", case)]
+    return order if repeat % 2 == 0 else order[::-1]
+
+
 def main():
     runs = {}  # (case, connections) -> {"keeper": [...], "baseline": [...]}
     for case in CASES:
+        if PLAIN_OF.get(case) in CASES:
+            continue  # runs with its plain case
         for connections in CONNECTIONS:
-            key = (case, connections)
-            runs[key] = {"keeper": [], "baseline": []}
             for repeat in range(REPEATS):
-                order = ["keeper", "baseline"] if repeat % 2 == 0 else ["baseline", "keeper"]
-                for target in order:
-                    r = wrk(case, TARGETS[target], connections)
-                    runs[key][target].append(r)
-                    print(f"  {case:4} c={connections:<4} #{repeat + 1} {target:9} {r['rps']:9.0f} req/s  "
+                for target, which in run_order(case, repeat):
+                    r = wrk(which, TARGETS[target], connections)
+                    runs.setdefault((which, connections), {"keeper": [], "baseline": []})[target].append(r)
+                    print(f"  {which:4} c={connections:<4} #{repeat + 1} {target:9} {r['rps']:9.0f} req/s  "
                           f"p50 {r['p50']:6.2f} ms  p99 {r['p99']:7.2f} ms  errors {r['errors']}  non-2xx {r['non2xx']}",
                           file=sys.stderr, flush=True)
+            if (KEYED_OF.get(case), connections) in runs:
+                runs[(KEYED_OF[case], connections)]["baseline"] = runs[(case, connections)]["baseline"]
     report(runs)
 
 
@@ -170,18 +187,17 @@ def report(runs):
 
 
 def keyed_cost(runs):
-    """A keyed case against its plain one: the ratio of their ratios to the baseline, which serves
-    both alike, so the machine's drift between the two cases cancels. Printed, and for BENCH."""
+    """A keyed case against its plain one: the median of the per-repeat ratios of keeper's two
+    adjacent runs (see KEYED_OF). Printed, and for BENCH."""
     out = []
-    for plain, keyed in (("R2", "R2k"), ("R3", "R3k")):
-        for (case, connections) in runs:
-            if case != keyed or (plain, connections) not in runs:
-                continue
-            ratio = lambda c: median([k["rps"] / b["rps"] for k, b in zip(runs[(c, connections)]["keeper"],
-                                                                            runs[(c, connections)]["baseline"])])
-            cost = ratio(keyed) / ratio(plain)
-            print(f"  with a key, {plain} at {connections} connections runs at {cost:.2f}x of its speed without one")
-            out.append(f"{keyed}/{plain}@{connections}={cost:.2f}x")
+    for (keyed, connections) in runs:
+        plain = PLAIN_OF.get(keyed)
+        if (plain, connections) not in runs:
+            continue
+        cost = median([k["rps"] / p["rps"] for k, p in zip(runs[(keyed, connections)]["keeper"],
+                                                           runs[(plain, connections)]["keeper"])])
+        print(f"  with a key, {plain} at {connections} connections runs at {cost:.2f}x of its speed without one")
+        out.append(f"{keyed}/{plain}@{connections}={cost:.2f}x")
     return out
 
 

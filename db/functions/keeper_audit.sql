@@ -1,16 +1,34 @@
 -- keeper_audit: A call's audit row, written in the call's own transaction. Every call's
--- transaction ends here, with its caller and result known, so this is also where a call's
--- Idempotency-Key is recorded or its repeat recognised (keeper_idempotency; the key is set for
--- the transaction by keeper_with_key).
-CREATE OR REPLACE FUNCTION keeper_audit(p_request_id text, p_operation text, p_login text, p_app_id text, p_result integer)
+-- transaction ends here, with its caller and result known, so this is also where a keyed call's
+-- Idempotency-Key is recorded (docs/design.md, "Idempotency keys"). Every write function passes
+-- its last three parameters on: the key ('' or NULL: none), the parameters' fingerprint (SHA-256,
+-- hex) and key_used.
+-- The first call with a key records it by a plain INSERT: a repeat fails it on the unique index
+-- (23505, after waiting for the first call's transaction should it still be open), its
+-- transaction changes nothing, and the worker runs it again with p_key_used, which reads the
+-- recorded call instead (keeper_idempotency). A first call so pays one row and one index entry;
+-- an ON CONFLICT clause or a look-up before the INSERT would cost every first call what only a
+-- repeat needs.
+CREATE OR REPLACE FUNCTION keeper_audit(p_request_id text, p_operation text, p_login text, p_app_id text, p_result integer,
+                                        p_key text DEFAULT NULL, p_fingerprint text DEFAULT NULL,
+                                        p_key_used boolean DEFAULT false)
 RETURNS integer LANGUAGE plpgsql AS $$
 BEGIN
-    IF current_setting('keeper.idempotency_key', true) <> '' THEN
-        PERFORM keeper_idempotency(p_request_id, p_operation, p_login, p_app_id, p_result);
+    -- With no caller known (an unknown session) nothing is recorded or looked up. Results that
+    -- say nothing happened and advise to come back are not recorded: 2 and 3 (the session:
+    -- authenticate, then repeat with the same key) and 11 (too many attempts).
+    IF p_key <> '' AND num_nonnulls(p_login, p_app_id) > 0 THEN
+        IF p_key_used OR p_result IN (2, 3, 11) THEN
+            PERFORM keeper_idempotency(p_request_id, p_operation, p_login, p_app_id, p_result, p_key, p_fingerprint);
+        ELSE
+            INSERT INTO idempotency_keys (login, app_id, key, operation, fingerprint, result, request_id)
+            VALUES (p_login, CASE WHEN p_login IS NULL THEN p_app_id END, p_key, p_operation, decode(p_fingerprint, 'hex'),
+                    p_result, p_request_id);
+        END IF;
     END IF;
     INSERT INTO audit_log (login, app_id, operation, result, request_id)
     VALUES (p_login, p_app_id, p_operation, p_result, p_request_id);
     RETURN p_result;
 END $$;
-COMMENT ON FUNCTION keeper_audit(text, text, text, text, integer) IS
-    'Writes a call''s audit row (and, with an Idempotency-Key, its key row through keeper_idempotency) and returns its result. Called alone for calls refused before any other database work (wrong authHash).';
+COMMENT ON FUNCTION keeper_audit(text, text, text, text, integer, text, text, boolean) IS
+    'Writes a call''s audit row (and, with an Idempotency-Key, its key row, or through keeper_idempotency the recorded call''s answer) and returns its result. Called alone for calls refused before any other database work (wrong authHash).';

@@ -1,6 +1,7 @@
 -- keeper_confirm_transfer: FinishCodeProtectedOperation's transaction, given the worker's verdict on the code.
 CREATE OR REPLACE FUNCTION keeper_confirm_transfer(p_request_id text, p_operation text, p_login_id bigint, p_login text,
-                                        p_tran_id bigint, p_matches boolean, p_max_attempts integer)
+                                        p_tran_id bigint, p_matches boolean, p_max_attempts integer,
+                                        p_key text, p_fingerprint text, p_key_used boolean)
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
     t record;
@@ -9,7 +10,7 @@ BEGIN
     SELECT status, failed_attempts, expires_at <= now() AS expired INTO t
       FROM protected_transfers WHERE id = p_tran_id AND login_id = p_login_id FOR UPDATE;
     IF NOT FOUND THEN
-        RETURN keeper_audit(p_request_id, p_operation, p_login, NULL, 5);
+        RETURN keeper_audit(p_request_id, p_operation, p_login, NULL, 5, p_key, p_fingerprint, p_key_used);
     END IF;
     d := keeper_decide_code(t.status, t.expired, t.failed_attempts, p_matches, p_max_attempts);
     IF d.action = 'complete' THEN
@@ -19,7 +20,7 @@ BEGIN
                status = CASE WHEN d.action = 'lock' THEN 'locked' ELSE status END
          WHERE id = p_tran_id;
     END IF;
-    RETURN keeper_audit(p_request_id, p_operation, p_login, NULL, d.result);
+    RETURN keeper_audit(p_request_id, p_operation, p_login, NULL, d.result, p_key, p_fingerprint, p_key_used);
 END $$;
-COMMENT ON FUNCTION keeper_confirm_transfer(text, text, bigint, text, bigint, boolean, integer) IS
+COMMENT ON FUNCTION keeper_confirm_transfer(text, text, bigint, text, bigint, boolean, integer, text, text, boolean) IS
     'FinishCodeProtectedOperation''s transaction: p_matches is the worker''s verdict on the protection code.';

@@ -1,6 +1,7 @@
 -- keeper_mark_sms_delivered: MarkPushSmsAsDelivered.
 CREATE OR REPLACE FUNCTION keeper_mark_sms_delivered(p_request_id text, p_operation text, p_session text, p_ttl_seconds integer,
-                                          p_sms_id integer)
+                                          p_sms_id integer,
+                                          p_key text, p_fingerprint text, p_key_used boolean)
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
     s record := keeper_session(p_session, p_ttl_seconds);
@@ -13,6 +14,6 @@ BEGIN
             v_result := 5;
         END IF;
     END IF;
-    RETURN keeper_audit(p_request_id, p_operation, s.login, NULL, v_result);
+    RETURN keeper_audit(p_request_id, p_operation, s.login, NULL, v_result, p_key, p_fingerprint, p_key_used);
 END $$;
-COMMENT ON FUNCTION keeper_mark_sms_delivered(text, text, text, integer, integer) IS 'MarkPushSmsAsDelivered.';
+COMMENT ON FUNCTION keeper_mark_sms_delivered(text, text, text, integer, integer, text, text, boolean) IS 'MarkPushSmsAsDelivered.';

@@ -28,6 +28,14 @@ struct in_doubt : store_error {
     std::string backend;
 };
 
+// A keyed call's first attempt met its key on the key index (SQLSTATE 23505): the caller made a
+// call with this key before, so this is a repeat, which runs again to read that call
+// (db/functions/keeper_audit.sql). Its transaction changed nothing.
+struct key_recorded : store_error {
+    key_recorded() : store_error("the Idempotency-Key is recorded already") {}
+};
+constexpr std::string_view idempotency_key_index = "idempotency_keys_caller_key_idx";
+
 // The result a repeat's KI200 "replay result=N" names (db/functions/keeper_idempotency.sql).
 core::result_code replayed_result(std::string_view message) {
     constexpr std::string_view marker = "replay result=";
@@ -63,7 +71,12 @@ auto translated(std::string_view what, connection_pool::lease& lease, core::runt
             lease.mark_broken();
             throw in_doubt("database session ended (SQLSTATE " + e.sqlstate() + ") during " + std::string{what}, lease.identity());
         }
-        // A repeat of a call made with the same Idempotency-Key (db/functions/keeper_idempotency.sql).
+        // A repeat of a call made with the same Idempotency-Key (db/functions/keeper_audit.sql): the
+        // index is named in the message whatever its language; the message's other text (which
+        // quotes the key) goes nowhere.
+        if (e.sqlstate() == "23505" && std::string_view{e.what()}.find(idempotency_key_index) != std::string_view::npos) {
+            throw key_recorded();
+        }
         if (e.sqlstate() == "KI200") throw core::call_replayed(replayed_result(e.what()));
         if (e.sqlstate() == "KI422") throw core::key_reused();
         if (gauges && e.sqlstate() == "55P03") gauges->db_lock_timeouts.fetch_add(1, std::memory_order_relaxed);
@@ -261,8 +274,16 @@ core::result_code pg_store::run_call(const core::audit_tag& tag, const Args&... 
 
 template <const auto& S, typename... Args>
 pg_store::answer pg_store::run_keyed(const core::audit_tag& tag, const Args&... args) {
-    return run<S>({tag.request_id, tag.retried}, text(tag.request_id), text(tag.operation), args..., text(tag.idempotency_key),
-                  text(tag.fingerprint));
+    const auto attempt = [&](bool key_used) {
+        // A retried call's first attempt is settled once, before it runs at all.
+        return run<S>({tag.request_id, tag.retried && !key_used}, text(tag.request_id), text(tag.operation), args...,
+                      text(tag.idempotency_key), text(tag.fingerprint), key_used);
+    };
+    try {
+        return attempt(false);
+    } catch (const key_recorded&) {
+        return attempt(true);  // answers the recorded call (KI200, KI422), or runs if it rolled back since
+    }
 }
 
 template <const auto& S, typename... Args>

@@ -98,8 +98,9 @@ private:
     // the statement's first parameter is the call's request id (from tag), then args.
     template <const auto& S, typename... Args>
     core::result_code run_call(const core::audit_tag& tag, const Args&... args);
-    // A write's statement: request id and operation first, Idempotency-Key and fingerprint last
-    // (statements.hpp), the call's own arguments between them.
+    // A write's statement: request id and operation first, Idempotency-Key, fingerprint and
+    // key_used last (statements.hpp), the call's own arguments between them. A repeat of a keyed
+    // call meets the recorded key and runs again with key_used, which answers the recorded call.
     template <const auto& S, typename... Args>
     answer run_keyed(const core::audit_tag& tag, const Args&... args);
     template <const auto& S, typename... Args>

@@ -1,9 +1,9 @@
 #pragma once
 // Every SQL statement the worker runs, each one typed handle: its name (the prepared statement's),
 // its SQL, the names of its parameters ($1, $2, … in order) and of the columns it returns.
-// A write's statement runs its function on the row keeper_with_key returns: that sets the call's
-// Idempotency-Key (empty: none) for the transaction first, for keeper_audit to record or check
-// (db/functions/keeper_with_key.sql).
+// A write's statement passes the call's Idempotency-Key (empty: none), its fingerprint and
+// key_used as its last three parameters, which its function hands to keeper_audit to record or
+// check (db/functions/keeper_audit.sql).
 // pg_store.cpp runs them by handle: a call with the wrong number of arguments, or a read of a
 // column the statement does not return, does not compile. All are prepared from one list
 // (worker_statements) on every new connection; tests check each list entry's SQL against its
@@ -63,74 +63,63 @@ inline constexpr auto find_application =
                    {"app_id"}, {"shared_secret", "push_provider", "enabled"});
 inline constexpr auto authenticate =
     make_statement("authenticate",
-                   "SELECT keeper_authenticate(k.request_id, $2, $3, $4, $5, $6, $7) AS result "
-                   "FROM keeper_with_key($1, $8, $9) AS k(request_id)",
-                   {"request_id", "operation", "login", "session", "proven", "window_seconds", "max_failures", "idempotency_key", "fingerprint"}, {"result"});
+                   "SELECT keeper_authenticate($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS result",
+                   {"request_id", "operation", "login", "session", "proven", "window_seconds", "max_failures", "idempotency_key", "fingerprint", "key_used"}, {"result"});
 inline constexpr auto check_session =
     make_statement("check_session", "SELECT keeper_check_session($1, $2, $3, $4, $5) AS result",
                    {"request_id", "operation", "session", "ttl_seconds", "app_id"}, {"result"});
 inline constexpr auto set_account_permits =
     make_statement("set_account_permits",
-                   "SELECT keeper_set_account_permits(k.request_id, $2, $3, $4, $5, $6, $7) AS result "
-                   "FROM keeper_with_key($1, $8, $9) AS k(request_id)",
-                   {"request_id", "operation", "session", "ttl_seconds", "payments", "invoices", "messages", "idempotency_key", "fingerprint"}, {"result"});
+                   "SELECT keeper_set_account_permits($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS result",
+                   {"request_id", "operation", "session", "ttl_seconds", "payments", "invoices", "messages", "idempotency_key", "fingerprint", "key_used"}, {"result"});
 inline constexpr auto set_contact_permits =
     make_statement("set_contact_permits",
-                   "SELECT keeper_set_contact_permits(k.request_id, $2, $3, $4, $5, $6, $7, $8, $9) AS result "
-                   "FROM keeper_with_key($1, $10, $11) AS k(request_id)",
+                   "SELECT keeper_set_contact_permits($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS result",
                    {"request_id", "operation", "session", "ttl_seconds", "wmid", "payments", "invoices", "messages",
-                    "dont_use_confirmation", "idempotency_key", "fingerprint"},
+                    "dont_use_confirmation", "idempotency_key", "fingerprint", "key_used"},
                    {"result"});
 inline constexpr auto find_code =
     make_statement("find_code",
                    "SELECT result, login_id, login, code_hash "
-                   "FROM keeper_with_key($1, $8, $9) AS k(request_id), keeper_code_hash(k.request_id, $2, $3, $4, $5, $6, $7)",
-                   {"request_id", "operation", "session", "ttl_seconds", "kind", "id", "task_id", "idempotency_key", "fingerprint"},
+                   "FROM keeper_code_hash($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                   {"request_id", "operation", "session", "ttl_seconds", "kind", "id", "task_id", "idempotency_key", "fingerprint", "key_used"},
                    {"result", "login_id", "login", "code_hash"});
 inline constexpr auto confirm_transfer =
     make_statement("confirm_transfer",
-                   "SELECT keeper_confirm_transfer(k.request_id, $2, $3, $4, $5, $6, $7) AS result "
-                   "FROM keeper_with_key($1, $8, $9) AS k(request_id)",
-                   {"request_id", "operation", "login_id", "login", "tran_id", "matches", "max_attempts", "idempotency_key", "fingerprint"}, {"result"});
+                   "SELECT keeper_confirm_transfer($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS result",
+                   {"request_id", "operation", "login_id", "login", "tran_id", "matches", "max_attempts", "idempotency_key", "fingerprint", "key_used"}, {"result"});
 inline constexpr auto confirm_task =
     make_statement("confirm_task",
-                   "SELECT keeper_confirm_task(k.request_id, $2, $3, $4, $5, $6, $7, $8) AS result "
-                   "FROM keeper_with_key($1, $9, $10) AS k(request_id)",
-                   {"request_id", "operation", "login_id", "login", "profile_id", "task_id", "matches", "max_attempts", "idempotency_key", "fingerprint"},
+                   "SELECT keeper_confirm_task($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) AS result",
+                   {"request_id", "operation", "login_id", "login", "profile_id", "task_id", "matches", "max_attempts", "idempotency_key", "fingerprint", "key_used"},
                    {"result"});
 inline constexpr auto topup =
     make_statement("topup",
-                   "SELECT keeper_topup(k.request_id, $2, $3, $4, $5, $6, $7::numeric, $8::numeric, $9::numeric) AS result "
-                   "FROM keeper_with_key($1, $10, $11) AS k(request_id)",
+                   "SELECT keeper_topup($1, $2, $3, $4, $5, $6, $7::numeric, $8::numeric, $9::numeric, $10, $11, $12) AS result",
                    {"request_id", "operation", "session", "ttl_seconds", "purse", "card_id", "amount", "max_amount",
-                    "default_daily_limit", "idempotency_key", "fingerprint"},
+                    "default_daily_limit", "idempotency_key", "fingerprint", "key_used"},
                    {"result"});
 inline constexpr auto rename_profile =
     make_statement("rename_profile",
-                   "SELECT keeper_rename_profile(k.request_id, $2, $3, $4, $5, $6) AS result "
-                   "FROM keeper_with_key($1, $7, $8) AS k(request_id)",
-                   {"request_id", "operation", "session", "ttl_seconds", "profile_id", "name", "idempotency_key", "fingerprint"}, {"result"});
+                   "SELECT keeper_rename_profile($1, $2, $3, $4, $5, $6, $7, $8, $9) AS result",
+                   {"request_id", "operation", "session", "ttl_seconds", "profile_id", "name", "idempotency_key", "fingerprint", "key_used"}, {"result"});
 inline constexpr auto subscribe_device =
     make_statement("subscribe_device",
-                   "SELECT keeper_subscribe_device(k.request_id, $2, $3, $4, $5, $6, $7, $8) AS result "
-                   "FROM keeper_with_key($1, $9, $10) AS k(request_id)",
-                   {"request_id", "operation", "session", "ttl_seconds", "provider", "push_user", "tag", "locale", "idempotency_key", "fingerprint"},
+                   "SELECT keeper_subscribe_device($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) AS result",
+                   {"request_id", "operation", "session", "ttl_seconds", "provider", "push_user", "tag", "locale", "idempotency_key", "fingerprint", "key_used"},
                    {"result"});
 inline constexpr auto subscribe_app_device =
     make_statement("subscribe_app_device",
-                   "SELECT keeper_subscribe_app_device(k.request_id, $2, $3, $4, $5, $6, $7, $8) AS result "
-                   "FROM keeper_with_key($1, $9, $10) AS k(request_id)",
-                   {"request_id", "operation", "app_id", "user_id", "provider", "push_user", "tag", "locale", "idempotency_key", "fingerprint"}, {"result"});
+                   "SELECT keeper_subscribe_app_device($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) AS result",
+                   {"request_id", "operation", "app_id", "user_id", "provider", "push_user", "tag", "locale", "idempotency_key", "fingerprint", "key_used"}, {"result"});
 inline constexpr auto mark_sms_delivered =
     make_statement("mark_sms_delivered",
-                   "SELECT keeper_mark_sms_delivered(k.request_id, $2, $3, $4, $5) AS result "
-                   "FROM keeper_with_key($1, $6, $7) AS k(request_id)",
-                   {"request_id", "operation", "session", "ttl_seconds", "sms_id", "idempotency_key", "fingerprint"}, {"result"});
+                   "SELECT keeper_mark_sms_delivered($1, $2, $3, $4, $5, $6, $7, $8) AS result",
+                   {"request_id", "operation", "session", "ttl_seconds", "sms_id", "idempotency_key", "fingerprint", "key_used"}, {"result"});
 inline constexpr auto audit_only =
     make_statement("audit_only",
-                   "SELECT keeper_audit(k.request_id, $2, NULLIF($3, ''), NULLIF($4, ''), $5) AS result "
-                   "FROM keeper_with_key($1, $6, $7) AS k(request_id)",
-                   {"request_id", "operation", "login", "app_id", "result", "idempotency_key", "fingerprint"}, {"result"});
+                   "SELECT keeper_audit($1, $2, NULLIF($3, ''), NULLIF($4, ''), $5, $6, $7, $8) AS result",
+                   {"request_id", "operation", "login", "app_id", "result", "idempotency_key", "fingerprint", "key_used"}, {"result"});
 // How an in-doubt call ended: the result its audit row recorded, NULL when it did not happen.
 inline constexpr auto call_outcome =
     make_statement("call_outcome", "SELECT keeper_call_outcome($1) AS result", {"request_id"}, {"result"});

@@ -39,25 +39,26 @@ BOOST_AUTO_TEST_CASE(names_are_unique_and_columns_named) {
 
 BOOST_AUTO_TEST_CASE(a_handle_knows_its_columns_at_compile_time) {
     static_assert(statements::find_code.column("code_hash") == "code_hash");
-    static_assert(statements::topup.param_count == 11);
+    static_assert(statements::topup.param_count == 12);
     BOOST_TEST(statements::find_application.column("enabled") == "enabled");
 }
 
 // A write that forgot the key would run again on every repeat of a keyed call.
-BOOST_AUTO_TEST_CASE(every_write_sets_its_idempotency_key_first) {
+BOOST_AUTO_TEST_CASE(every_write_passes_its_idempotency_key_last) {
     const std::set<std::string_view> reads{"find_login_secret", "find_application", "check_session", "call_outcome"};
     int writes = 0;
     for (const auto& s : worker_statements) {
         if (reads.contains(s.name)) continue;
         ++writes;
         BOOST_TEST_CONTEXT(s.name) {
+            const auto n = s.params.size();
             BOOST_TEST(s.params.front() == "request_id");
-            BOOST_TEST(s.params[s.params.size() - 2] == "idempotency_key");
-            BOOST_TEST(s.params.back() == "fingerprint");
-            const auto from = "FROM keeper_with_key($1, $" + std::to_string(s.params.size() - 1) + ", $" +
-                              std::to_string(s.params.size()) + ") AS k(request_id)";
-            BOOST_TEST(std::string{s.sql}.find(from) != std::string::npos);
-            BOOST_TEST(std::string{s.sql}.find("(k.request_id, ") != std::string::npos);
+            BOOST_TEST(s.params[n - 3] == "idempotency_key");
+            BOOST_TEST(s.params[n - 2] == "fingerprint");
+            BOOST_TEST(s.params[n - 1] == "key_used");
+            const auto last = "$" + std::to_string(n - 2) + ", $" + std::to_string(n - 1) + ", $" + std::to_string(n) + ")";
+            BOOST_TEST(std::string{s.sql}.find(last) != std::string::npos);
+            BOOST_TEST(std::string{s.sql}.find("($1, ") != std::string::npos);
         }
     }
     BOOST_TEST(writes == 12);
