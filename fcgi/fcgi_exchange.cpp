@@ -21,13 +21,15 @@ std::optional<std::string> optional_param(FCGX_Request& r, const char* name) {
     return v ? std::optional<std::string>{v} : std::nullopt;
 }
 
-// nginx passes $request_id; without it (another front, a test) make one that is unique enough
-// to find a line in the log: pid, time and a counter.
+// nginx passes $keeper_request_id (nginx/keeper-request-id.conf); without it (another front, a
+// test) make one of the same shape: the time in milliseconds (13 digits), then 19 hex digits
+// that are unique to this worker and call (pid and a counter), so ids sort by time as nginx's do.
 std::string make_request_id() {
-    static std::atomic<unsigned> counter = 0;
-    const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "w%d-%llx-%u", static_cast<int>(getpid()), static_cast<unsigned long long>(now), ++counter);
+    static std::atomic<unsigned long long> counter = 0;
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%013lld%06x%013llx", static_cast<long long>(ms.count()),
+                  static_cast<unsigned>(getpid()) & 0xffffffu, (++counter) & 0xfffffffffffffull);
     return buf;
 }
 

@@ -241,6 +241,7 @@ pid $state/nginx/nginx.pid;
 error_log $state/log/nginx-error.log warn;
 events { worker_connections 4096; }
 http {
+    include $KEEPER_ROOT/nginx/keeper-request-id.conf;
     include $KEEPER_ROOT/nginx/keeper-log-format.conf;
     include $KEEPER_ROOT/nginx/keeper-limits.conf;
     access_log $state/log/nginx-access.log keeper;

@@ -74,6 +74,7 @@ error_log {cls.dir}/error.log warn;
 events {{}}
 http {{
     access_log off;
+    include {SOURCE}/nginx/keeper-request-id.conf;
     include {SOURCE}/nginx/keeper-limits.conf;
     client_body_temp_path {cls.dir}/body;
     fastcgi_temp_path {cls.dir}/fastcgi;

@@ -1,6 +1,7 @@
 // Each operation of this stage over each transport, through nginx, with the exact answer.
 #include <boost/test/unit_test.hpp>
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <regex>
 
@@ -139,6 +140,13 @@ BOOST_AUTO_TEST_CASE(responses_carry_the_request_id_that_the_log_and_audit_use) 
     const auto id = r.header("x-request-id");
     BOOST_TEST_REQUIRE(id.size() == 32u);
     BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE request_id = '" + id + "' AND operation = 'Authenticate' AND result = 4") == 1);
+    // The id starts with the time in milliseconds (nginx/keeper-request-id.conf), so later calls'
+    // ids sort after earlier ones' (by their time; two calls in one millisecond in any order).
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());
+    BOOST_TEST(std::llabs(std::stoll(id.substr(0, 13)) - static_cast<long long>(ms.count())) < 60'000);
+    BOOST_TEST(id.find_first_not_of("0123456789abcdef") == std::string::npos);
+    const auto later = get_call("GlobalApi", "GetUtcNow", {}).header("x-request-id");
+    BOOST_TEST(later.substr(0, 13) >= id.substr(0, 13));
 }
 
 BOOST_AUTO_TEST_CASE(every_answer_says_nosniff_and_html_pages_also_a_content_security_policy) {

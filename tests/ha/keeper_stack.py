@@ -108,6 +108,7 @@ error_log {self.root}/log/nginx-error.log warn;
 events {{}}
 http {{
     access_log off;
+    include {SOURCE}/nginx/keeper-request-id.conf;
     include {SOURCE}/nginx/keeper-limits.conf;
     client_body_temp_path {self.root}/nginx/body;
     fastcgi_temp_path {self.root}/nginx/fastcgi;

@@ -108,6 +108,7 @@ user keeper;
 pid $WORK/nginx/nginx.pid;
 events {}
 http {
+    include /etc/keeper/nginx/keeper-request-id.conf;
     include /etc/keeper/nginx/keeper-log-format.conf;
     include /etc/keeper/nginx/keeper-limits.conf;
     access_log $WORK/access.log keeper;

@@ -112,6 +112,7 @@ http {{
     uwsgi_temp_path {tmp}/tmp/uwsgi;
     scgi_temp_path {tmp}/tmp/scgi;
     {upstream}
+    include {SOURCE}/nginx/keeper-request-id.conf;
     include {SOURCE}/nginx/keeper-limits.conf;
     server {{ listen 127.0.0.1:{PORT}; include {SOURCE}/nginx/keeper-locations.conf; }}
 }}
