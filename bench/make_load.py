@@ -10,6 +10,10 @@ import random
 
 STATE = os.environ["BENCH_STATE"]
 USERS = 1000
+# The users the wrk scripts call as: all USERS, or (for the large database, bench/make_large.py)
+# SAMPLE of logins 1..BENCH_CALLERS picked at random, so calls spread over all its users.
+CALLERS = int(os.environ.get("BENCH_CALLERS", USERS))
+SAMPLE = 20000
 NS = "http://tempuri.org/"
 random.seed(7)
 
@@ -58,6 +62,29 @@ def lua(path, op, bodies, keyed=False):
         f.write(f'  return wrk.format("POST", "{path_of(op)}", headers, bodies[math.random(#bodies)])\nend\n')
 
 
+# The database's own ceiling (docs/performance.md, "The database's ceiling"): pgbench calls the
+# same keeper_* functions the worker's statements call (db/store/statements.hpp), with the same
+# users, the settings' defaults and a request id of keeper's shape, each statement in autocommit
+# as the worker sends it. R4 also reads the login's secret first, as the worker does.
+REQUEST_ID = "lpad((extract(epoch FROM clock_timestamp()) * 1000)::bigint::text, 13, '0') || substr(md5(random()::text), 1, 19)"
+CEILING = {
+    "R2": ["SELECT keeper_set_account_permits({rid}, 'SetAccountPermits', 'bench-session-' || :u, 86400, "
+           "random() < 0.5, random() < 0.5, random() < 0.5, '', '', false);"],
+    "R3": ["SELECT keeper_topup({rid}, 'TopupPurseFromAtmCard', 'bench-session-' || :u, 86400, "
+           "'Z' || lpad(:u::text, 12, '0'), :u, ((1 + floor(random() * 999)) / 100)::numeric, 15000, 50000, '', '', false);"],
+    "R4": ["SELECT shared_secret FROM logins WHERE login = 'bench' || :u;",
+           "SELECT keeper_authenticate({rid}, 'Authenticate', 'bench' || :u, 'bench-session-' || :u, true, 900, 5, "
+           "'', '', false);"],
+}
+
+
+def pgbench_script(path, statements):
+    with open(path, "w") as f:
+        f.write(f"\\set u random(1, {USERS})\n")
+        for s in statements:
+            f.write(s.format(rid=REQUEST_ID) + "\n")
+
+
 def path_of(op):
     return {"GetUtcNow": "/GlobalApi.asmx", "Authenticate": "/SimpleAuthApi.asmx"}.get(op, "/AccountApi.asmx")
 
@@ -71,7 +98,7 @@ def main():
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "seed.sql"), "w") as f:
         f.write(SEED_SQL)
-    users = range(1, USERS + 1)
+    users = range(1, USERS + 1) if CALLERS == USERS else sorted(random.sample(range(1, CALLERS + 1), SAMPLE))
     lua(f"{out}/R1.lua", "GetUtcNow", [envelope("GetUtcNow", [])])
     permits = [envelope("SetAccountPermits", [("sessionId", f"bench-session-{i}"), ("acceptPayments", flag()),
                                               ("acceptInvoices", flag()), ("acceptMessages", flag())]) for i in users]
@@ -82,6 +109,9 @@ def main():
     lua(f"{out}/R2k.lua", "SetAccountPermits", permits, keyed=True)
     lua(f"{out}/R3.lua", "TopupPurseFromAtmCard", topups)
     lua(f"{out}/R3k.lua", "TopupPurseFromAtmCard", topups, keyed=True)
+
+    for case, statements in CEILING.items():
+        pgbench_script(f"{out}/{case}.pgbench", statements)
 
     def auth(i):
         text = f"bench{i}:secret{i}:bench-session-{i}".lower()

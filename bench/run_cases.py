@@ -9,9 +9,13 @@ machine. A ratio is the median of the per-repeat ratios of requests per second.
 import json
 import os
 import re
-import statistics
+import shlex
 import subprocess
 import sys
+import time
+
+import measure
+from measure import median
 
 STATE = os.environ["BENCH_STATE"]
 DURATION = int(os.environ.get("BENCH_SECONDS", "5"))
@@ -34,85 +38,18 @@ CASE_TEXT = {
     "R3k": "R3, each call with an Idempotency-Key of its own",
     "R4": "SOAP Authenticate, 1000 logins",
 }
-TICK = os.sysconf("SC_CLK_TCK")
+# pgbench as the workers' database role (scripts/bench); with it, write cases also measure the
+# database's own ceiling: pgbench calling the same functions (bench/make_load.py, CEILING).
+PGBENCH = shlex.split(os.environ.get("BENCH_PGBENCH", ""))
+CEILING_CASES = ("R2", "R3", "R4")
 if unknown := [c for c in CASES if c not in CASE_TEXT]:
     sys.exit(f"unknown case(s) {' '.join(unknown)}; known: {' '.join(CASE_TEXT)}")
 
 
-def tree(root):
-    """root and all its descendants (threads are counted with their process)."""
-    children = {}
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-            children.setdefault(ppid, []).append(int(pid))
-        except (OSError, ValueError, IndexError):
-            pass
-    out, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        out.append(pid)
-        todo.extend(children.get(pid, []))
-    return out
-
-
-def cpu_ticks():
-    """utime + stime of every process tree, in clock ticks (children that exited included via cutime)."""
-    totals = {}
-    for name, pid_file in PIDS.items():
-        try:
-            with open(pid_file) as f:
-                root = int(f.readline())
-        except (OSError, ValueError):
-            continue
-        total = 0
-        for pid in tree(root):
-            try:
-                with open(f"/proc/{pid}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-                total += int(fields[11]) + int(fields[12])  # utime, stime
-            except (OSError, IndexError):
-                pass
-        totals[name] = total
-    return totals
-
-
-def to_ms(text):
-    number = float(re.match(r"[\d.]+", text).group())
-    if text.endswith("us"):
-        return number / 1000
-    if text.endswith("ms"):
-        return number
-    if text.endswith("s"):
-        return number * 1000
-    return number
-
-
 def wrk(case, port, connections):
-    url = f"http://127.0.0.1:{port}"
-    args = ["wrk", "-t", "2", "-c", str(connections), "-d", f"{DURATION}s", "--latency", "--timeout", "5s"]
-    if case == "R1g":
-        url += "/GlobalApi.asmx/GetUtcNow"
-    else:
-        args += ["-s", f"{STATE}/bench/{case}.lua"]
-    before = cpu_ticks()
-    out = subprocess.run(args + [url], capture_output=True, text=True, check=True).stdout
-    after = cpu_ticks()
-    result = {
-        "rps": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
-        "requests": int(re.search(r"(\d+) requests in", out).group(1)),
-        "p50": to_ms(re.search(r"^\s+50%\s+(\S+)", out, re.M).group(1)),
-        "p99": to_ms(re.search(r"^\s+99%\s+(\S+)", out, re.M).group(1)),
-        "non2xx": int((re.search(r"Non-2xx or 3xx responses: (\d+)", out) or [0, 0])[1]),
-        "errors": sum(int(n) for n in (re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
-                                        or [None, 0, 0, 0, 0]).groups()) if "Socket errors" in out else 0,
-    }
-    requests = max(result["requests"], 1)
-    for name in PIDS:
-        if name in before and name in after:
-            result[f"cpu_{name}"] = (after[name] - before[name]) * 1e6 / TICK / requests
-    return result
+    url = f"http://127.0.0.1:{port}" + ("/GlobalApi.asmx/GetUtcNow" if case == "R1g" else "")
+    script = None if case == "R1g" else f"{STATE}/bench/{case}.lua"
+    return measure.wrk(url, script, connections, DURATION, PIDS)
 
 
 # A keyed case runs with its plain case: per repeat, keeper without and with a key back to back and
@@ -128,7 +65,32 @@ def run_order(case, repeat):
     keeper run is next to its plain case's."""
     keyed = KEYED_OF.get(case) if KEYED_OF.get(case) in CASES else None
     order = [("keeper", case)] + ([("keeper", keyed)] if keyed else []) + [("baseline", case)]
+    if PGBENCH and case in CEILING_CASES:
+        order.append(("ceiling", case))
     return order if repeat % 2 == 0 else order[::-1]
+
+
+def pgbench(case, connections):
+    """The database's ceiling for case: its pgbench script, as many clients as wrk has connections."""
+    args = PGBENCH + ["-n", "-M", "prepared", "-c", str(connections), "-j", "2", "-T", str(DURATION),
+                      "-f", f"{STATE}/bench/{case}.pgbench"]
+    before = measure.cpu_ticks(PIDS)
+    run = subprocess.run(args, capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"pgbench {case} failed: {run.stderr.strip()[-500:]}")
+    out = run.stdout
+    time.sleep(0.5)  # pgbench's server processes end after it does: count their CPU too
+    after = measure.cpu_ticks(PIDS)
+    done = int(re.search(r"number of transactions actually processed: (\d+)", out).group(1))
+    result = {"rps": float(re.search(r"tps = ([\d.]+)", out).group(1)), "requests": done,
+              "p50": float("nan"), "p99": float("nan"), "errors": 0, "non2xx": 0,
+              "latency_ms": float(re.search(r"latency average = ([\d.]+) ms", out).group(1))}
+    result["cpu_postgres"] = (after["postgres"] - before["postgres"]) * 1e6 / measure.TICK / max(done, 1)
+    return result
+
+
+def run_target(target, case, connections):
+    return pgbench(case, connections) if target == "ceiling" else wrk(case, TARGETS[target], connections)
 
 
 def main():
@@ -139,18 +101,15 @@ def main():
         for connections in CONNECTIONS:
             for repeat in range(REPEATS):
                 for target, which in run_order(case, repeat):
-                    r = wrk(which, TARGETS[target], connections)
-                    runs.setdefault((which, connections), {"keeper": [], "baseline": []})[target].append(r)
-                    print(f"  {which:4} c={connections:<4} #{repeat + 1} {target:9} {r['rps']:9.0f} req/s  "
-                          f"p50 {r['p50']:6.2f} ms  p99 {r['p99']:7.2f} ms  errors {r['errors']}  non-2xx {r['non2xx']}",
+                    r = run_target(target, which, connections)
+                    runs.setdefault((which, connections), {"keeper": [], "baseline": [], "ceiling": []})[target].append(r)
+                    latency = (f"latency {r['latency_ms']:6.2f} ms (mean)" if target == "ceiling" else
+                               f"p50 {r['p50']:6.2f} ms  p99 {r['p99']:7.2f} ms  errors {r['errors']}  non-2xx {r['non2xx']}")
+                    print(f"  {which:4} c={connections:<4} #{repeat + 1} {target:9} {r['rps']:9.0f} req/s  {latency}",
                           file=sys.stderr, flush=True)
             if (KEYED_OF.get(case), connections) in runs:
                 runs[(KEYED_OF[case], connections)]["baseline"] = runs[(case, connections)]["baseline"]
     report(runs)
-
-
-def median(values):
-    return statistics.median(values) if values else float("nan")
 
 
 def report(runs):
@@ -178,6 +137,7 @@ def report(runs):
     for case in CASES:
         print(f"  {case}: {CASE_TEXT[case]}")
     summary += keyed_cost(runs)
+    summary += ceiling(runs)
     memory = worker_memory()
     print(f"keeper worker private memory after the run (KiB): {' '.join(str(v) for v in memory) or '?'}")
     with open(f"{STATE}/bench/results.json", "w") as f:
@@ -187,17 +147,45 @@ def report(runs):
 
 
 def keyed_cost(runs):
-    """A keyed case against its plain one: the median of the per-repeat ratios of keeper's two
-    adjacent runs (see KEYED_OF). Printed, and for BENCH."""
+    """A keyed case against its plain one, from keeper's two adjacent runs of each repeat (see
+    KEYED_OF). Whichever of the two runs first is favoured (measured: 0.76-0.82 with the plain run
+    first, 1.08 with the keyed one first, in one run: work the first leaves behind, autovacuum
+    among it, lands on the second), so the cost is the geometric mean of the median ratio of
+    each order. Printed, and for BENCH."""
     out = []
     for (keyed, connections) in runs:
         plain = PLAIN_OF.get(keyed)
         if (plain, connections) not in runs:
             continue
-        cost = median([k["rps"] / p["rps"] for k, p in zip(runs[(keyed, connections)]["keeper"],
-                                                           runs[(plain, connections)]["keeper"])])
-        print(f"  with a key, {plain} at {connections} connections runs at {cost:.2f}x of its speed without one")
+        ratios = [k["rps"] / p["rps"] for k, p in zip(runs[(keyed, connections)]["keeper"],
+                                                      runs[(plain, connections)]["keeper"])]
+        plain_first, keyed_first = median(ratios[0::2]), median(ratios[1::2])
+        cost = (plain_first * keyed_first) ** 0.5 if ratios[1::2] else plain_first
+        print(f"  with a key, {plain} at {connections} connections runs at {cost:.2f}x of its speed without one "
+              f"(keyed run second {plain_first:.2f}, first {keyed_first:.2f})")
         out.append(f"{keyed}/{plain}@{connections}={cost:.2f}x")
+    return out
+
+
+def ceiling(runs):
+    """keeper against the database's own ceiling: per repeat, keeper's req/s over pgbench's calls/s
+    of the same functions at the same concurrency; beside it keeper's ratio to the baseline, and
+    the database's CPU per call in each (what keeper's path adds in PostgreSQL itself)."""
+    measured = [(key, by) for key, by in runs.items() if by.get("ceiling")]
+    if not measured:
+        return []
+    print("keeper vs the database's ceiling (pgbench calling the same functions, same clients):")
+    print(f"{'case':5} {'conns':>5} | {'÷ceiling':>8} {'÷baseline':>9} | {'ceiling/s':>9} {'latency':>8} "
+          f"{'pg us':>6} | {'keeper pg us':>12}")
+    out = []
+    for (case, connections), by in measured:
+        k, c, b = by["keeper"], by["ceiling"], by["baseline"]
+        to_ceiling = median([kr["rps"] / cr["rps"] for kr, cr in zip(k, c)])
+        to_baseline = median([kr["rps"] / br["rps"] for kr, br in zip(k, b)])
+        m = lambda rs, field: median([r.get(field, float("nan")) for r in rs])
+        print(f"{case:5} {connections:>5} | {to_ceiling:8.2f} {to_baseline:9.2f} | {m(c, 'rps'):9.0f} "
+              f"{m(c, 'latency_ms'):6.2f}ms {m(c, 'cpu_postgres'):6.0f} | {m(k, 'cpu_postgres'):12.0f}")
+        out.append(f"{case}/ceiling@{connections}={to_ceiling:.2f}x")
     return out
 
 
@@ -209,7 +197,7 @@ def worker_memory():
     except (OSError, ValueError):
         return []
     sizes = []
-    for pid in tree(root)[1:]:
+    for pid in measure.tree(root)[1:]:
         try:
             with open(f"/proc/{pid}/smaps_rollup") as f:
                 text = f.read()

@@ -1,0 +1,91 @@
+"""What scripts/bench's runners share: one wrk run against a port, with the CPU each process tree
+spent per request (from /proc), and the median they report.
+"""
+import os
+import re
+import statistics
+import subprocess
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def tree(root):
+    """root and all its descendants (threads are counted with their process)."""
+    children = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            children.setdefault(ppid, []).append(int(pid))
+        except (OSError, ValueError, IndexError):
+            pass
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo.extend(children.get(pid, []))
+    return out
+
+
+def cpu_ticks(pid_files):
+    """utime + stime of every process tree (name -> pid file of its root), in clock ticks; the
+    root's exited children included (cutime)."""
+    totals = {}
+    for name, pid_file in pid_files.items():
+        try:
+            with open(pid_file) as f:
+                root = int(f.readline())
+        except (OSError, ValueError):
+            continue
+        total = 0
+        for pid in tree(root):
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                total += int(fields[11]) + int(fields[12])  # utime, stime
+                if pid == root:
+                    total += int(fields[13]) + int(fields[14])  # cutime, cstime: children that exited
+            except (OSError, IndexError):
+                pass
+        totals[name] = total
+    return totals
+
+
+def to_ms(text):
+    number = float(re.match(r"[\d.]+", text).group())
+    if text.endswith("us"):
+        return number / 1000
+    if text.endswith("ms"):
+        return number
+    if text.endswith("s"):
+        return number * 1000
+    return number
+
+
+def wrk(url, script, connections, seconds, pid_files):
+    """One wrk run (2 threads) against url, with script (a Lua file) or a plain GET: req/s, request
+    count, p50/p99 ms, socket errors, non-2xx answers, and cpu_<name> µs per request for each tree."""
+    args = ["wrk", "-t", "2", "-c", str(connections), "-d", f"{seconds}s", "--latency", "--timeout", "5s"]
+    if script:
+        args += ["-s", script]
+    before = cpu_ticks(pid_files)
+    out = subprocess.run(args + [url], capture_output=True, text=True, check=True).stdout
+    after = cpu_ticks(pid_files)
+    result = {
+        "rps": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
+        "requests": int(re.search(r"(\d+) requests in", out).group(1)),
+        "p50": to_ms(re.search(r"^\s+50%\s+(\S+)", out, re.M).group(1)),
+        "p99": to_ms(re.search(r"^\s+99%\s+(\S+)", out, re.M).group(1)),
+        "non2xx": int((re.search(r"Non-2xx or 3xx responses: (\d+)", out) or [0, 0])[1]),
+        "errors": sum(int(n) for n in (re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
+                                        or [None, 0, 0, 0, 0]).groups()) if "Socket errors" in out else 0,
+    }
+    requests = max(result["requests"], 1)
+    for name in pid_files:
+        if name in before and name in after:
+            result[f"cpu_{name}"] = (after[name] - before[name]) * 1e6 / TICK / requests
+    return result
+
+
+def median(values):
+    return statistics.median(values) if values else float("nan")
