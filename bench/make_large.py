@@ -25,6 +25,8 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import measure
+
 STATE = os.environ["BENCH_STATE"]
 PSQL = shlex.split(os.environ["BENCH_PSQL"])
 LOGINS = int(os.environ.get("BENCH_LARGE_LOGINS", "1000000"))
@@ -44,17 +46,12 @@ def request_id(at_sql, salt_sql):
     """SQL for a request id of the chosen shape, for a row at time at_sql."""
     if REQUEST_IDS == "random":
         return f"md5({salt_sql}::text || random()::text)"
-    return (f"lpad((extract(epoch FROM {at_sql}) * 1000)::bigint::text, 13, '0') || "
-            f"substr(md5({salt_sql}::text || random()::text), 1, 19)")
+    return measure.time_ordered_id(at_sql, salt_sql)
 
 
 def psql(sql):
     subprocess.run(PSQL + ["-q", "-v", "ON_ERROR_STOP=1", "-c", "SET synchronous_commit = off", "-c", sql],
                    check=True, stdout=subprocess.DEVNULL)
-
-
-def query(sql):
-    return subprocess.run(PSQL + ["-qtAX", "-c", sql], check=True, capture_output=True, text=True).stdout.strip()
 
 
 def step(name, statements, in_order=False):
@@ -136,15 +133,9 @@ SELECT t, 'bench' || (1 + floor(random() * {LOGINS})::bigint), NULL,
 
 def sizes():
     print("  sizes (rows; heap and each index, MB):")
-    rows = query("""
-SELECT c.relname, c.reltuples::bigint, pg_relation_size(c.oid) / 1048576,
-       string_agg(i.relname || ' ' || pg_relation_size(i.oid) / 1048576, ', ' ORDER BY i.relname)
-  FROM pg_class c LEFT JOIN pg_index x ON x.indrelid = c.oid LEFT JOIN pg_class i ON i.oid = x.indexrelid
- WHERE c.relkind = 'r' AND c.relnamespace = current_schema()::regnamespace
-   AND (c.relname ~ '^(audit_log|topups)_p' OR c.relname IN ('logins', 'sessions', 'purses', 'cards', 'card_recent_topups'))
- GROUP BY c.relname, c.reltuples, c.oid ORDER BY c.relname""")
-    for line in rows.splitlines():
-        name, tuples, heap, indexes = line.split("|")
+    made = ("c.relname ~ '^(audit_log|topups)_p' OR "
+            "c.relname IN ('logins', 'sessions', 'purses', 'cards', 'card_recent_topups')")
+    for name, tuples, heap, indexes in measure.relation_sizes(PSQL, made):
         if int(tuples) > 0:
             print(f"    {name:28} {int(tuples):>12,} rows  heap {heap:>6}  {indexes}")
 

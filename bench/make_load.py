@@ -8,6 +8,8 @@ import hashlib
 import os
 import random
 
+import measure
+
 STATE = os.environ["BENCH_STATE"]
 USERS = 1000
 # The users the wrk scripts call as: all USERS, or (for the large database, bench/make_large.py)
@@ -66,7 +68,7 @@ def lua(path, op, bodies, keyed=False):
 # same keeper_* functions the worker's statements call (db/store/statements.hpp), with the same
 # users, the settings' defaults and a request id of keeper's shape, each statement in autocommit
 # as the worker sends it. R4 also reads the login's secret first, as the worker does.
-REQUEST_ID = "lpad((extract(epoch FROM clock_timestamp()) * 1000)::bigint::text, 13, '0') || substr(md5(random()::text), 1, 19)"
+REQUEST_ID = measure.time_ordered_id("clock_timestamp()")
 CEILING = {
     "R2": ["SELECT keeper_set_account_permits({rid}, 'SetAccountPermits', 'bench-session-' || :u, 86400, "
            "random() < 0.5, random() < 0.5, random() < 0.5, '', '', false);"],

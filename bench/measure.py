@@ -1,5 +1,6 @@
-"""What scripts/bench's runners share: one wrk run against a port, with the CPU each process tree
-spent per request (from /proc), and the median they report.
+"""What scripts/bench's runners and data makers share: one wrk run against a port, with the CPU
+each process tree spent per request (from /proc), the median they report, keeper's request id as
+SQL, and the sizes of tables and their indexes.
 """
 import os
 import re
@@ -89,3 +90,22 @@ def wrk(url, script, connections, seconds, pid_files):
 
 def median(values):
     return statistics.median(values) if values else float("nan")
+
+
+def time_ordered_id(at_sql, salt_sql="''"):
+    """SQL for a request id of keeper's shape for a call at at_sql: its time in milliseconds (13
+    digits) and 19 random hex digits (nginx/keeper-request-id.conf)."""
+    return (f"lpad((extract(epoch FROM {at_sql}) * 1000)::bigint::text, 13, '0') || "
+            f"substr(md5({salt_sql}::text || random()::text), 1, 19)")
+
+
+def relation_sizes(psql, names_sql):
+    """(name, rows, heap MB, "index MB, ...") of the tables of this schema whose names names_sql
+    (an SQL condition on c.relname) picks, by name."""
+    out = subprocess.run(psql + ["-qtAX", "-c", f"""
+SELECT c.relname, c.reltuples::bigint, pg_relation_size(c.oid) / 1048576,
+       string_agg(i.relname || ' ' || pg_relation_size(i.oid) / 1048576, ', ' ORDER BY i.relname)
+  FROM pg_class c LEFT JOIN pg_index x ON x.indrelid = c.oid LEFT JOIN pg_class i ON i.oid = x.indexrelid
+ WHERE c.relkind = 'r' AND c.relnamespace = current_schema()::regnamespace AND ({names_sql})
+ GROUP BY c.relname, c.reltuples, c.oid ORDER BY c.relname"""], capture_output=True, text=True, check=True).stdout
+    return [line.split("|") for line in out.strip().splitlines()]

@@ -11,7 +11,7 @@ R2@32=0.97x/p99=... ..." a script can read; appends its runs to $BENCH_STATE/ben
 import json
 import os
 import re
-import subprocess
+import shlex
 import sys
 
 import measure
@@ -25,7 +25,7 @@ REPEATS = int(os.environ.get("BENCH_REPEATS", "3"))
 CONNECTIONS = [int(c) for c in re.split(r"[\s,]+", os.environ.get("BENCH_CONNECTIONS", "32").strip())]
 CASES = re.split(r"[\s,]+", os.environ.get("BENCH_SIZE_CASES", "R1 R2 R3 R4").strip())
 LABEL = os.environ.get("BENCH_LABEL", "uncapped")
-PSQL = os.environ["BENCH_LARGE_PSQL"].split()
+PSQL = shlex.split(os.environ["BENCH_LARGE_PSQL"])
 
 
 def pid_files(state):
@@ -41,13 +41,8 @@ def run(which, case, connections):
 
 def hot_partition_sizes():
     """The current month's audit_log and topups partitions: rows, heap and each index, MB."""
-    out = subprocess.run(PSQL + ["-qtAX", "-c", """
-SELECT c.relname, c.reltuples::bigint, pg_relation_size(c.oid) / 1048576,
-       string_agg(i.relname || ' ' || pg_relation_size(i.oid) / 1048576, ', ' ORDER BY i.relname)
-  FROM pg_class c JOIN pg_index x ON x.indrelid = c.oid JOIN pg_class i ON i.oid = x.indexrelid
- WHERE c.relname IN ('audit_log_p' || to_char(now(), 'YYYY_MM'), 'topups_p' || to_char(now(), 'YYYY_MM'))
- GROUP BY c.relname, c.reltuples, c.oid ORDER BY c.relname"""], capture_output=True, text=True, check=True).stdout
-    return [line.split("|") for line in out.strip().splitlines()]
+    return measure.relation_sizes(PSQL, "c.relname IN ('audit_log_p' || to_char(now(), 'YYYY_MM'), "
+                                        "'topups_p' || to_char(now(), 'YYYY_MM'))")
 
 
 def main():
