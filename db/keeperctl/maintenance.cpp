@@ -3,6 +3,8 @@
 #include <set>
 #include <string>
 
+#include "db/schema/partition_indexes.hpp"
+
 namespace keeper::db {
 namespace {
 
@@ -175,6 +177,7 @@ int maintain(pqxx::connection_base& conn, const core::settings& cfg, std::ostrea
         return 0;
     }
     bool ok = true;
+    ok &= run_step("indexes", out, [&] { build_partition_indexes(conn, out); });
     for (const auto& t : history) ok &= run_step(t.name, out, [&] { maintain_history(conn, cfg, t, out); });
     ok &= run_step("sessions", out, [&] { purge_sessions(conn, cfg, out); });
     ok &= run_step("auth_failures", out, [&] { purge_auth_failures(conn, cfg, out); });

@@ -1,5 +1,7 @@
 #pragma once
 // keeperctl maintain: the data lifecycle in one idempotent run (docs/schema.md, "Maintenance").
+//  0. the history's indexes that a migration declared and an interrupted keeperctl migrate left
+//     unbuilt on some partitions are built there (partition_indexes.hpp);
 //  1. rows that landed in a default partition (no monthly partition existed for them) are moved
 //     into partitions of their own, so pg_partman can go on creating partitions;
 //  2. pg_partman creates the partitions ahead and applies retention from the configuration

@@ -50,6 +50,10 @@ void create_definitions_table(pqxx::transaction_base& tx) { tx.exec(create_table
 
 int apply_changed_definitions(pqxx::transaction_base& tx, std::ostream& out) {
     const auto applied = recorded_definitions(tx);
+    // Files go in name order, and a SQL function's body names others (keeper_login_calls calls
+    // keeper_hours): as pg_dump does, leave bodies unchecked at definition; every function is
+    // called by the tests.
+    tx.exec("SET LOCAL check_function_bodies = off");
     int count = 0;
     for (const auto& d : known_definitions()) {
         const auto it = applied.find(d.name);

@@ -5,6 +5,7 @@
 
 #include "db/schema/definitions.hpp"
 #include "db/schema/embedded_sql.hpp"
+#include "db/schema/partition_indexes.hpp"
 
 namespace keeper::db {
 namespace {
@@ -159,6 +160,9 @@ int migrate(pqxx::connection_base& conn, std::ostream& out, int up_to) {
         if (m == pending.back() && to_newest) finish(tx, applied, out);
         tx.commit();
         out << "applied " << m->version << "_" << m->name << "\n";
+        // Outside the migration's transaction, so that writes go on meanwhile; before the next
+        // migration, which may rely on the index or retire the one it replaces.
+        build_partition_indexes(conn, out);
     }
     return static_cast<int>(pending.size());
 }

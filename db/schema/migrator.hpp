@@ -5,7 +5,9 @@
 // file names the earlier text's checksum on a "-- supersedes sha256:<hex>" line: then the new
 // text's checksum is recorded in its place (a file whose functions moved to db/functions/).
 // A run that reaches the newest migration also applies the changed files of db/functions/
-// (definitions.hpp), in the transaction of the last migration it applied.
+// (definitions.hpp), in the transaction of the last migration it applied. After each migration it
+// builds the partitions' shares of any index the migration declared ON ONLY a partitioned table
+// (partition_indexes.hpp).
 #include <ostream>
 #include <pqxx/pqxx>
 #include <stdexcept>
