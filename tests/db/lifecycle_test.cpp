@@ -159,10 +159,11 @@ BOOST_AUTO_TEST_CASE(converting_a_populated_database_keeps_every_row_in_its_mont
 
 BOOST_AUTO_TEST_SUITE_END()
 
-// The per-login, per-card and per-purse indexes of the history lead with the hour (migration
-// 0011, docs/schema.md "Indexes on the history"), built partition by partition outside the
-// migration's transaction (db/schema/partition_indexes.hpp).
-BOOST_AUTO_TEST_SUITE(history_indexes)
+// The history's layout for its size: the per-login, per-card and per-purse indexes lead with the
+// hour (migration 0011, docs/schema.md "Indexes on the history"), built partition by partition
+// outside the migration's transaction (db/schema/partition_indexes.hpp); autovacuum by inserts
+// (migration 0013).
+BOOST_AUTO_TEST_SUITE(history_layout)
 
 // Each partition's shares of the parent's indexes, as "partition:index,index" lines.
 std::string shares_of(pqxx::connection& c, const std::string& parent) {
@@ -259,6 +260,26 @@ BOOST_AUTO_TEST_CASE(an_index_a_broken_migrate_left_unbuilt_is_finished_by_maint
                count(c, "SELECT count(*) FROM pg_inherits WHERE inhparent = 'audit_log'::regclass"));
     BOOST_TEST(maintain(c, keeper::core::settings{}, &report) == 0);
     BOOST_TEST(report.find("built") == std::string::npos, report);  // nothing left to do
+}
+
+BOOST_AUTO_TEST_CASE(every_history_partition_and_every_one_made_later_is_vacuumed_by_its_inserts_and_frozen_at_once) {
+    fresh_database db{"vacuum"};
+    auto& c = db.sql();
+    const auto settings = [&](const std::string& partition) {
+        return text(c, "SELECT string_agg(o, ' ' ORDER BY o) FROM pg_class, unnest(reloptions) o WHERE oid = '" + partition + "'::regclass");
+    };
+    const std::string audit = "autovacuum_freeze_min_age=0 autovacuum_vacuum_insert_scale_factor=0 autovacuum_vacuum_insert_threshold=1000000";
+    const std::string topups = "autovacuum_freeze_min_age=0 autovacuum_vacuum_insert_scale_factor=0 autovacuum_vacuum_insert_threshold=100000";
+    for (int month = 0; month <= 3; ++month) {
+        BOOST_TEST(settings(month_partition(c, "audit_log", month)) == audit);
+        BOOST_TEST(settings(month_partition(c, "topups", month)) == topups);
+    }
+    BOOST_TEST(settings("audit_log_default") == audit);
+    // A partition pg_partman makes takes its template's.
+    const auto ahead = month_partition(c, "audit_log", 3);
+    exec(c, "DROP TABLE " + ahead);
+    BOOST_TEST(maintain(c, keeper::core::settings{}) == 0);
+    BOOST_TEST(settings(ahead) == audit);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
