@@ -27,7 +27,7 @@ def window(url, script, connections, seconds, started, command):
     print(f"t={time.monotonic() - started:6.1f}s {'RUNNING' if running else '       '} "
           f"rps={result['rps']:8.0f} p50={result['p50']:7.2f}ms p99={result['p99']:8.2f}ms "
           f"failed={result['non2xx'] + result['errors']}", flush=True)
-    return result["p99"], running
+    return result["p99"]
 
 
 def main():
@@ -39,18 +39,18 @@ def main():
     started = time.monotonic()
     worst = {"before": 0.0, "during": 0.0, "after": 0.0}
     for _ in range(QUIET_WINDOWS):
-        worst["before"] = max(worst["before"], window(url, script, connections, seconds, started, None)[0])
+        worst["before"] = max(worst["before"], window(url, script, connections, seconds, started, None))
     command_started = time.monotonic()
     command = subprocess.Popen(command_line)
     ended = []
     waiter = threading.Thread(target=lambda: (command.wait(), ended.append(time.monotonic())))
     waiter.start()
     while command.poll() is None:
-        worst["during"] = max(worst["during"], window(url, script, connections, seconds, started, command)[0])
+        worst["during"] = max(worst["during"], window(url, script, connections, seconds, started, command))
     waiter.join()
     ran_for = ended[0] - command_started
     for _ in range(QUIET_WINDOWS):
-        worst["after"] = max(worst["after"], window(url, script, connections, seconds, started, None)[0])
+        worst["after"] = max(worst["after"], window(url, script, connections, seconds, started, None))
     print(f"command: {ran_for:.1f} s, exit {command.returncode}; "
           f"worst p99 before {worst['before']:.1f} ms, during {worst['during']:.1f} ms, after {worst['after']:.1f} ms")
     return command.returncode
