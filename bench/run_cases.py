@@ -6,6 +6,7 @@ Each case at each connection count runs REPEATS times; the order of the two targ
 between repeats (keeper first, then the baseline first, ...), so neither always runs on a warmer
 machine. A ratio is the median of the per-repeat ratios of requests per second.
 """
+import glob
 import json
 import os
 import re
@@ -71,9 +72,12 @@ def run_order(case, repeat):
 
 
 def pgbench(case, connections):
-    """The database's ceiling for case: its pgbench script, as many clients as wrk has connections."""
+    """The database's ceiling for case: its pgbench script, as many clients as wrk has connections.
+    pgbench logs each transaction's latency (into the run directory, which its user owns), so the
+    ceiling has a p50 and p99 to set beside keeper's: what the database alone answers in."""
+    prefix = f"{STATE}/run/pgbench-{case}"
     args = PGBENCH + ["-n", "-M", "prepared", "-c", str(connections), "-j", "2", "-T", str(DURATION),
-                      "-f", f"{STATE}/bench/{case}.pgbench"]
+                      "-l", f"--log-prefix={prefix}", "-f", f"{STATE}/bench/{case}.pgbench"]
     before = measure.cpu_ticks(PIDS)
     run = subprocess.run(args, capture_output=True, text=True)
     if run.returncode != 0:
@@ -81,12 +85,26 @@ def pgbench(case, connections):
     out = run.stdout
     time.sleep(0.5)  # pgbench's server processes end after it does: count their CPU too
     after = measure.cpu_ticks(PIDS)
+    latencies = sorted(transaction_latencies(prefix))
     done = int(re.search(r"number of transactions actually processed: (\d+)", out).group(1))
     result = {"rps": float(re.search(r"tps = ([\d.]+)", out).group(1)), "requests": done,
-              "p50": float("nan"), "p99": float("nan"), "errors": 0, "non2xx": 0,
-              "latency_ms": float(re.search(r"latency average = ([\d.]+) ms", out).group(1))}
+              "p50": percentile(latencies, 0.50), "p99": percentile(latencies, 0.99), "errors": 0, "non2xx": 0}
     result["cpu_postgres"] = (after["postgres"] - before["postgres"]) * 1e6 / measure.TICK / max(done, 1)
     return result
+
+
+def transaction_latencies(prefix):
+    """Milliseconds of each transaction in pgbench's per-transaction logs (third field, µs),
+    removing the logs as they are read."""
+    for path in glob.glob(f"{prefix}.*"):
+        with open(path) as f:
+            for line in f:
+                yield int(line.split()[2]) / 1000
+        os.remove(path)
+
+
+def percentile(values, q):
+    return values[min(len(values) - 1, int(len(values) * q))] if values else float("nan")
 
 
 def run_target(target, case, connections):
@@ -103,8 +121,9 @@ def main():
                 for target, which in run_order(case, repeat):
                     r = run_target(target, which, connections)
                     runs.setdefault((which, connections), {"keeper": [], "baseline": [], "ceiling": []})[target].append(r)
-                    latency = (f"latency {r['latency_ms']:6.2f} ms (mean)" if target == "ceiling" else
-                               f"p50 {r['p50']:6.2f} ms  p99 {r['p99']:7.2f} ms  errors {r['errors']}  non-2xx {r['non2xx']}")
+                    latency = f"p50 {r['p50']:6.2f} ms  p99 {r['p99']:7.2f} ms"
+                    if target != "ceiling":
+                        latency += f"  errors {r['errors']}  non-2xx {r['non2xx']}"
                     print(f"  {which:4} c={connections:<4} #{repeat + 1} {target:9} {r['rps']:9.0f} req/s  {latency}",
                           file=sys.stderr, flush=True)
             if (KEYED_OF.get(case), connections) in runs:
@@ -175,8 +194,8 @@ def ceiling(runs):
     if not measured:
         return []
     print("keeper vs the database's ceiling (pgbench calling the same functions, same clients):")
-    print(f"{'case':5} {'conns':>5} | {'÷ceiling':>8} {'÷baseline':>9} | {'ceiling/s':>9} {'latency':>8} "
-          f"{'pg us':>6} | {'keeper pg us':>12}")
+    print(f"{'case':5} {'conns':>5} | {'÷ceiling':>8} {'÷baseline':>9} | {'ceiling/s':>9} {'p50':>6} {'p99':>7} "
+          f"{'pg us':>6} | {'keeper p99':>10} {'pg us':>6}")
     out = []
     for (case, connections), by in measured:
         k, c, b = by["keeper"], by["ceiling"], by["baseline"]
@@ -184,8 +203,9 @@ def ceiling(runs):
         to_baseline = median([kr["rps"] / br["rps"] for kr, br in zip(k, b)])
         m = lambda rs, field: median([r.get(field, float("nan")) for r in rs])
         print(f"{case:5} {connections:>5} | {to_ceiling:8.2f} {to_baseline:9.2f} | {m(c, 'rps'):9.0f} "
-              f"{m(c, 'latency_ms'):6.2f}ms {m(c, 'cpu_postgres'):6.0f} | {m(k, 'cpu_postgres'):12.0f}")
-        out.append(f"{case}/ceiling@{connections}={to_ceiling:.2f}x")
+              f"{m(c, 'p50'):6.2f} {m(c, 'p99'):7.2f} {m(c, 'cpu_postgres'):6.0f} | {m(k, 'p99'):10.2f} "
+              f"{m(k, 'cpu_postgres'):6.0f}")
+        out.append(f"{case}/ceiling@{connections}={to_ceiling:.2f}x/p99={m(c, 'p99'):.1f}ms")
     return out
 
 
