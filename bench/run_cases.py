@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shlex
+import statistics
 import subprocess
 import sys
 import time
@@ -85,10 +86,11 @@ def pgbench(case, connections):
     out = run.stdout
     time.sleep(0.5)  # pgbench's server processes end after it does: count their CPU too
     after = measure.cpu_ticks(PIDS)
-    latencies = sorted(transaction_latencies(prefix))
+    latencies = list(transaction_latencies(prefix))
+    cuts = statistics.quantiles(latencies, n=100) if len(latencies) > 1 else [float("nan")] * 99
     done = int(re.search(r"number of transactions actually processed: (\d+)", out).group(1))
     result = {"rps": float(re.search(r"tps = ([\d.]+)", out).group(1)), "requests": done,
-              "p50": percentile(latencies, 0.50), "p99": percentile(latencies, 0.99), "errors": 0, "non2xx": 0}
+              "p50": cuts[49], "p99": cuts[98], "errors": 0, "non2xx": 0}
     result["cpu_postgres"] = (after["postgres"] - before["postgres"]) * 1e6 / measure.TICK / max(done, 1)
     return result
 
@@ -101,10 +103,6 @@ def transaction_latencies(prefix):
             for line in f:
                 yield int(line.split()[2]) / 1000
         os.remove(path)
-
-
-def percentile(values, q):
-    return values[min(len(values) - 1, int(len(values) * q))] if values else float("nan")
 
 
 def run_target(target, case, connections):
