@@ -1,21 +1,20 @@
-// keeper-fcgi: the FastCGI worker pool. Listens on the socket systemd hands over on fd 0, or on
-// --listen (a unix socket path or 127.0.0.1:PORT), and runs N single-threaded workers on it.
+// keeper-fcgi: the FastCGI worker pool. Listens on the socket systemd hands over (LISTEN_FDS, or
+// fd 0), or on --listen (a unix socket path or 127.0.0.1:PORT), and runs N workers on it, each
+// serving several connections at once on its threads (docs/design.md).
 #include <fcgiapp.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
 
 #include <iostream>
-#include <pqxx/pqxx>
 #include <string>
 
-#include "config/connection_strings.hpp"
 #include "config/settings_file.hpp"
 #include "core/api/settings.hpp"
-#include "db/schema/migrator.hpp"
-#include "db/secrets/secret_rotation.hpp"
 #include "shared_metrics.hpp"
+#include "startup_checks.hpp"
 #include "worker_pool.hpp"
 
 namespace {
@@ -23,13 +22,18 @@ namespace {
 constexpr int listen_backlog = 1024;
 
 void print_usage(std::ostream& out) {
-    out << "usage: keeper-fcgi [--config FILE] [--listen ADDRESS] [--retry-listen ADDRESS] [--workers N]\n\n"
+    out << "usage: keeper-fcgi [--config FILE] [--listen ADDRESS] [--retry-listen ADDRESS] [--workers N]\n"
+           "       keeper-fcgi [--config FILE] --check-config\n\n"
            "Runs the keeper FastCGI worker pool. ADDRESS is a unix socket path or HOST:PORT;\n"
            "without it the pool uses the socket systemd hands over (fd 0, or LISTEN_FDS). The retry\n"
            "socket takes what nginx sends again after a worker died with it (its backup server);\n"
            "without --retry-listen it is systemd's second socket (LISTEN_FDS=2), or there is none.\n"
            "Signals: SIGTERM/SIGINT stop (each worker finishes its request); SIGHUP re-reads the\n"
-           "configuration and replaces the workers.\n"
+           "configuration and replaces the workers; a configuration that fails --check-config is\n"
+           "refused and the running workers keep serving. While the database's schema is not the one\n"
+           "this build needs (a migration pending), the pool waits for it instead of serving.\n"
+           "--check-config: check the configuration, the key file and, when the database answers,\n"
+           "its schema version and keys, as a reload does; exit 0 when all hold, else 1 saying why.\n"
            "Configuration: FILE (default $KEEPER_CONFIG or /etc/keeper/keeper.conf), then\n"
            "KEEPER_<KEY> environment variables. Logs one line per request to stderr.\n";
 }
@@ -76,35 +80,16 @@ keeper::fcgi::listen_sockets open_listen_sockets(const keeper::core::settings& c
     return out;
 }
 
-// Workers that expect another schema, or hold no key or the wrong one for the sealed secrets,
-// would fail on every call (every Authenticate): refuse to start instead, saying which.
-void check_database(const keeper::core::settings& cfg) {
-    namespace db = keeper::db;
-    const auto key_path = keeper::config::secret_key_path(cfg);
-    const auto key_problem = [&](const db::key_error& e) {
-        return std::runtime_error("secret_key_file (" + key_path + "): " + e.what());
-    };
-    std::optional<db::secret_keyring> keys;
-    try {
-        keys = db::secret_keyring::load(key_path);
-    } catch (const db::key_error& e) {
-        throw key_problem(e);
-    }
-    int found = 0;
-    try {
-        pqxx::connection conn{keeper::config::worker_conninfo(cfg)};
-        found = db::current_schema_version(conn);
-        if (found == db::expected_schema_version()) db::check_database_keys(conn, *keys);
-    } catch (const pqxx::broken_connection&) {
-        std::cerr << "keeper-fcgi: database unreachable at start; workers will connect when it is back" << std::endl;
-        return;
-    } catch (const db::key_error& e) {
-        throw key_problem(e);
-    }
-    if (found != db::expected_schema_version()) {
-        throw std::runtime_error("database schema is version " + std::to_string(found) + ", this keeper needs " +
-                                 std::to_string(db::expected_schema_version()) + " (run keeperctl migrate)");
-    }
+// --check-config, as `nginx -t`: what a reload would refuse, said before it is tried.
+int check_config(const std::string& config_path) {
+    const auto cfg = keeper::fcgi::load_checked_settings(config_path);
+    const auto db = keeper::fcgi::check_database(cfg);
+    if (!db.schema_matches()) throw std::runtime_error(db.schema_problem());
+    std::cout << "keeper-fcgi: " << config_path << ": configuration ok"
+              << (db.reachable ? "; database schema version " + std::to_string(db.found_version) + ", keys open"
+                               : "; database unreachable, schema and keys not checked")
+              << std::endl;
+    return 0;
 }
 
 }  // namespace
@@ -112,11 +97,13 @@ void check_database(const keeper::core::settings& cfg) {
 int main(int argc, char** argv) {
     std::string config_path = keeper::config::default_config_path();
     std::string listen, retry_listen, workers;
+    bool check_only = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         const bool has_value = i + 1 < argc;
         if (arg == "--help" || arg == "-h") { print_usage(std::cout); return 0; }
         if (arg == "--config" && has_value) { config_path = argv[++i]; continue; }
+        if (arg == "--check-config") { check_only = true; continue; }
         if (arg == "--listen" && has_value) { listen = argv[++i]; continue; }
         if (arg == "--retry-listen" && has_value) { retry_listen = argv[++i]; continue; }
         if (arg == "--workers" && has_value) { workers = argv[++i]; continue; }
@@ -127,12 +114,15 @@ int main(int argc, char** argv) {
         if (!listen.empty()) setenv("KEEPER_LISTEN", listen.c_str(), 1);
         if (!retry_listen.empty()) setenv("KEEPER_RETRY_LISTEN", retry_listen.c_str(), 1);
         if (!workers.empty()) setenv("KEEPER_WORKERS", workers.c_str(), 1);
-        const auto cfg = keeper::config::load_settings(config_path);
-        check_database(cfg);
+        if (check_only) return check_config(config_path);
+        const auto cfg = keeper::fcgi::load_checked_settings(config_path);
+        signal(SIGHUP, SIG_IGN);  // a reload while waiting has nothing to replace
+        keeper::fcgi::wait_for_schema(cfg);
+        signal(SIGHUP, SIG_DFL);  // run_pool takes it by sigtimedwait, which an ignored signal never reaches
         FCGX_Init();
         const auto sockets = open_listen_sockets(cfg);
         // SIGHUP re-reads the same file (and environment) for the next set of workers.
-        const auto reload = [config_path] { return keeper::config::load_settings(config_path); };
+        const auto reload = [config_path] { return keeper::fcgi::settings_for_reload(config_path); };
         keeper::fcgi::shared_metrics metrics;  // before the workers fork: they all share it
         return keeper::fcgi::run_pool(sockets, cfg, reload, metrics.block());
     } catch (const std::exception& e) {

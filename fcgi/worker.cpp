@@ -57,7 +57,7 @@ struct worker_state {
     worker_state(listen_sockets sockets, const core::settings& c, core::metrics_block& m)
         : cfg(c), metrics(m),
           store(config::worker_conninfo(c), static_cast<std::size_t>(c.database_connections), {c.lock_timeout, c.statement_timeout, c.call_budget, std::max(1, c.threads / 2)},
-                std::make_shared<const db::secret_keyring>(db::secret_keyring::load(config::secret_key_path(c))), &m.runtime),
+                db::key_file::load(config::secret_key_path(c)), &m.runtime),
           acceptor(sockets), slots(static_cast<std::size_t>(c.threads)) {}
 
     const core::settings& cfg;

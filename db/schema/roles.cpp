@@ -100,6 +100,8 @@ std::vector<std::string> roles_sql(pqxx::connection_base& conn) {
     // Start from nothing, so a privilege dropped from role_specs() is taken away on the next run.
     sql.push_back("REVOKE ALL ON ALL TABLES IN SCHEMA " + schema + " FROM " + worker + ", " + provision);
     sql.push_back("REVOKE ALL ON ALL SEQUENCES IN SCHEMA " + schema + " FROM " + all);
+    // CREATE: a table's new owner must be able to create in its schema (pg_partman's templates).
+    sql.push_back("GRANT USAGE, CREATE ON SCHEMA partman TO " + maintain);
     sql.push_back(hand_over_history(schema_literal));
     for (const auto& r : role_specs()) {
         for (const auto& g : r.grants) {
@@ -111,12 +113,13 @@ std::vector<std::string> roles_sql(pqxx::connection_base& conn) {
     sql.push_back("GRANT EXECUTE ON FUNCTION " + schema + ".keeper_call_outcome(text) TO " + worker);
     // Recording a keyed call and recognising its repeat (it runs with the worker's own rights).
     sql.push_back("GRANT EXECUTE ON FUNCTION " + schema + ".keeper_idempotency(text, text, text, text, integer, text, text) TO " + worker);
-    sql.push_back("GRANT USAGE ON SCHEMA partman TO " + maintain);
     sql.push_back("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA partman TO " + maintain);
     sql.push_back("GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA partman TO " + maintain);
     sql.push_back("GRANT EXECUTE ON ALL PROCEDURES IN SCHEMA partman TO " + maintain);
-    // The schema owner keeps the right to alter the history in later migrations.
-    sql.push_back("DO $$ BEGIN IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN "
+    // The schema owner keeps the right to alter the history in later migrations. Granted once:
+    // granting it again needs the admin option, which a DBA's grant does not give.
+    sql.push_back("DO $$ BEGIN IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) "
+                  "AND NOT pg_has_role(current_user, '" + maintain + "', 'MEMBER') THEN "
                   "EXECUTE format('GRANT " + maintain + " TO %I', current_user); END IF; END $$");
     return sql;
 }

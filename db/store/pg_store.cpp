@@ -148,7 +148,7 @@ core::code_lookup pg_store::code_lookup_of(const answer& a) {
 }
 
 pg_store::pg_store(std::string conninfo, std::size_t connections, database_timeouts bounds,
-                   std::shared_ptr<const secret_keyring> keys, core::runtime_gauges* gauges)
+                   std::shared_ptr<const key_file> keys, core::runtime_gauges* gauges)
     : m_pool(std::move(conninfo), connections, connection_setup(bounds), gauges),
       m_bounds(bounds),
       m_keys(std::move(keys)),
@@ -158,7 +158,7 @@ std::string pg_store::opened_secret(const std::string& stored, const std::string
     if (!is_sealed(stored)) return stored;  // still in clear: sealed by the next keeperctl rotate-key
     if (!m_keys) throw core::store_error("a sealed secret and no key to open it");
     try {
-        return *m_keys->open(stored, row);
+        return m_keys->open(stored, row);
     } catch (const key_error& e) {
         throw core::store_error(e.what());  // names the key id, never the secret
     }

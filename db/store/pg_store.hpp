@@ -14,7 +14,7 @@
 
 #include "db/store/connection_pool.hpp"
 #include "core/domain/store.hpp"
-#include "db/secrets/sealed_secrets.hpp"
+#include "db/secrets/key_file.hpp"
 
 namespace keeper::db {
 
@@ -35,7 +35,7 @@ public:
     // keys open the sealed shared secrets; without them only secrets still in clear can be read.
     // gauges (may be null): the pool's and the database's series of /metrics.
     explicit pg_store(std::string conninfo, std::size_t connections = 1, database_timeouts bounds = {},
-                      std::shared_ptr<const secret_keyring> keys = nullptr, core::runtime_gauges* gauges = nullptr);
+                      std::shared_ptr<const key_file> keys = nullptr, core::runtime_gauges* gauges = nullptr);
     ~pg_store() override;
 
     std::optional<std::string> find_login_secret(std::string_view login) override;
@@ -132,7 +132,7 @@ private:
     connection_pool m_pool;
     database_timeouts m_bounds;
     std::atomic<int> m_waiting{0};
-    std::shared_ptr<const secret_keyring> m_keys;
+    std::shared_ptr<const key_file> m_keys;
     core::runtime_gauges* m_gauges;
 };
 

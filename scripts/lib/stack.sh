@@ -13,11 +13,13 @@ KEEPER_RUNTIME_PACKAGES=(
   postgresql postgresql-15-partman nginx curl
 )
 # What the tests need besides (scripts/test installs both lists): Boost.Test, the Debian package's
-# tools, TLS, the client stacks, monitoring, the browser, high availability and backups.
+# tools, TLS, the client stacks, monitoring, the browser, high availability and backups, and the
+# deploy tier's container (systemd-nspawn over a debootstrapped Debian 12).
 KEEPER_TEST_PACKAGES=(
   libboost-test-dev dpkg-dev man-db adduser systemd ssl-cert openssl libxml2-utils
   python3-zeep python3-jsonschema php-cli php-soap prometheus
   chromium chromium-driver python3-selenium patroni etcd-server pgbackrest
+  systemd-container debootstrap
 )
 
 say() { printf '%s\n' "$*" >&2; }

@@ -456,7 +456,7 @@ BOOST_AUTO_TEST_CASE(keeperctls_secrets_are_sealed_and_the_store_opens_them) {
                                      "UNION ALL SELECT shared_secret FROM applications) s");
     BOOST_TEST(dump.find("secret-") == std::string::npos, dump);  // a copy of the database holds no secret
     BOOST_TEST(count(db.sql(), "SELECT count(*) FROM logins WHERE starts_with(shared_secret, 'sealed:v1:k1:')") == 1);
-    keeper::db::pg_store with_key{db.url(), 1, {}, keys};
+    keeper::db::pg_store with_key{db.url(), 1, {}, std::make_shared<const keeper::db::key_file>(*keys)};
     BOOST_TEST(with_key.find_login_secret("alice").value() == "alice-secret-123");
     BOOST_TEST(with_key.find_application("app1").value().secret == "app-secret-456");
     keeper::db::pg_store without_key{db.url()};
@@ -483,7 +483,7 @@ BOOST_AUTO_TEST_CASE(rotate_key_reseals_clear_and_old_secrets_in_batches_and_for
     BOOST_TEST(out.str().find("logins: 8 secret(s) sealed with key k2") != std::string::npos, out.str());
     BOOST_TEST(out.str().find("key k1 seals nothing now") != std::string::npos, out.str());
     BOOST_TEST(text(db.sql(), "SELECT string_agg(key_id, ' ') FROM secret_keys") == "k2");
-    const auto only_k2 = std::make_shared<const secret_keyring>(secret_keyring::parse(k2));
+    const auto only_k2 = std::make_shared<const keeper::db::key_file>(secret_keyring::parse(k2));
     keeper::db::pg_store store{db.url(), 1, {}, only_k2};
     BOOST_TEST(store.find_login_secret("old4").value() == "old-secret-4");
     BOOST_TEST(store.find_login_secret("clear").value() == "clear-secret");

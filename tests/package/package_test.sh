@@ -50,8 +50,9 @@ check "man keeper-fcgi" man -w keeper-fcgi
 check "man keeperctl" man -w keeperctl
 
 verify() { local out; out=$(systemd-analyze verify "$@" 2>&1) && [ -z "$out" ] || { echo "$out"; return 1; }; }
-# The pool refuses to start on a database whose schema is not the one it was built for, and on a
-# configuration with an unknown key, saying which.
+# keeper-fcgi --check-config refuses a database whose schema is not the one the pool was built for
+# (the pool itself waits for it: tests/deploy), and the pool refuses a configuration with an
+# unknown key or a wrong key file, saying which.
 admin_url="${KEEPER_TEST_DATABASE_URL/dbname=keeper/dbname=postgres}"
 psql "$admin_url" -qc "DROP DATABASE IF EXISTS keeper_package_empty" -qc "CREATE DATABASE keeper_package_empty" >/dev/null
 refuses() {  # refuses "expected message" env...
@@ -59,8 +60,17 @@ refuses() {  # refuses "expected message" env...
   local out; out=$(env "$@" KEEPER_CONFIG=/etc/keeper/keeper.conf /usr/sbin/keeper-fcgi --listen "$WORK/refuse.sock" 2>&1) && return 1
   grep -qF "$expected" <<<"$out" || { echo "$out"; return 1; }
 }
-check "the pool refuses an empty database, naming the version" \
-  refuses "database schema is version 0, this keeper needs" KEEPER_DATABASE_URL="${KEEPER_TEST_DATABASE_URL/dbname=keeper/dbname=keeper_package_empty}"
+check_config_refuses() {  # check_config_refuses "expected message" env...
+  local expected=$1; shift
+  local out; out=$(env "$@" KEEPER_CONFIG=/etc/keeper/keeper.conf /usr/sbin/keeper-fcgi --check-config 2>&1) && { echo "$out"; return 1; }
+  grep -qF "$expected" <<<"$out" || { echo "$out"; return 1; }
+}
+check "keeper-fcgi --check-config refuses an empty database, naming the version and what to run" \
+  check_config_refuses "database schema is version 0, this keeper needs" KEEPER_SECRET_KEY_FILE="$KEEPER_SECRET_KEY_FILE" \
+  KEEPER_DATABASE_URL="${KEEPER_TEST_DATABASE_URL/dbname=keeper/dbname=keeper_package_empty}"
+check_config_passes() { env KEEPER_CONFIG=/etc/keeper/keeper.conf KEEPER_SECRET_KEY_FILE="$KEEPER_SECRET_KEY_FILE" \
+  KEEPER_DATABASE_URL="$KEEPER_TEST_WORKER_DATABASE_URL" /usr/sbin/keeper-fcgi --check-config | grep -q "configuration ok"; }
+check "keeper-fcgi --check-config passes a good configuration" check_config_passes
 psql "$admin_url" -qc "DROP DATABASE keeper_package_empty" >/dev/null
 check "the pool refuses to start without its key, naming the setting" \
   refuses "secret_key_file (/nonexistent/secret.keys): cannot read" KEEPER_SECRET_KEY_FILE=/nonexistent/secret.keys

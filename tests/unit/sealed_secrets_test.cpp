@@ -1,6 +1,13 @@
 // Shared secrets sealed at rest: AES-256-GCM bound to their row, key ids for rotation.
 #include <boost/test/unit_test.hpp>
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <thread>
+
+#include "db/secrets/key_file.hpp"
 #include "db/secrets/sealed_secrets.hpp"
 
 using keeper::db::key_error;
@@ -61,6 +68,24 @@ BOOST_AUTO_TEST_CASE(a_wrong_key_file_is_refused_naming_the_line) {
     BOOST_TEST(refused("bad/id " + key_a.substr(3) + "\n", "line 1: expected"));
     BOOST_CHECK_THROW(secret_keyring::load("/nonexistent/secret.keys"), key_error);
     BOOST_CHECK_THROW(secret_keyring::new_key_line("no spaces allowed"), key_error);
+}
+
+// A worker started before a rotation opens what rotate-key sealed with the new key, once the key
+// file holds it: the file is read again when a value names a key the worker lacks.
+BOOST_AUTO_TEST_CASE(a_key_added_to_the_file_later_opens_without_a_restart) {
+    char path[] = "/tmp/keeper-key-file-XXXXXX";
+    const int fd = mkstemp(path);
+    BOOST_REQUIRE(fd >= 0);
+    close(fd);
+    std::ofstream{path} << key_a << "\n";
+    const auto keys = keeper::db::key_file::load(path);
+    const auto sealed_new = secret_keyring::parse(key_b).seal("s3", "logins:carol");
+    BOOST_CHECK_THROW(keys->open(sealed_new, "logins:carol"), key_error);  // not in the file yet
+    std::ofstream{path} << key_b << "\n" << key_a << "\n";
+    std::this_thread::sleep_for(std::chrono::milliseconds{1100});  // the file is read at most once a second
+    BOOST_TEST(keys->open(sealed_new, "logins:carol") == "s3");
+    BOOST_TEST(keys->open(secret_keyring::parse(key_a).seal("s1", "x"), "x") == "s1");
+    std::remove(path);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

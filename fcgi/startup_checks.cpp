@@ -1,0 +1,102 @@
+#include "startup_checks.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <iostream>
+#include <optional>
+#include <pqxx/pqxx>
+#include <stdexcept>
+#include <thread>
+
+#include "config/connection_strings.hpp"
+#include "config/settings_file.hpp"
+#include "db/schema/migrator.hpp"
+#include "db/secrets/secret_rotation.hpp"
+
+namespace keeper::fcgi {
+namespace {
+
+std::runtime_error key_problem(const core::settings& cfg, const db::key_error& e) {
+    return std::runtime_error("secret_key_file (" + config::secret_key_path(cfg) + "): " + e.what());
+}
+
+db::secret_keyring load_keys(const core::settings& cfg) {
+    try {
+        return db::secret_keyring::load(config::secret_key_path(cfg));
+    } catch (const db::key_error& e) {
+        throw key_problem(cfg, e);
+    }
+}
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+}  // namespace
+
+core::settings load_checked_settings(const std::string& config_path) {
+    auto cfg = config::load_settings(config_path);
+    load_keys(cfg);
+    return cfg;
+}
+
+std::string database_check::schema_problem() const {
+    if (!refused.empty()) return "the database refuses the workers' role: " + refused + " (keeper-migrate.service grants it)";
+    const std::string versions = "database schema is version " + std::to_string(found_version) + ", this keeper needs " +
+                                 std::to_string(needed_version);
+    if (found_version < needed_version) return versions + " (run keeperctl migrate: systemctl start keeper-migrate)";
+    return versions + " (the database was migrated by a newer keeper: install that version again)";
+}
+
+database_check check_database(const core::settings& cfg) {
+    const auto keys = load_keys(cfg);
+    database_check out;
+    out.needed_version = db::expected_schema_version();
+    try {
+        pqxx::connection conn{config::worker_conninfo(cfg)};
+        out.reachable = true;
+        out.found_version = db::current_schema_version(conn);
+        if (out.found_version == out.needed_version) db::check_database_keys(conn, keys);
+    } catch (const pqxx::broken_connection&) {
+        out.reachable = false;
+    } catch (const pqxx::sql_error& e) {
+        // Reached, but refused (a role without its grants yet, as before keeper-migrate.service
+        // ran `keeperctl roles`): what the pool waits out, saying so.
+        out.reachable = true;
+        out.refused = first_line(e.what());
+    } catch (const db::key_error& e) {
+        throw key_problem(cfg, e);
+    }
+    return out;
+}
+
+core::settings settings_for_reload(const std::string& config_path) {
+    auto cfg = load_checked_settings(config_path);
+    const auto db = check_database(cfg);
+    if (!db.schema_matches()) throw std::runtime_error(db.schema_problem());
+    return cfg;
+}
+
+void wait_for_schema(const core::settings& cfg) {
+    constexpr auto poll = std::chrono::seconds{2};
+    constexpr auto say_every = std::chrono::minutes{1};
+    std::optional<std::chrono::steady_clock::time_point> said;
+    for (;;) {
+        const auto db = check_database(cfg);
+        if (!db.reachable) {
+            std::cerr << "keeper-fcgi: database unreachable at start; workers will connect when it is back" << std::endl;
+            return;
+        }
+        if (db.schema_matches()) {
+            if (said) std::cerr << "keeper-fcgi: database schema is version " << db.found_version << "; starting" << std::endl;
+            return;
+        }
+        const auto now = std::chrono::steady_clock::now();
+        if (!said || now - *said >= say_every) {
+            std::cerr << "keeper-fcgi: waiting: " << db.schema_problem() << std::endl;
+            said = now;
+        }
+        std::this_thread::sleep_for(poll);
+    }
+}
+
+}  // namespace keeper::fcgi

@@ -1,0 +1,41 @@
+#pragma once
+// What keeper-fcgi checks before it serves, before a reload replaces its workers, and on
+// --check-config: the configuration file, the key file, and (when the database answers) the
+// schema version and the keys the database was sealed with. docs/operations.md, "Restart,
+// reload, upgrade".
+#include <string>
+
+#include "core/api/settings.hpp"
+
+namespace keeper::fcgi {
+
+// The configuration with its key file read; throws std::runtime_error naming what is wrong (an
+// unknown key, a bad value, an unreadable or malformed key file).
+core::settings load_checked_settings(const std::string& config_path);
+
+struct database_check {
+    bool reachable = false;
+    int found_version = 0;
+    int needed_version = 0;
+    std::string refused;  // the database's error when it answered but refused the check
+    bool schema_matches() const { return !reachable || (refused.empty() && found_version == needed_version); }
+    // "database schema is version N, this keeper needs M (...what to do)".
+    std::string schema_problem() const;
+};
+
+// Connects as the workers do. Throws std::runtime_error when the schema matches and the key file
+// cannot open what the database holds. An unreachable database is not an error: the workers
+// connect when it is back.
+database_check check_database(const core::settings& cfg);
+
+// The configuration for a new set of workers: load_checked_settings and check_database, with a
+// schema other than the one this build needs refused too (new workers would fail every call).
+core::settings settings_for_reload(const std::string& config_path);
+
+// Waits while the database's schema is not the one this build needs (a migration still to run,
+// as during an upgrade) or the database refuses the workers' role (its grants still to come),
+// saying so in the log once a minute, instead of exiting: an exit would
+// have systemd restart the pool until its start limit fails keeper.socket with it.
+void wait_for_schema(const core::settings& cfg);
+
+}  // namespace keeper::fcgi

@@ -1,0 +1,288 @@
+#!/usr/bin/env bash
+# The deploy tier: keeper's Debian package as an operator runs it, on Debian 12 booted with systemd
+# as PID 1 in a container (systemd-nspawn over a cached image, tests/deploy/image.sh). The container
+# has a network namespace of its own, so the shipped site keeps its ports 80 and 443 and its
+# PostgreSQL 5432 without meeting the host's. The commands are docs/operations.md's own: each block
+# marked "<!-- deploy: NAME -->" there is run as root in the container, as written.
+#
+# Scenarios, in order: fresh install; upgrade under load to a newer package with one more
+# migration, and an older package refused over the newer schema; key rotation under load; a reload
+# with a bad configuration; the maintenance timer and a failed maintenance; a reboot; purge.
+# Needs root, systemd-nspawn and debootstrap (scripts/test installs them); run through scripts/test.
+set -uo pipefail
+: "${KEEPER_TEST_BUILD_DIR:?run through scripts/test}" "${KEEPER_TEST_SOURCE_DIR:?run through scripts/test}"
+SRC=$KEEPER_TEST_SOURCE_DIR
+HERE=$SRC/tests/deploy
+DOC=$SRC/docs/operations.md
+WORK=$(mktemp -d /var/tmp/keeper-deploy.XXXXXX)
+ROOT=$WORK/root
+NEXT_VERSION=0.1.0+deploy1  # sorts after the tree's version, as the next release would
+SECRET=deploy-secret-alice
+passed=0 failed=0 nspawn_pid="" leader=""
+
+say() { printf '%s\n' "$*" >&2; }
+check() {  # check "what" command...
+  local what=$1; shift
+  if "$@" >"$WORK/last.out" 2>&1; then passed=$((passed + 1)); say "ok: $what"
+  else failed=$((failed + 1)); say "FAIL: $what"; sed 's/^/  /' "$WORK/last.out" | tail -n 30 >&2; fi
+}
+figure() { say "figure: $*"; echo "$*" >>"$WORK/figures"; }
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# --- the container -------------------------------------------------------------------------------
+in_ct() {  # runs a command in the booted container, as root, with a clean environment
+  nsenter -t "$leader" -a env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+    LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"
+}
+boot() {
+  setsid systemd-nspawn -q -D "$ROOT" -b --register=no --keep-unit --private-network -M "keeper-deploy-$$" \
+    >>"$WORK/console.log" 2>&1 </dev/null &
+  nspawn_pid=$!
+  leader=""
+  for _ in $(seq 100); do
+    leader=$(pgrep -P "$nspawn_pid" | head -n 1) && [ -n "$leader" ] && break
+    sleep 0.1
+  done
+  [ -n "$leader" ] || { say "the container did not start"; tail -n 20 "$WORK/console.log" >&2; return 1; }
+  local state
+  for _ in $(seq 120); do
+    state=$(in_ct systemctl is-system-running 2>/dev/null) && break
+    case $state in running|degraded) break ;; esac
+    sleep 0.5
+  done
+  [ "$state" = running ] || { say "the container's systemd: $state"; in_ct systemctl --failed --no-pager >&2; }
+}
+wait_container_gone() {
+  for _ in $(seq 300); do kill -0 "$nspawn_pid" 2>/dev/null || return 0; sleep 0.1; done
+  return 1
+}
+poweroff() {
+  [ -n "$nspawn_pid" ] && kill -0 "$nspawn_pid" 2>/dev/null || return 0
+  in_ct systemctl poweroff >/dev/null 2>&1
+  wait_container_gone || { kill -KILL -- "-$nspawn_pid" 2>/dev/null; wait_container_gone; }
+}
+cleanup() {
+  in_ct touch /root/load.stop 2>/dev/null
+  poweroff
+  mountpoint -q "$ROOT" && umount "$ROOT"
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# The block of docs/operations.md marked "<!-- deploy: NAME -->" (indented like its list item, or
+# not): the code block that follows, less the indentation of its first line.
+doc_block() {
+  awk -v marker="<!-- deploy: $1 -->" '
+    { line = $0; sub(/^ +/, "", line) }
+    !on && line == marker { on = 1; next }
+    !on { next }
+    /^ *$/ { if (started) blank++; next }
+    !started { match($0, /^ */); indent = RLENGTH; if (indent < 4) exit; started = 1 }
+    { match($0, /^ */); if (RLENGTH < indent) exit }
+    { while (blank > 0) { print ""; blank-- }; print substr($0, indent + 1) }
+  ' "$DOC"
+}
+run_doc() {  # run_doc NAME DIR [stdin file]: the doc's block, as root in DIR in the container
+  local name=$1 dir=$2 input=${3:-/dev/null} text
+  text=$(doc_block "$name")
+  [ -n "$text" ] || { echo "docs/operations.md has no block marked <!-- deploy: $name -->"; return 1; }
+  printf '### %s (in %s)\n%s\n' "$name" "$dir" "$text" >>"$WORK/doc-commands.log"
+  in_ct bash -euo pipefail -c "cd $dir && $text" <"$input"
+}
+
+# --- calls through the shipped site ----------------------------------------------------------------
+auth_hash() { printf '%s:%s:%s' "$1" "$2" "$3" | tr '[:upper:]' '[:lower:]' | md5sum | cut -c1-32; }
+authenticate() {  # authenticate LOGIN SECRET SESSION: result 0 over HTTPS
+  local answer
+  answer=$(in_ct curl -sk "https://127.0.0.1/SimpleAuthApi.asmx/Authenticate?sessionId=$3&login=$1&authHash=$(auth_hash "$1" "$2" "$3")")
+  grep -q '>0</int>' <<<"$answer" || { echo "Authenticate $1: $answer"; return 1; }
+}
+serves() { authenticate alice "$SECRET" "check-$RANDOM$RANDOM"; }
+load_pids=()
+load_start() {  # load_start NAME: two writers in the container
+  in_ct rm -f /root/load.stop "/root/$1.out"
+  load_pids=()
+  for _ in 1 2; do in_ct /root/load.sh alice "$SECRET" "$1" >/dev/null 2>&1 & load_pids+=($!); done
+  sleep 2
+}
+load_stop() {  # load_stop NAME: stops the writers; sets calls and fails
+  sleep 2
+  in_ct touch /root/load.stop
+  wait "${load_pids[@]}"
+  read -r calls fails < <(in_ct awk '{ n++ } $1 == "fail" { f++ } END { print n + 0, f + 0 }' "/root/$1.out")
+}
+no_failed_calls() {  # no_failed_calls NAME CALLS FAILED
+  [ "$2" -gt 0 ] && [ "$3" -eq 0 ] || { echo "$2 calls, $3 failed:"; in_ct grep -m 5 '^fail' "/root/$1.out"; return 1; }
+}
+schema_version() { in_ct runuser -u keeper -- keeperctl status 2>/dev/null | awk '$1 == "applied" { v = $2 + 0 } END { print v + 0 }'; }
+
+# --- the packages ------------------------------------------------------------------------------------
+t=$(now)
+IMAGE=$("$HERE/image.sh") || { echo "0 passed, 1 failed (no image)"; exit 1; }
+figure "image: $(since "$t") s to have it ($(cat "$(dirname "$IMAGE")/size"))"
+t=$(now)
+package() { (cd "$1" && cpack -G DEB -B "$2" -D CPACK_OUTPUT_FILE_PREFIX="$2" >/dev/null); }  # package BUILD_DIR OUT_DIR
+package "$KEEPER_TEST_BUILD_DIR" "$WORK/pkg-current" || { echo "0 passed, 1 failed (cpack)"; exit 1; }
+next_build=$KEEPER_TEST_BUILD_DIR-deploy-next
+{ cmake -S "$SRC" -B "$next_build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKEEPER_TESTS=OFF \
+    -DKEEPER_EXTRA_MIGRATIONS_DIR="$HERE/next-migrations" -DKEEPER_PACKAGE_VERSION="$NEXT_VERSION" &&
+  cmake --build "$next_build" -j "$(nproc)" --target keeper-fcgi keeperctl &&
+  package "$next_build" "$WORK/pkg-next"; } >"$WORK/next-build.log" 2>&1 ||
+  { tail -n 30 "$WORK/next-build.log"; echo "0 passed, 1 failed (the newer package)"; exit 1; }
+figure "packages: $(since "$t") s to build both"
+
+mkdir -p "$WORK/upper" "$WORK/overlay-work" "$ROOT"
+mount -t overlay overlay -o "lowerdir=$IMAGE,upperdir=$WORK/upper,workdir=$WORK/overlay-work" "$ROOT" ||
+  { echo "0 passed, 1 failed (overlay mount)"; exit 1; }
+mkdir -p "$ROOT/root/current" "$ROOT/root/next"
+cp "$WORK"/pkg-current/keeper_*.deb "$ROOT/root/current/"
+cp "$WORK"/pkg-next/keeper_*.deb "$ROOT/root/next/"
+install -m 755 "$HERE/load.sh" "$ROOT/root/load.sh"
+# The container's network is its own loopback: apt fetches what keeper depends on now, over the
+# host's network, and installs it from its cache in the container.
+t=$(now)
+systemd-nspawn -q -D "$ROOT" -M "keeper-prefetch-$$" --register=no --keep-unit --pipe -- sh -c \
+  'apt-get update -qq && cd /root/current && apt-get install -y -qq --download-only ./keeper_*.deb' >"$WORK/prefetch.log" 2>&1 ||
+  { tail -n 20 "$WORK/prefetch.log"; echo "0 passed, 1 failed (prefetch)"; exit 1; }
+figure "prefetch: $(since "$t") s"
+
+# --- fresh install ------------------------------------------------------------------------------------
+t=$(now)
+boot
+figure "boot: $(since "$t") s"
+check "the container booted with systemd as PID 1" test "$(in_ct cat /proc/1/comm)" = systemd
+t=$(now)
+check "install: apt-get install ./keeper_*.deb (operations.md) pulls its Depends" run_doc install /root/current
+figure "install: $(since "$t") s"
+t=$(now)
+check "database setup on an empty PostgreSQL 15 (operations.md)" run_doc database /root
+check "configuration (operations.md)" run_doc configure /root
+check "nginx site enabled (operations.md)" run_doc nginx /root
+check "start (operations.md)" run_doc start /root
+printf '%s' "$SECRET" >"$ROOT/root/alice.secret"
+check "provision a login (operations.md)" run_doc provision /root /dev/stdin <"$ROOT/root/alice.secret"
+figure "setup: $(since "$t") s from the database to a provisioned login"
+check "the documented checks run (operations.md)" run_doc check /root
+check "/health answers ok over plain HTTP on this host" sh -c "[ \"\$(nsenter -t $leader -a curl -s http://127.0.0.1/health | tr -d '\\r')\" = ok ]"
+check "GetUtcNow answers over HTTPS through the shipped site" sh -c "nsenter -t $leader -a curl -sk https://127.0.0.1/GlobalApi.asmx/GetUtcNow | grep -q '<dateTime'"
+check "Authenticate of the provisioned login answers 0" serves
+check "/metrics counts the calls" sh -c "nsenter -t $leader -a curl -sk https://127.0.0.1/metrics | grep -q 'keeper_requests_total{group=\"SimpleAuthApi\",operation=\"Authenticate\"'"
+check "no unit failed" sh -c "[ -z \"\$(nsenter -t $leader -a systemctl --failed --no-legend)\" ]"
+
+# --- upgrade under load ---------------------------------------------------------------------------
+before=$(schema_version)
+load_start upgrade
+t=$(now)
+upgrade_started=$t
+check "upgrade: apt-get install ./keeper_*.deb of the newer package (operations.md)" run_doc upgrade /root/next
+figure "upgrade: $(since "$t") s for the whole install"
+load_stop upgrade
+figure "upgrade: $calls calls during it, $fails failed"
+check "no call failed during the upgrade" no_failed_calls upgrade "$calls" "$fails"
+check "the newer package is installed" sh -c "[ \"\$(nsenter -t $leader -a dpkg-query -W -f='\${Version}' keeper)\" = $NEXT_VERSION ]"
+check "the migration was applied (schema $before -> 9000)" test "$(schema_version)" = 9000
+check "keeper-migrate's journal shows the migration" sh -c "nsenter -t $leader -a journalctl -u keeper-migrate --no-pager | grep -q '9000_deploy_upgrade_check'"
+# The seconds of each step of the upgrade, from the container's journal: each run of the migration
+# unit (the postinst's, while the old workers serve, and the restart's), and the pool's restart.
+upgrade_steps() {
+  in_ct journalctl -o short-unix --no-pager --since "@${1%.*}" -u keeper-migrate -u keeper | awk '
+    /Starting keeper-migrate/ { m = $1 } /Finished keeper-migrate/ && m { printf "migrate %.2f s; ", $1 - m; m = 0 }
+    /Stopping keeper.service/ { p = $1 } /Started keeper.service/ && p { printf "pool restart %.2f s; ", $1 - p; p = 0 }'
+}
+figure "upgrade steps: $(upgrade_steps "$upgrade_started")"
+check "the pool serves after the upgrade" serves
+downgrade() {
+  local out
+  out=$(in_ct sh -c 'cd /root/current && apt-get install -y --allow-downgrades ./keeper_*.deb' 2>&1) && { echo "$out"; return 1; }
+  grep -q 'restore the database' <<<"$out" || { echo "$out"; return 1; }
+}
+check "an older package over the newer schema is refused, saying what to do" downgrade
+check "after the refusal the newer package is still installed" sh -c "[ \"\$(nsenter -t $leader -a dpkg-query -W -f='\${Version}:\${Status}' keeper)\" = '$NEXT_VERSION:install ok installed' ]"
+check "after the refusal the pool still serves" serves
+
+# --- key rotation under load ----------------------------------------------------------------------
+old_key=$(in_ct awk 'NR == 1 { print $1 }' /etc/keeper/secret.keys)
+load_start rotate
+t=$(now)
+check "key rotation (operations.md)" run_doc rotate /root
+figure "rotation: $(since "$t") s"
+load_stop rotate
+figure "rotation: $calls calls during it, $fails failed"
+check "no Authenticate failed before, during and after the rotation" no_failed_calls rotate "$calls" "$fails"
+new_key=$(in_ct awk 'NR == 1 { print $1 }' /etc/keeper/secret.keys)
+check "the key file has a new first key ($old_key -> $new_key)" test "$new_key" != "$old_key"
+sealed_with_new() {
+  local n; n=$(in_ct runuser -u postgres -- psql -d keeper -tAc "SELECT count(*) FROM logins WHERE shared_secret NOT LIKE 'sealed:v1:$new_key:%'")
+  [ "$n" = 0 ] || { echo "$n logins not sealed with $new_key"; return 1; }
+}
+check "every login is sealed with the new key" sealed_with_new
+printf 'deploy-secret-bob' | in_ct runuser -u keeper -- keeperctl add-login bob - >/dev/null
+check "a login added after the rotation authenticates" authenticate bob deploy-secret-bob "bob-$RANDOM"
+check "a login resealed by the rotation authenticates" serves
+
+# --- a reload with a bad configuration --------------------------------------------------------------
+pid_before=$(in_ct systemctl show keeper -P MainPID)
+in_ct cp /etc/keeper/keeper.conf /root/keeper.conf.good
+in_ct sh -c 'echo "wokers = 3" >>/etc/keeper/keeper.conf'
+check_refuses() {
+  local out; out=$(in_ct runuser -u keeper -- keeper-fcgi --check-config 2>&1) && { echo "$out"; return 1; }
+  grep -q "unknown key 'wokers'" <<<"$out" || { echo "$out"; return 1; }
+}
+check "keeper-fcgi --check-config names the bad key" check_refuses
+check "systemctl reload keeper is refused" sh -c "! nsenter -t $leader -a systemctl reload keeper"
+check "the pool kept its process" test "$(in_ct systemctl show keeper -P MainPID)" = "$pid_before"
+check "the old workers keep serving" serves
+check "keeper.service is still active" in_ct systemctl is-active --quiet keeper
+in_ct cp /root/keeper.conf.good /etc/keeper/keeper.conf
+check "with the configuration fixed, keeper-fcgi --check-config passes" in_ct runuser -u keeper -- keeper-fcgi --check-config
+check "with the configuration fixed, the reload succeeds" in_ct systemctl reload keeper
+check "and the new workers serve" serves
+
+# --- maintenance ------------------------------------------------------------------------------------
+check "keeper-maintain.timer is active with a next run" sh -c "nsenter -t $leader -a systemctl list-timers keeper-maintain.timer --no-legend | grep -q keeper-maintain.service"
+# A month far past retention, as a long-running database has, for maintain to drop.
+in_ct runuser -u keeper -- psql -d keeper -U keeper_maintain -qc \
+  "SELECT partman.create_partition_time('public.audit_log', ARRAY['2020-01-01 00:00+00'::timestamptz])" >/dev/null 2>&1
+check "keeper-maintain.service (what the timer starts) runs" in_ct systemctl start keeper-maintain.service
+check "its journal shows partitions made and dropped" sh -c "nsenter -t $leader -a journalctl -u keeper-maintain --no-pager | grep -Eq 'audit_log: .*created .*dropped .*2020'"
+in_ct mkdir -p /run/systemd/system/keeper-maintain.service.d
+in_ct sh -c 'printf "[Service]\nEnvironment=KEEPER_MAINTAIN_DATABASE_URL=dbname=no_such_database\n" >/run/systemd/system/keeper-maintain.service.d/broken.conf'
+in_ct systemctl daemon-reload
+in_ct systemctl start keeper-maintain.service >/dev/null 2>&1
+check "a failed maintenance leaves the unit failed" in_ct systemctl is-failed --quiet keeper-maintain.service
+in_ct rm -rf /run/systemd/system/keeper-maintain.service.d
+in_ct systemctl daemon-reload
+in_ct systemctl reset-failed keeper-maintain.service
+
+# --- reboot -------------------------------------------------------------------------------------------
+t=$(now)
+in_ct systemctl reboot >/dev/null 2>&1
+wait_container_gone
+boot
+figure "reboot: $(since "$t") s until the container runs again"
+check "after a reboot keeper.socket is active" in_ct systemctl is-active --quiet keeper.socket
+check "after a reboot keeper serves by itself" serves
+check "after a reboot keeper.service is active" in_ct systemctl is-active --quiet keeper.service
+
+# --- purge ---------------------------------------------------------------------------------------------
+in_ct dpkg-query -L keeper >"$WORK/package-files"
+check "purge (operations.md)" run_doc purge /root
+left_behind() {
+  local left
+  # A directory the package shares with others (/usr/bin) stays; one of keeper's own must go.
+  left=$(in_ct sh -c 'for f in "$@"; do if [ -d "$f" ]; then case $f in *keeper*) echo "$f" ;; esac; \
+    elif [ -e "$f" ] || [ -L "$f" ]; then echo "$f"; fi; done; \
+    ls -d /etc/keeper /run/keeper /etc/nginx/sites-enabled/keeper /var/log/nginx/keeper-* 2>/dev/null; \
+    find /etc/systemd /lib/systemd/system -name "keeper*" 2>/dev/null' sh $(grep -v '^/\.$' "$WORK/package-files" | grep -v '^/usr$\|^/etc$\|^/lib$') )
+  [ -z "$left" ] || { echo "left behind:"; echo "$left"; return 1; }
+}
+check "nothing of keeper's is left" left_behind
+check "the system user stays, as Debian keeps system users" in_ct id keeper
+check "nginx still passes nginx -t and runs" sh -c "nsenter -t $leader -a nginx -t -q && nsenter -t $leader -a systemctl is-active --quiet nginx"
+check "the database is untouched" sh -c "[ \"\$(nsenter -t $leader -a runuser -u postgres -- psql -d keeper -tAc 'SELECT count(*) FROM logins')\" = 2 ]"
+
+[ "$failed" -eq 0 ] || { say "--- keeper's journal"; in_ct journalctl -u keeper -u keeper-migrate -n 40 --no-pager >&2; }
+say "--- figures"; cat "$WORK/figures" >&2
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
