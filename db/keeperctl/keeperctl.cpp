@@ -39,7 +39,7 @@ struct arguments {
     }
 };
 
-const std::set<std::string> valued_options{"--daily-limit", "--expires-in", "--balance"};
+const std::set<std::string> valued_options{"--daily-limit", "--expires-in", "--balance", "--metrics-file"};
 
 arguments parse_arguments(const std::vector<std::string>& raw) {
     arguments out;
@@ -147,6 +147,14 @@ int cmd_rotate_key(pqxx::connection& conn, const arguments&, const keeper::core:
     return 0;
 }
 
+// maintain, and with --metrics-file how it went (maintain_metrics.hpp).
+int cmd_maintain(pqxx::connection& conn, const arguments& a, const keeper::core::settings& cfg) {
+    keeper::db::maintain_outcome outcome;
+    const int rc = keeper::db::maintain(conn, cfg, std::cout, &outcome);
+    if (const auto file = a.option("--metrics-file")) keeper::db::write_maintain_metrics(*file, outcome);
+    return rc;
+}
+
 int cmd_list(pqxx::connection& conn, const arguments& a, const keeper::core::settings&) {
     for (const auto& line : keeper::db::list(conn, a.at(0))) std::cout << line << "\n";
     return 0;
@@ -162,8 +170,10 @@ const std::map<std::string, command>& commands() {
                    "                                           (--print: only print the SQL, for a DBA)", 0, cmd_roles, config::admin_url}},
         {"rotate-key", {"rotate-key                               seal every secret not sealed with the key file's first key with it", 0,
             cmd_rotate_key, config::admin_url}},
-        {"maintain", {"maintain                                 partitions ahead, retention, purge of old sessions and auth failures", 0,
-            [](auto& c, const arguments&, const auto& cfg) { return p::maintain(c, cfg, std::cout); }, config::maintain_url}},
+        {"maintain", {"maintain [--metrics-file FILE]           partitions ahead, retention, purges of old sessions, auth failures,\n"
+                      "                                           recent top-ups and Idempotency-Keys (FILE: how the run went,\n"
+                      "                                           for node_exporter's textfile collector)", 0,
+            cmd_maintain, config::maintain_url}},
         {"add-login", {"add-login LOGIN SECRET                   add a login, or set its secret", 2,
             [](auto& c, const arguments& a, const auto& cfg) {
                 const auto keys = keys_of(cfg);
@@ -213,6 +223,17 @@ void print_usage(std::ostream& out) {
            "/etc/keeper/keeper.conf.\n";
 }
 
+// A maintain that failed before it ran (the database refused the connection) is a failed run too.
+void record_failed_maintain(const std::vector<std::string>& args) {
+    if (args.empty() || args[0] != "maintain") return;
+    try {
+        const auto file = parse_arguments({args.begin() + 1, args.end()}).option("--metrics-file");
+        if (file) keeper::db::write_maintain_metrics(*file, {});
+    } catch (const std::exception& e) {
+        std::cerr << "keeperctl: " << e.what() << "\n";
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -256,6 +277,7 @@ int main(int argc, char** argv) {
         return 2;
     } catch (const std::exception& e) {
         std::cerr << "keeperctl: " << e.what() << "\n";
+        record_failed_maintain(args);
         return 1;
     }
 }

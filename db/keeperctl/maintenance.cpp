@@ -102,12 +102,21 @@ std::string names(const std::set<std::string>& a, const std::set<std::string>& m
     return out;
 }
 
-void maintain_history(pqxx::connection_base& conn, const core::settings& cfg, const history_table& t, std::ostream& out) {
+// pg_partman's default partition of `parent` ("schema.table") is "schema.table_default".
+long long default_rows(pqxx::connection_base& conn, const std::string& parent) {
+    const auto dot = parent.find('.');
+    pqxx::nontransaction tx{conn};
+    return tx.exec1("SELECT count(*) FROM " + tx.quote_name(parent.substr(0, dot)) + "." +
+                    tx.quote_name(parent.substr(dot + 1) + "_default"))[0].as<long long>();
+}
+
+void maintain_history(pqxx::connection_base& conn, const core::settings& cfg, const history_table& t, std::ostream& out,
+                      maintain_outcome* outcome) {
     const auto parent = qualified(conn, t.name);
     configure(conn, parent, cfg.*t.retention_months, cfg.retention_detach_only);
-    if (const auto moved = empty_default(conn, parent)) {
-        out << t.name << ": moved " << moved << " row(s) out of the default partition\n";
-    }
+    const auto moved = empty_default(conn, parent);
+    if (moved) out << t.name << ": moved " << moved << " row(s) out of the default partition\n";
+    if (outcome) outcome->default_rows[t.name] = moved + default_rows(conn, parent);
     const auto before = partitions(conn, parent);
     run_partman(conn, parent);
     const auto after = partitions(conn, parent);
@@ -170,19 +179,21 @@ bool run_step(const char* what, std::ostream& out, Step&& step) {
 
 }  // namespace
 
-int maintain(pqxx::connection_base& conn, const core::settings& cfg, std::ostream& out) {
+int maintain(pqxx::connection_base& conn, const core::settings& cfg, std::ostream& out, maintain_outcome* outcome) {
     const run_lock lock{conn};
     if (!lock.held()) {
         out << "another keeperctl maintain is running; nothing done\n";
+        if (outcome) outcome->succeeded = true;
         return 0;
     }
     bool ok = true;
     ok &= run_step("indexes", out, [&] { build_partition_indexes(conn, out); });
-    for (const auto& t : history) ok &= run_step(t.name, out, [&] { maintain_history(conn, cfg, t, out); });
+    for (const auto& t : history) ok &= run_step(t.name, out, [&] { maintain_history(conn, cfg, t, out, outcome); });
     ok &= run_step("sessions", out, [&] { purge_sessions(conn, cfg, out); });
     ok &= run_step("auth_failures", out, [&] { purge_auth_failures(conn, cfg, out); });
     ok &= run_step("card_recent_topups", out, [&] { purge_recent_topups(conn, cfg, out); });
     ok &= run_step("idempotency_keys", out, [&] { purge_idempotency_keys(conn, cfg, out); });
+    if (outcome) outcome->succeeded = ok;
     return ok ? 0 : 1;
 }
 

@@ -15,11 +15,12 @@
 #include <pqxx/pqxx>
 
 #include "core/api/settings.hpp"
+#include "db/keeperctl/maintain_metrics.hpp"
 
 namespace keeper::db {
 
 // Returns 0 when every step succeeded, 1 when one failed (the others still ran), reporting each
-// step to out.
-int maintain(pqxx::connection_base& conn, const core::settings& cfg, std::ostream& out);
+// step to out and, when asked, the run's outcome to `outcome`.
+int maintain(pqxx::connection_base& conn, const core::settings& cfg, std::ostream& out, maintain_outcome* outcome = nullptr);
 
 }  // namespace keeper::db

@@ -191,6 +191,7 @@ upgrade_steps() {
     /Stopping keeper.service/ { p = $1 } /Started keeper.service/ && p { printf "pool restart %.2f s; ", $1 - p; p = 0 }'
 }
 figure "upgrade steps: $(upgrade_steps "$upgrade_started")"
+in_ct journalctl -o short-unix --no-pager --since "@${upgrade_started%.*}" -u keeper-migrate -u keeper >"$WORK/upgrade-journal.log"
 check "the pool serves after the upgrade" serves
 downgrade() {
   local out
@@ -200,6 +201,28 @@ downgrade() {
 check "an older package over the newer schema is refused, saying what to do" downgrade
 check "after the refusal the newer package is still installed" sh -c "[ \"\$(nsenter -t $leader -a dpkg-query -W -f='\${Version}:\${Status}' keeper)\" = '$NEXT_VERSION:install ok installed' ]"
 check "after the refusal the pool still serves" serves
+
+# --- a pending migration that fails: the pool waits, the socket stays -----------------------------
+# The state an upgrade leaves when its migration cannot run: the database one migration behind the
+# pool. keeper.service must not crash-loop into its start limit and fail keeper.socket with it.
+in_ct runuser -u postgres -- psql -d keeper -qc "DROP TABLE deploy_upgrade_check" -c "DELETE FROM schema_migrations WHERE version = 9000" >/dev/null
+in_ct mkdir -p /run/systemd/system/keeper-migrate.service.d
+in_ct sh -c 'printf "[Service]\nExecStart=\nExecStart=/bin/false\n" >/run/systemd/system/keeper-migrate.service.d/broken.conf'
+in_ct systemctl daemon-reload
+in_ct systemctl restart keeper >/dev/null 2>&1
+sleep 12
+check "with its migration failing, keeper-migrate.service is failed" in_ct systemctl is-failed --quiet keeper-migrate
+unit_property() { in_ct systemctl show "$1" -p "$2" --value; }
+check "the pool waits: keeper.service active, never restarted" test "$(unit_property keeper ActiveState):$(unit_property keeper NRestarts)" = active:0
+check "keeper.socket stays active" in_ct systemctl is-active --quiet keeper.socket
+check "the pool's journal says what it waits for" sh -c "nsenter -t $leader -a journalctl -u keeper --no-pager | grep -q 'waiting: database schema is version 13, this keeper needs 9000'"
+in_ct rm -rf /run/systemd/system/keeper-migrate.service.d
+in_ct systemctl daemon-reload
+t=$(now)
+check "once the migration runs (systemctl start keeper-migrate)" in_ct systemctl start keeper-migrate
+waits_then_serves() { for _ in $(seq 50); do serves >/dev/null 2>&1 && return 0; sleep 0.2; done; serves; }
+check "the waiting pool serves, with no restart" waits_then_serves
+figure "pending migration: the pool served $(since "$t") s after the migration unit was started"
 
 # --- key rotation under load ----------------------------------------------------------------------
 old_key=$(in_ct awk 'NR == 1 { print $1 }' /etc/keeper/secret.keys)
@@ -244,13 +267,29 @@ check "keeper-maintain.timer is active with a next run" sh -c "nsenter -t $leade
 # A month far past retention, as a long-running database has, for maintain to drop.
 in_ct runuser -u keeper -- psql -d keeper -U keeper_maintain -qc \
   "SELECT partman.create_partition_time('public.audit_log', ARRAY['2020-01-01 00:00+00'::timestamptz])" >/dev/null 2>&1
+# And a row for a month with no partition yet, which lands in the default partition.
+in_ct runuser -u postgres -- psql -d keeper -qc \
+  "INSERT INTO audit_log (at, operation, result, request_id) VALUES ('2031-06-01 00:00+00', 'deploy-test', 0, 'deploy-default-row')" >/dev/null
 check "keeper-maintain.service (what the timer starts) runs" in_ct systemctl start keeper-maintain.service
 check "its journal shows partitions made and dropped" sh -c "nsenter -t $leader -a journalctl -u keeper-maintain --no-pager | grep -Eq 'audit_log: .*created .*dropped .*2020'"
+# node_exporter's textfile collector (its Debian package) serves how the run went.
+exported() { in_ct curl -s http://127.0.0.1:9100/metrics | grep -E '^keeper_(maintain|history)_'; }
+exports() { exported | grep -q "$1"; }
+check "node_exporter serves the run's success" exports '^keeper_maintain_last_run_success 1$'
+check "node_exporter serves the rows found in each default partition" exports '^keeper_history_default_partition_rows{table="audit_log"} 1$'
+default_alert() { exported >"$WORK/after-run.prom" &&
+                  "$HERE/alert_fires.py" "$SRC/packaging/prometheus/keeper-alerts.yml" KeeperHistoryInDefaultPartition \
+                    'keeper_history_default_partition_rows{table="audit_log"}' <"$WORK/after-run.prom"; }
+check "and the shipped alert KeeperHistoryInDefaultPartition fires on it" default_alert
 in_ct mkdir -p /run/systemd/system/keeper-maintain.service.d
 in_ct sh -c 'printf "[Service]\nEnvironment=KEEPER_MAINTAIN_DATABASE_URL=dbname=no_such_database\n" >/run/systemd/system/keeper-maintain.service.d/broken.conf'
 in_ct systemctl daemon-reload
 in_ct systemctl start keeper-maintain.service >/dev/null 2>&1
 check "a failed maintenance leaves the unit failed" in_ct systemctl is-failed --quiet keeper-maintain.service
+failed_alert() { exported >"$WORK/after-failure.prom" && grep -qx 'keeper_maintain_last_run_success 0' "$WORK/after-failure.prom" &&
+                 "$HERE/alert_fires.py" "$SRC/packaging/prometheus/keeper-alerts.yml" KeeperMaintainFailed \
+                   keeper_maintain_last_run_success <"$WORK/after-failure.prom"; }
+check "and the shipped alert KeeperMaintainFailed fires on what node_exporter serves" failed_alert
 in_ct rm -rf /run/systemd/system/keeper-maintain.service.d
 in_ct systemctl daemon-reload
 in_ct systemctl reset-failed keeper-maintain.service
@@ -273,7 +312,8 @@ left_behind() {
   # A directory the package shares with others (/usr/bin) stays; one of keeper's own must go.
   left=$(in_ct sh -c 'for f in "$@"; do if [ -d "$f" ]; then case $f in *keeper*) echo "$f" ;; esac; \
     elif [ -e "$f" ] || [ -L "$f" ]; then echo "$f"; fi; done; \
-    ls -d /etc/keeper /run/keeper /etc/nginx/sites-enabled/keeper /var/log/nginx/keeper-* 2>/dev/null; \
+    ls -d /etc/keeper /run/keeper /var/lib/keeper /etc/nginx/sites-enabled/keeper /var/log/nginx/keeper-* \
+      /var/lib/prometheus/node-exporter/keeper-* 2>/dev/null; \
     find /etc/systemd /lib/systemd/system -name "keeper*" 2>/dev/null' sh $(grep -v '^/\.$' "$WORK/package-files" | grep -v '^/usr$\|^/etc$\|^/lib$') )
   [ -z "$left" ] || { echo "left behind:"; echo "$left"; return 1; }
 }

@@ -24,11 +24,17 @@ print(f"{len(exprs)} dashboard queries")
 PY
 promtool check rules "$work/dashboard-rules.yml"
 
-# Every keeper series the rules and the dashboard use is one keeper exports (the running stack's
-# /metrics), so neither can silently watch a name that does not exist.
+# Every keeper series the rules and the dashboard use is one keeper exports: the running stack's
+# /metrics, or a file for node_exporter's textfile collector that keeperctl maintain
+# (maintain_metrics.cpp) or the backup unit (backup-metrics) writes; so neither can silently
+# watch a name that does not exist.
 if [ -n "${KEEPER_TEST_PORT:-}" ]; then
   curl -fsS "http://127.0.0.1:$KEEPER_TEST_PORT/metrics" >"$work/metrics.txt"
-  grep -ohE 'keeper_[a-z_]+' "$root/packaging/prometheus/keeper-alerts.yml" "$root/packaging/grafana/keeper-dashboard.json" |
+  grep -ohE '# TYPE keeper_[a-z_]+ ' "$root/db/keeperctl/maintain_metrics.cpp" "$root/packaging/pgbackrest/backup-metrics" >>"$work/metrics.txt"
+  grep -ohE '"keeper_[a-z_]+"' "$root/db/keeperctl/maintain_metrics.cpp" | tr -d '"' | sed 's/^/# TYPE /; s/$/ /' >>"$work/metrics.txt"
+  # (comments, and a job's name such as keeper_tls, hold no series)
+  sed -E '/^ *#/d; s/job=\\?"[a-z_]+\\?"//g' "$root/packaging/prometheus/keeper-alerts.yml" "$root/packaging/grafana/keeper-dashboard.json" |
+    grep -oE 'keeper_[a-z_]+' |
     sed -E 's/_(bucket|sum|count)$//' | sort -u | while read -r name; do
       grep -q "^# TYPE $name " "$work/metrics.txt" || { echo "not exported by keeper: $name"; exit 1; }
     done

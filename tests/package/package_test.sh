@@ -85,6 +85,17 @@ check "the pool refuses an unknown configuration key, naming it" bad_config
 
 check "systemd-analyze verify is clean" verify /lib/systemd/system/keeper.socket /lib/systemd/system/keeper.service \
   /lib/systemd/system/keeper-migrate.service /lib/systemd/system/keeper-maintain.service /lib/systemd/system/keeper-maintain.timer
+# The database hosts' backup units, as docs/scaling.md has them copied to /etc/systemd/system.
+mkdir -p "$WORK/backup-units"
+cp /usr/share/keeper/pgbackrest/keeper-backup-*.timer "$WORK/backup-units/"
+cp /usr/share/keeper/pgbackrest/keeper-backup@.service "$WORK/backup-units/keeper-backup@full.service"
+cp /usr/share/keeper/pgbackrest/keeper-backup@.service "$WORK/backup-units/keeper-backup@diff.service"
+check "systemd-analyze verify is clean for the backup units" verify "$WORK"/backup-units/*
+backup_metrics() {
+  mkdir -p "$WORK/textfile" && KEEPER_TEXTFILE_DIR="$WORK/textfile" /usr/share/keeper/scripts/backup-metrics diff &&
+    grep -qE '^keeper_backup_last_success_timestamp_seconds\{type="diff"\} [0-9]{10}$' "$WORK/textfile/keeper-backup-diff.prom"
+}
+check "backup-metrics writes the backup's time for node_exporter" backup_metrics
 exposure() { systemd-analyze security --offline=yes /lib/systemd/system/keeper.service 2>&1 | tee "$WORK/security.txt" |
              awk '/Overall exposure level/ { print $(NF-2) }'; }
 score=$(exposure)
