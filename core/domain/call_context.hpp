@@ -9,10 +9,12 @@
 
 namespace keeper::core {
 
-// A write's Idempotency-Key and the fingerprint of its parameters; both empty without the header.
+// A write's Idempotency-Key and the fingerprints of its call (core/domain/call_fingerprint.hpp);
+// all empty without the header.
 struct call_key {
     std::string key;
     std::string fingerprint;
+    std::string legacy_fingerprint;
 };
 
 class call_context {
@@ -25,7 +27,9 @@ public:
     const settings& config() const { return m_settings; }
     store& db() { return m_store; }
 
-    audit_tag tag() const { return {m_request_id, m_operation, m_key.key, m_key.fingerprint, m_retried}; }
+    audit_tag tag() const {
+        return {m_request_id, m_operation, m_key.key, m_key.fingerprint, m_retried, m_key.legacy_fingerprint};
+    }
     // session_id already lower-cased by the caller (sessions are stored lower case).
     session_ref session(std::string_view session_id) const { return {session_id, m_settings.session_ttl}; }
 

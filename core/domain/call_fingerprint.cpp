@@ -7,6 +7,8 @@
 #include <stdexcept>
 
 #include "core/api/text_util.hpp"
+#include "core/domain/formats.hpp"
+#include "core/domain/money.hpp"
 
 namespace keeper::core {
 namespace {
@@ -31,15 +33,61 @@ std::string canonical(const param_value& v) {
         v);
 }
 
+// What a parameter contributes to the call's meaning, by its name in the operation table.
+enum class meaning { none, as_decoded, purse, amount, lower_case };
+
+meaning meaning_of(std::string_view param) {
+    if (param == "sessionId" || param == "authHash") return meaning::none;  // the caller, not the call
+    if (param == "purseDest") return meaning::purse;
+    if (param == "amount") return meaning::amount;
+    if (param == "login" || param == "appId" || param == "userId") return meaning::lower_case;
+    return meaning::as_decoded;
+}
+
+// The value as the handler reads it; a value the handler refuses stays as decoded (the call
+// answers 1 whatever it is).
+std::string normalised(meaning m, const param_value& v) {
+    const auto* text = std::get_if<std::string>(&v);
+    if (m == meaning::purse && text) return formats::normalize_purse(*text).value_or(*text);
+    if (m == meaning::lower_case && text) return to_lower_utf8(*text);
+    if (const auto* amount = std::get_if<double>(&v); m == meaning::amount && amount) {
+        return amount_text(*amount).value_or(canonical(*amount));
+    }
+    return canonical(v);
+}
+
 void add_field(std::string& input, std::string_view field) {
     input += std::to_string(field.size());
     input += ':';
     input += field;
 }
 
+std::string sha256_hex(const std::string& input) {
+    std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+    unsigned int length = 0;
+    if (EVP_Digest(input.data(), input.size(), digest.data(), &length, EVP_sha256(), nullptr) != 1) {
+        throw std::runtime_error("SHA-256 digest failed");
+    }
+    return lower_hex(digest.data(), length);
+}
+
 }  // namespace
 
 std::string call_fingerprint(const decoded_call& call) {
+    std::string input{"v2"};
+    add_field(input, group_name(call.op->group));
+    add_field(input, call.op->name);
+    for (std::size_t i = 0; i < call.args.size(); ++i) {
+        const auto& param = call.op->params.at(i).name;
+        const auto m = meaning_of(param);
+        if (m == meaning::none) continue;
+        add_field(input, param);
+        add_field(input, normalised(m, call.args[i]));
+    }
+    return sha256_hex(input);
+}
+
+std::string legacy_call_fingerprint(const decoded_call& call) {
     std::string input;
     add_field(input, group_name(call.op->group));
     add_field(input, call.op->name);
@@ -47,12 +95,7 @@ std::string call_fingerprint(const decoded_call& call) {
         add_field(input, std::to_string(arg.index()));
         add_field(input, canonical(arg));
     }
-    std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
-    unsigned int length = 0;
-    if (EVP_Digest(input.data(), input.size(), digest.data(), &length, EVP_sha256(), nullptr) != 1) {
-        throw std::runtime_error("SHA-256 digest failed");
-    }
-    return lower_hex(digest.data(), length);
+    return sha256_hex(input);
 }
 
 }  // namespace keeper::core

@@ -14,11 +14,13 @@ CREATE OR REPLACE FUNCTION keeper_audit(p_request_id text, p_operation text, p_l
                                         p_key_used boolean DEFAULT false)
 RETURNS integer LANGUAGE plpgsql AS $$
 BEGIN
-    -- With no caller known (an unknown session) nothing is recorded or looked up. Results that
-    -- say nothing happened and advise to come back are not recorded: 2 and 3 (the session:
-    -- authenticate, then repeat with the same key) and 11 (too many attempts).
-    IF p_key <> '' AND num_nonnulls(p_login, p_app_id) > 0 THEN
-        IF p_key_used OR p_result IN (2, 3, 11) THEN
+    -- A key belongs to the caller its credentials prove. With no caller known (an unknown
+    -- session) nothing is recorded or looked up, nor when the login or app is only claimed: 4
+    -- (authentication failed) and 11 (too many attempts, whatever the hash said); such a call
+    -- neither takes the key from its owner nor learns what the owner's call answered. 2 and 3
+    -- (the session: authenticate, then repeat with the same key) look up, and record nothing.
+    IF p_key <> '' AND num_nonnulls(p_login, p_app_id) > 0 AND p_result NOT IN (4, 11) THEN
+        IF p_key_used OR p_result IN (2, 3) THEN
             PERFORM keeper_idempotency(p_request_id, p_operation, p_login, p_app_id, p_result, p_key, p_fingerprint);
         ELSE
             INSERT INTO idempotency_keys (login, app_id, key, operation, fingerprint, result, request_id)

@@ -1,10 +1,11 @@
 -- keeper_idempotency: a keyed call whose key may be recorded already (docs/api-decisions.md,
 -- "Idempotency-Key"), run by keeper_audit when the worker says so (p_key_used: the first attempt's
 -- INSERT of the key met the unique index) or when the call's result is one that is not recorded
--- (2, 3, 11). A repeat by the same caller raises, so its transaction changes nothing: SQLSTATE
--- KI200 "replay" with the recorded result in the message, or KI422 when its fingerprint differs.
+-- (2, 3; a call whose caller is unproven, 4 and 11, does not come here). A repeat by the same
+-- caller raises, so its transaction changes nothing: SQLSTATE KI200 "replay" with the recorded
+-- result in the message, or KI422 when its fingerprint differs.
 -- A call whose key is not recorded (the first call rolled back since) is recorded here as a first
--- call would be, unless its result is 2, 3 or 11.
+-- call would be, unless its result is 2 or 3.
 -- It runs with the caller's rights (keeper_worker may SELECT and INSERT idempotency_keys, as it may
 -- topups): a SECURITY DEFINER function with its own search_path switches role and path on every
 -- call, which measured about a tenth of a keyed call's cost in the database.
@@ -15,7 +16,7 @@ DECLARE
     v_app_id text := CASE WHEN p_login IS NULL THEN p_app_id END;
     earlier record;
 BEGIN
-    IF p_result NOT IN (2, 3, 11) THEN
+    IF p_result NOT IN (2, 3) THEN
         INSERT INTO idempotency_keys (login, app_id, key, operation, fingerprint, result, request_id)
         VALUES (p_login, v_app_id, p_key, p_operation, decode(p_fingerprint, 'hex'), p_result, p_request_id)
         ON CONFLICT DO NOTHING;

@@ -274,15 +274,21 @@ core::result_code pg_store::run_call(const core::audit_tag& tag, const Args&... 
 
 template <const auto& S, typename... Args>
 pg_store::answer pg_store::run_keyed(const core::audit_tag& tag, const Args&... args) {
-    const auto attempt = [&](bool key_used) {
+    const auto attempt = [&](bool key_used, std::string_view fingerprint) {
         // A retried call's first attempt is settled once, before it runs at all.
         return run<S>({tag.request_id, tag.retried && !key_used}, text(tag.request_id), text(tag.operation), args...,
-                      text(tag.idempotency_key), text(tag.fingerprint), key_used);
+                      text(tag.idempotency_key), text(fingerprint), key_used);
     };
     try {
-        return attempt(false);
+        return attempt(false, tag.fingerprint);
     } catch (const key_recorded&) {
-        return attempt(true);  // answers the recorded call (KI200, KI422), or runs if it rolled back since
+        try {
+            return attempt(true, tag.fingerprint);  // the recorded call (KI200, KI422), or runs if it rolled back since
+        } catch (const core::key_reused&) {
+            // Recorded by an earlier version, with the fingerprint it computed (call_fingerprint.hpp).
+            if (tag.legacy_fingerprint.empty() || tag.legacy_fingerprint == tag.fingerprint) throw;
+            return attempt(true, tag.legacy_fingerprint);
+        }
     }
 }
 

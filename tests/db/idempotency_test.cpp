@@ -1,12 +1,15 @@
 // The Idempotency-Key against PostgreSQL (docs/api-decisions.md, "Idempotency-Key"): a keyed
 // write runs once and its repeats answer its result; the key with other parameters is refused;
-// callers never share keys; results that advise to come back are not kept; concurrent repeats
+// callers never share keys; results that advise to come back are not kept; a failed
+// authentication records none; a repeat after authenticating again replays; concurrent repeats
 // apply once. keeperctl maintain's purge of old keys is in lifecycle_test.cpp.
 #include <boost/test/unit_test.hpp>
 
 #include <future>
 #include <thread>
 
+#include "core/domain/call_fingerprint.hpp"
+#include "core/domain/operation_table.hpp"
 #include "db/keeperctl/provisioning.hpp"
 #include "db_fixture.hpp"
 
@@ -177,6 +180,75 @@ BOOST_AUTO_TEST_CASE(applications_and_authenticate_keep_keys_under_their_own_cal
     BOOST_TEST(auth(k2).result == 0);
     BOOST_TEST(auth(k2).replayed);
     BOOST_TEST(scalar("SELECT login FROM idempotency_keys WHERE key = '" + k2 + "'") == alice.login);
+}
+
+// The key's scope is the caller the session proves, and the fingerprint the call's meaning: a
+// client that authenticates again (a new session id) and repeats its keyed top-up, or writes the
+// purse in lower case, repeats the same call.
+BOOST_AUTO_TEST_CASE(a_repeat_after_authenticating_again_or_with_the_purse_in_lower_case_replays) {
+    const auto purse = purse_for(alice);
+    const auto card = card_for(alice);
+    BOOST_TEST(topup(alice, purse, card, "12.5", key).result == 0);
+    const user again{alice.login, unique("sess")};
+    BOOST_TEST_REQUIRE(authenticate_with_secret(again.session, alice.login, "secret") == 0);
+    const auto repeat = topup(again, purse, card, "12.50", key);
+    BOOST_TEST(repeat.status == 200);
+    BOOST_TEST(repeat.result == 0);
+    BOOST_TEST(repeat.replayed);
+    std::string lower = purse;
+    lower[0] = 'z';
+    const auto lower_case = topup(again, lower, card, "12.5", key);
+    BOOST_TEST(lower_case.replayed);
+    BOOST_TEST(balance(purse) == "12.50");
+    BOOST_TEST(count("SELECT count(*) FROM topups WHERE card_id = " + std::to_string(card)) == 1);
+    BOOST_TEST(topup(again, purse, card, "13", key).status == 422);  // another amount is another call
+}
+
+// A call whose authentication fails records no key and learns nothing: a wrong hash, or an
+// application that does not exist, leaves the key to its owner.
+BOOST_AUTO_TEST_CASE(a_failed_authentication_records_no_key_and_blocks_nothing) {
+    const auto session = unique("sess");
+    const auto auth = [&](const std::string& secret) {
+        return call_keyed("SimpleAuthApi", "Authenticate",
+                          {{"sessionId", session}, {"login", alice.login},
+                           {"authHash", keeper::core::expected_auth_hash(alice.login, secret, session)}},
+                          key);
+    };
+    const auto wrong = auth("not-the-secret");
+    BOOST_TEST(wrong.result == 4);
+    BOOST_TEST(!wrong.replayed);
+    BOOST_TEST(keys_of(key) == 0);
+    const auto right = auth("secret");
+    BOOST_TEST(right.status == 200);
+    BOOST_TEST(right.result == 0);
+    BOOST_TEST(!right.replayed);
+    const auto wrong_again = auth("not-the-secret");  // the owner's recorded answer is not the stranger's
+    BOOST_TEST(wrong_again.result == 4);
+    BOOST_TEST(!wrong_again.replayed);
+    const auto app = unique("App");
+    const auto subscribe = call_keyed("PushApi", "SubscribeAppWithTagAndLocale",
+                                      {{"appId", app}, {"userId", "u1"}, {"pushServiceUserId", unique("dev")}, {"tag", "1"},
+                                       {"locale", "1033"}, {"authHash", keeper::core::expected_auth_hash(app, "s", "u1")}},
+                                      key);
+    BOOST_TEST(subscribe.result == 4);  // no such application
+    BOOST_TEST(count("SELECT count(*) FROM idempotency_keys WHERE key = '" + key + "' AND app_id IS NOT NULL") == 0);
+}
+
+// A key an earlier version recorded carries the fingerprint that version computed (the session id
+// in it): the same call repeated after the upgrade replays instead of being refused.
+BOOST_AUTO_TEST_CASE(a_key_recorded_by_the_previous_version_still_replays) {
+    const auto purse = purse_for(alice);
+    const auto card = card_for(alice);
+    BOOST_TEST(topup(alice, purse, card, "4", key).result == 0);
+    const auto* op = keeper::core::find_operation(keeper::core::api_group::account, "TopupPurseFromAtmCard");
+    const keeper::core::decoded_call call{op, {alice.session, purse, std::int64_t{card}, 4.0}};
+    exec("UPDATE idempotency_keys SET fingerprint = decode('" + keeper::core::legacy_call_fingerprint(call) +
+         "', 'hex') WHERE key = '" + key + "'");
+    const auto repeat = topup(alice, purse, card, "4", key);
+    BOOST_TEST(repeat.status == 200);
+    BOOST_TEST(repeat.replayed);
+    BOOST_TEST(topup(alice, purse, card, "5", key).status == 422);
+    BOOST_TEST(balance(purse) == "4.00");
 }
 
 BOOST_AUTO_TEST_CASE(concurrent_repeats_apply_once_and_all_answer_the_same) {

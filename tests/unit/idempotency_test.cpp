@@ -135,6 +135,24 @@ BOOST_AUTO_TEST_CASE(amounts_compare_by_value_and_fields_cannot_run_together) {
                call_fingerprint({rename, {std::string{"a"}, std::int32_t{1}, std::string{"bc"}}}));
 }
 
+BOOST_AUTO_TEST_CASE(the_credentials_are_no_part_of_the_call_and_values_count_as_the_handler_reads_them) {
+    const auto* topup = find_operation(api_group::account, "TopupPurseFromAtmCard");
+    const auto with = [&](std::string session_id, std::string purse, double amount) {
+        return call_fingerprint({topup, {std::move(session_id), std::move(purse), std::int64_t{7}, amount}});
+    };
+    BOOST_TEST(with("session-a", "Z123456789012", 10.5) == with("session-b", "z123456789012", 10.50));
+    BOOST_TEST(with("session-a", "Z123456789012", 10.5) != with("session-a", "Z123456789013", 10.5));
+    const auto* auth = find_operation(api_group::simple_auth, "Authenticate");
+    const auto login = [&](std::string session_id, std::string name, std::string hash) {
+        return call_fingerprint({auth, {std::move(session_id), std::move(name), std::move(hash)}});
+    };
+    BOOST_TEST(login("s1", "Alice", std::string(32, 'a')) == login("s2", "alice", std::string(32, 'b')));
+    BOOST_TEST(login("s1", "alice", std::string(32, 'a')) != login("s1", "bob", std::string(32, 'a')));
+    // The previous version's fingerprint, kept to recognise keys it recorded, had the session in it.
+    BOOST_TEST(legacy_call_fingerprint({topup, {std::string{"s"}, std::string{"Z1"}, std::int64_t{7}, 1.0}}) !=
+               legacy_call_fingerprint({topup, {std::string{"t"}, std::string{"Z1"}, std::int64_t{7}, 1.0}}));
+}
+
 BOOST_AUTO_TEST_CASE(another_operation_with_the_same_arguments_is_another_call) {
     const auto* account = find_operation(api_group::account, "CheckSessionEx");
     const auto* other = find_operation(api_group::telepay, "RenameTelepayProfile");
