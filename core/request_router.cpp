@@ -147,6 +147,12 @@ handled_request handle_request(const http_request& request, store& st, const set
                                 "This Idempotency-Key was already used for a call with other parameters or another "
                                 "operation; a new call needs a new key."});
         return out;
+    } catch (const key_in_flight&) {
+        answer_fault(out, fault{fault_kind::key_in_flight,
+                                "A call with this Idempotency-Key is still running, or waited too long for a lock; "
+                                "nothing was changed. Repeat it with the same key."});
+        out.response.headers.emplace_back("Retry-After", "1");
+        return out;
     } catch (const outcome_unknown& e) {
         out.log.detail = e.what();
         answer_fault(out, fault{fault_kind::server,

@@ -18,6 +18,8 @@ enum class fault_kind {
     method_not_allowed,      // HEAD, PUT, DELETE, OPTIONS...: 405
     unsupported_media_type,  // POST that is neither SOAP nor form: 415
     key_reused,              // an Idempotency-Key already used with other parameters: 422 (SOAP: 500, Client)
+    key_in_flight,           // a keyed call that waited past lock_timeout, changing nothing: 409 and
+                             // Retry-After (SOAP: 500, Server): repeat it with the same key
     body_too_large,          // over the configured body limit: 413
 };
 // How many kinds there are (metrics.hpp sizes its counters from it). Keep it last + 1.

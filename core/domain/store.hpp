@@ -57,6 +57,13 @@ public:
     key_reused() : std::runtime_error("this Idempotency-Key was used with other parameters") {}
 };
 
+// A keyed call waited for a lock past lock_timeout (most often the same key's first call, still
+// running) and changed nothing: the client repeats it with the same key.
+class key_in_flight : public std::runtime_error {
+public:
+    key_in_flight() : std::runtime_error("a keyed call waited past lock_timeout") {}
+};
+
 // What every write names in its audit row. With an Idempotency-Key, the write also records the
 // key, the call's fingerprint (core/domain/call_fingerprint.hpp) and its result, in its own
 // transaction, under the caller it resolves (a session's login, the app, Authenticate's login);

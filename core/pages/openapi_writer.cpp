@@ -29,7 +29,11 @@ constexpr error_status call_errors[] = {
     {"503", "The service is overloaded; try again."},
     {"504", "The service did not answer in time; try again."},
 };
-constexpr error_status key_reused = {"422", "The Idempotency-Key was used before with other parameters."};
+// Only writes take an Idempotency-Key, so only they answer these.
+constexpr error_status key_errors[] = {
+    {"409", "A call with this Idempotency-Key is still running, or waited too long for a lock; nothing changed. Repeat it with the same key (Retry-After)."},
+    {"422", "The Idempotency-Key was used before with other parameters."},
+};
 
 doc param_schema(param_type t) {
     switch (t) {
@@ -86,7 +90,9 @@ doc responses(const operation& op) {
         out["200"]["headers"] = {{"Idempotent-Replayed", {{"$ref", "#/components/headers/IdempotentReplayed"}}}};
     }
     for (const auto& e : call_errors) out[e.status] = {{"$ref", std::string{"#/components/responses/Error"} + e.status}};
-    if (op.effect == call_effect::writes) out[key_reused.status] = {{"$ref", std::string{"#/components/responses/Error"} + key_reused.status}};
+    if (op.effect == call_effect::writes) {
+        for (const auto& e : key_errors) out[e.status] = {{"$ref", std::string{"#/components/responses/Error"} + e.status}};
+    }
     return out;
 }
 
@@ -112,7 +118,7 @@ doc components() {
     for (const auto name : provider_names()) provider_names_list.push_back(name);
     doc error_responses = doc::object();
     for (const auto& e : call_errors) error_responses[std::string{"Error"} + e.status] = error_response(e);
-    error_responses[std::string{"Error"} + key_reused.status] = error_response(key_reused);
+    for (const auto& e : key_errors) error_responses[std::string{"Error"} + e.status] = error_response(e);
     return {
         {"schemas",
          {{"Provider",

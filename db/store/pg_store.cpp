@@ -36,6 +36,11 @@ struct key_recorded : store_error {
 };
 constexpr std::string_view idempotency_key_index = "idempotency_keys_caller_key_idx";
 
+// The statement waited lock_timeout_ms for a lock (SQLSTATE 55P03) and was rolled back.
+struct lock_timed_out : store_error {
+    explicit lock_timed_out(const std::string& what) : store_error(what) {}
+};
+
 // The result a repeat's KI200 "replay result=N" names (db/functions/keeper_idempotency.sql).
 core::result_code replayed_result(std::string_view message) {
     constexpr std::string_view marker = "replay result=";
@@ -79,7 +84,10 @@ auto translated(std::string_view what, connection_pool::lease& lease, core::runt
         }
         if (e.sqlstate() == "KI200") throw core::call_replayed(replayed_result(e.what()));
         if (e.sqlstate() == "KI422") throw core::key_reused();
-        if (gauges && e.sqlstate() == "55P03") gauges->db_lock_timeouts.fetch_add(1, std::memory_order_relaxed);
+        if (e.sqlstate() == "55P03") {
+            if (gauges) gauges->db_lock_timeouts.fetch_add(1, std::memory_order_relaxed);
+            throw lock_timed_out("SQL error 55P03 in " + std::string{what});
+        }
         if (gauges && e.sqlstate() == "57014") gauges->db_statement_timeouts.fetch_add(1, std::memory_order_relaxed);
         throw store_error("SQL error " + e.sqlstate() + " in " + std::string{what});
     } catch (const pqxx::failure&) {
@@ -280,15 +288,22 @@ pg_store::answer pg_store::run_keyed(const core::audit_tag& tag, const Args&... 
                       text(tag.idempotency_key), text(fingerprint), key_used);
     };
     try {
-        return attempt(false, tag.fingerprint);
-    } catch (const key_recorded&) {
         try {
-            return attempt(true, tag.fingerprint);  // the recorded call (KI200, KI422), or runs if it rolled back since
-        } catch (const core::key_reused&) {
-            // Recorded by an earlier version, with the fingerprint it computed (call_fingerprint.hpp).
-            if (tag.legacy_fingerprint.empty() || tag.legacy_fingerprint == tag.fingerprint) throw;
-            return attempt(true, tag.legacy_fingerprint);
+            return attempt(false, tag.fingerprint);
+        } catch (const key_recorded&) {
+            try {
+                return attempt(true, tag.fingerprint);  // the recorded call (KI200, KI422), or runs if it rolled back since
+            } catch (const core::key_reused&) {
+                // Recorded by an earlier version, with the fingerprint it computed (call_fingerprint.hpp).
+                if (tag.legacy_fingerprint.empty() || tag.legacy_fingerprint == tag.fingerprint) throw;
+                return attempt(true, tag.legacy_fingerprint);
+            }
         }
+    } catch (const lock_timed_out&) {
+        // Nothing changed, and the key makes a repeat safe: the client is told to repeat it (409),
+        // not given a server fault. Unkeyed, the same wait stays a server fault.
+        if (tag.idempotency_key.empty()) throw;
+        throw core::key_in_flight();
     }
 }
 

@@ -81,9 +81,12 @@ db_fixture::keyed_answer db_fixture::call_keyed(const std::string& group, const 
     core::http_request r{"GET", "/" + group + ".asmx/" + op, form_query(fields), "", std::nullopt, "h", "http", unique("rid"), "",
                          false, "127.0.0.1", key};
     const auto out = core::handle_request(r, through ? *through : store, cfg);
-    keyed_answer a{out.response.status, -1, false};
+    keyed_answer a{out.response.status, -1, false, {}};
     if (a.status == 200) a.result = int_result(out.response.body);
-    for (const auto& [name, value] : out.response.headers) a.replayed |= name == "Idempotent-Replayed" && value == "true";
+    for (const auto& [name, value] : out.response.headers) {
+        a.replayed |= name == "Idempotent-Replayed" && value == "true";
+        if (name == "Retry-After") a.retry_after = value;
+    }
     return a;
 }
 

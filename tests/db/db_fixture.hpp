@@ -50,6 +50,7 @@ struct db_fixture {
         int status = 0;
         int result = -1;
         bool replayed = false;
+        std::string retry_after;  // the Retry-After header, when sent
     };
     keyed_answer call_keyed(const std::string& group, const std::string& op,
                             const std::vector<std::pair<std::string, std::string>>& fields, const std::string& key,

@@ -251,6 +251,30 @@ BOOST_AUTO_TEST_CASE(a_key_recorded_by_the_previous_version_still_replays) {
     BOOST_TEST(balance(purse) == "4.00");
 }
 
+// A keyed call that waits for a lock past lock_timeout (its first call, or another holding the
+// row, still running) changed nothing and is told to repeat it: 409 with Retry-After, never a
+// server fault. Repeated, it runs once.
+BOOST_AUTO_TEST_CASE(a_keyed_call_that_waits_past_lock_timeout_gets_409_and_changes_nothing) {
+    const auto purse = purse_for(alice);
+    const auto card = card_for(alice);
+    keeper::db::pg_store short_wait{keeper::test::shared_database().url(), 1,
+                                    {std::chrono::milliseconds{300}, std::chrono::milliseconds{5000}}};
+    pqxx::connection other{keeper::test::shared_database().url()};
+    pqxx::work holder{other};
+    holder.exec("SELECT 1 FROM cards WHERE id = " + std::to_string(card) + " FOR UPDATE");
+    const auto busy = topup(alice, purse, card, "3", key, &short_wait);
+    BOOST_TEST(busy.status == 409);
+    BOOST_TEST(busy.retry_after == "1");
+    BOOST_TEST(keys_of(key) == 0);
+    holder.commit();
+    const auto again = topup(alice, purse, card, "3", key, &short_wait);
+    BOOST_TEST(again.status == 200);
+    BOOST_TEST(again.result == 0);
+    BOOST_TEST(!again.replayed);
+    BOOST_TEST(topup(alice, purse, card, "3", key, &short_wait).replayed);
+    BOOST_TEST(balance(purse) == "3.00");
+}
+
 BOOST_AUTO_TEST_CASE(concurrent_repeats_apply_once_and_all_answer_the_same) {
     const auto purse = purse_for(alice);
     const auto card = card_for(alice);

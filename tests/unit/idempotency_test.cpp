@@ -211,6 +211,26 @@ BOOST_AUTO_TEST_CASE(a_reused_key_is_422_where_http_status_carries_it_and_a_clie
     BOOST_TEST((s12.log.fault == fault_kind::key_reused));
 }
 
+BOOST_AUTO_TEST_CASE(a_keyed_call_still_in_flight_is_409_with_retry_after_and_a_server_fault_in_soap) {
+    db.answer = [] () -> result_code { throw key_in_flight(); };
+    const auto j = json("k-4");
+    BOOST_TEST(j.response.status == 409);
+    BOOST_TEST(header(j, "jsonerror") == "true");
+    BOOST_TEST(header(j, "Retry-After") == "1");
+    BOOST_TEST(j.response.body.starts_with(R"({"Message":"A call with this Idempotency-Key is still running)"));
+    for (const auto& r : {get("k-4"), form("k-4")}) {
+        BOOST_TEST(r.response.status == 409);
+        BOOST_TEST(header(r, "Retry-After") == "1");
+    }
+    const auto s11 = soap11("k-4");
+    BOOST_TEST(s11.response.status == 500);
+    BOOST_TEST(s11.response.body.find("<faultcode>soap:Server</faultcode>") != std::string::npos);
+    BOOST_TEST(header(s11, "Retry-After") == "1");
+    const auto s12 = soap12("k-4");
+    BOOST_TEST(s12.response.body.find("soap:Receiver") != std::string::npos);
+    BOOST_TEST((s12.log.fault == fault_kind::key_in_flight));
+}
+
 BOOST_AUTO_TEST_CASE(a_bad_key_on_a_write_is_refused_before_the_store_is_asked) {
     const auto j = json("has space");
     BOOST_TEST(j.response.status == 400);
