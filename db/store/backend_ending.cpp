@@ -62,10 +62,10 @@ const std::string& worker_application_name() {
     return name;
 }
 
-bool end_backend(pqxx::connection& conn, const std::string& backend, std::chrono::steady_clock::time_point deadline) {
-    const auto bar = backend.find('|');
-    if (bar == std::string::npos) return true;  // never opened: nothing ran
-    const auto pid = backend.substr(0, bar), start = backend.substr(bar + 1);
+bool end_backend(pqxx::connection& conn, const backend_identity& backend, std::chrono::steady_clock::time_point deadline) {
+    if (!backend.known()) return true;  // never opened: nothing ran
+    const auto& pid = backend.pid;
+    const auto& start = backend.started_at;
     pqxx::nontransaction tx{conn};
     tx.exec_params("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = $1::int AND backend_start = $2::timestamptz",
                    pid, start);
@@ -78,15 +78,15 @@ bool end_backend(pqxx::connection& conn, const std::string& backend, std::chrono
 }
 
 bool end_dead_workers_backends(pqxx::connection& conn, std::chrono::steady_clock::time_point deadline) {
-    std::vector<std::string> dead;
+    std::vector<backend_identity> dead;
     {
         pqxx::nontransaction tx{conn};
-        const auto rows = tx.exec_params("SELECT pid || '|' || backend_start, application_name FROM pg_stat_activity "
+        const auto rows = tx.exec_params("SELECT pid, backend_start::text, application_name FROM pg_stat_activity "
                                          "WHERE application_name LIKE $1",
                                          std::string{name_prefix} + "%");
         for (const auto& row : rows) {
-            const pid_t worker = worker_of_this_host(row[1].as<std::string>());
-            if (worker > 0 && !alive(worker)) dead.push_back(row[0].as<std::string>());
+            const pid_t worker = worker_of_this_host(row[2].as<std::string>());
+            if (worker > 0 && !alive(worker)) dead.push_back({row[0].as<int>(), row[1].as<std::string>()});
         }
     }
     for (const auto& backend : dead) {

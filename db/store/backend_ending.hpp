@@ -6,6 +6,8 @@
 #include <pqxx/pqxx>
 #include <string>
 
+#include "db/store/backend_identity.hpp"
+
 namespace keeper::db {
 
 // The application_name every connection of this worker process carries:
@@ -15,10 +17,10 @@ const std::string& worker_application_name();
 // The name a worker with this pid on this host gives its connections.
 std::string worker_application_name_of(long pid);
 
-// Ends the server process `backend` ("pid|backend_start", as a connection's setup read it) if it
-// still runs on this server, and waits until it is gone; false at the deadline. On another server
-// (after a failover) it names no process: only the promoted synchronous standby takes writes.
-bool end_backend(pqxx::connection& conn, const std::string& backend, std::chrono::steady_clock::time_point deadline);
+// Ends the server process `backend` (as a connection's setup read it) if it still runs on this
+// server, and waits until it is gone; false at the deadline. On another server (after a failover)
+// it names no process: only the promoted synchronous standby takes writes.
+bool end_backend(pqxx::connection& conn, const backend_identity& backend, std::chrono::steady_clock::time_point deadline);
 
 // For a request nginx sent again after the worker that had it died: ends the server processes of
 // every keeper worker of this host that is no longer alive (a zombie counts as dead), found by

@@ -113,6 +113,6 @@ void connection_pool::lease::mark_broken() {
     if (m_pool) m_pool->m_slots[m_slot].broken = true;
 }
 
-const std::string& connection_pool::lease::identity() const { return m_pool->m_slots[m_slot].identity; }
+const backend_identity& connection_pool::lease::identity() const { return m_pool->m_slots[m_slot].identity; }
 
 }  // namespace keeper::db

@@ -14,15 +14,16 @@
 
 #include <pqxx/connection>
 
+#include "db/store/backend_identity.hpp"
 #include "core/metrics.hpp"
 
 namespace keeper::db {
 
 class connection_pool {
 public:
-    // Prepares a new connection and returns what identifies its server process (kept with the
-    // connection, for the store to end that process should a call on it end in doubt).
-    using preparer = std::function<std::string(pqxx::connection&)>;
+    // Prepares a new connection and returns its server process (kept with the connection, for the
+    // store to end that process should a call on it end in doubt).
+    using preparer = std::function<backend_identity(pqxx::connection&)>;
 
     // gauges (may be null): connections open, calls waiting, connect failures, connections lost.
     connection_pool(std::string conninfo, std::size_t size, preparer prepare, core::runtime_gauges* gauges = nullptr);
@@ -44,8 +45,9 @@ public:
         pqxx::connection& connection();
         // The connection is unusable (lost, or its state unknown): closed when given back.
         void mark_broken();
-        // What the preparer returned for the slot's connection (kept after it broke; "" before one opened).
-        const std::string& identity() const;
+        // What the preparer returned for the slot's connection (kept after it broke; unknown
+        // before one opened).
+        const backend_identity& identity() const;
 
     private:
         connection_pool* m_pool;
@@ -62,7 +64,7 @@ public:
 private:
     struct slot {
         std::unique_ptr<pqxx::connection> conn;
-        std::string identity;
+        backend_identity identity;
         bool broken = false;
         bool in_use = false;
     };

@@ -24,8 +24,8 @@ struct not_done : store_error {
 // The connection broke while the statement was on its way, running or committing: the call may have
 // committed. backend names the server process that ran it (as the connection's setup read it).
 struct in_doubt : store_error {
-    in_doubt(const std::string& what, std::string backend_process) : store_error(what), backend(std::move(backend_process)) {}
-    std::string backend;
+    in_doubt(const std::string& what, backend_identity backend_process) : store_error(what), backend(std::move(backend_process)) {}
+    backend_identity backend;
 };
 
 // A keyed call's first attempt met its key on the key index (SQLSTATE 23505): the caller made a
@@ -116,9 +116,9 @@ connection_pool::preparer connection_setup(database_timeouts bounds) {
         // another worker finds this one's sessions should it die mid-call (backend_ending.hpp).
         conn.set_variable("application_name", conn.quote(worker_application_name()));
         for (const auto& s : worker_statements) conn.prepare(std::string{s.name}, std::string{s.sql});
-        return pqxx::nontransaction{conn}
-            .exec1("SELECT pid || '|' || backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()")[0]
-            .as<std::string>();
+        const auto row = pqxx::nontransaction{conn}.exec1(
+            "SELECT pid, backend_start::text FROM pg_stat_activity WHERE pid = pg_backend_pid()");
+        return backend_identity{row[0].as<int>(), row[1].as<std::string>()};
     };
 }
 
@@ -212,7 +212,7 @@ pg_store::answer pg_store::run(call_ref call, const Args&... args) {
     }
 }
 
-std::optional<core::result_code> pg_store::settle(const std::string& backend, std::string_view request_id,
+std::optional<core::result_code> pg_store::settle(const backend_identity& backend, std::string_view request_id,
                                                   std::chrono::steady_clock::time_point deadline) {
     return settle_with([&](pqxx::connection& conn) { return end_backend(conn, backend, deadline); }, request_id, deadline);
 }

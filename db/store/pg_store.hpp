@@ -109,7 +109,7 @@ private:
     // After a call's connection broke with its statement sent: ends the server process that ran it
     // (so the transaction can no longer commit), then reads the result its audit row recorded
     // (nullopt: the call did not happen). Throws core::outcome_unknown at the deadline.
-    std::optional<core::result_code> settle(const std::string& backend, std::string_view request_id,
+    std::optional<core::result_code> settle(const backend_identity& backend, std::string_view request_id,
                                             std::chrono::steady_clock::time_point deadline);
     // Before a write nginx sent again after the worker that had it died: ends that worker's
     // server processes, then reads the result the first attempt recorded (nullopt: it did not

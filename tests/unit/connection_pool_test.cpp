@@ -16,7 +16,7 @@ using keeper::db::connection_pool;
 BOOST_AUTO_TEST_SUITE(connection_pool_leases)
 
 BOOST_AUTO_TEST_CASE(waiters_are_served_in_the_order_they_came) {
-    connection_pool pool{"host=/nonexistent", 1, [](pqxx::connection&) { return std::string{}; }};
+    connection_pool pool{"host=/nonexistent", 1, [](pqxx::connection&) { return keeper::db::backend_identity{}; }};
     std::vector<int> served;
     std::mutex m;
     std::vector<std::thread> waiters;
@@ -36,7 +36,7 @@ BOOST_AUTO_TEST_CASE(waiters_are_served_in_the_order_they_came) {
 }
 
 BOOST_AUTO_TEST_CASE(no_more_leases_than_connections_at_once) {
-    connection_pool pool{"host=/nonexistent", 3, [](pqxx::connection&) { return std::string{}; }};
+    connection_pool pool{"host=/nonexistent", 3, [](pqxx::connection&) { return keeper::db::backend_identity{}; }};
     std::atomic<int> out{0}, most{0};
     std::vector<std::thread> users;
     for (int i = 0; i < 12; ++i) {
