@@ -1,6 +1,6 @@
 #pragma once
 // Runs one decoded call: its handler with a context naming the call's audit row. Each store
-// method the handler calls is a whole transaction of its own (core/store.hpp); anything thrown
+// method the handler calls is a whole transaction of its own (core/domain/store.hpp); anything thrown
 // leaves nothing committed by the method that threw.
 #include <optional>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// What operations need from persistence. core/ sees only this interface; db/pg_store is the
+// What operations need from persistence. core/ sees only this interface; db/store/pg_store is the
 // PostgreSQL implementation, and nothing in core/ speaks SQL.
 //
 // Each write method is one operation's whole database work: it resolves the session, applies the
@@ -99,7 +99,7 @@ struct code_lookup {
     result_code result = result_code::not_found;
     std::int64_t login_id = 0;
     std::string login;
-    std::string code_hash;  // core/code_hash.hpp format
+    std::string code_hash;  // core/domain/code_hash.hpp format
 };
 
 // Who proved what: passed from a read to the write that follows it.

@@ -1,4 +1,4 @@
-// The worker's connection pool (db/connection_pool.cpp) hands connections out first come, first
+// The worker's connection pool (db/store/connection_pool.cpp) hands connections out first come, first
 // served, and never more than its size at once. No connection is opened here: leases are taken
 // and given back without asking for the connection.
 #include <boost/test/unit_test.hpp>

@@ -1,4 +1,4 @@
-// The worker's SQL statements as typed handles (db/statements.hpp): each list entry's SQL uses
+// The worker's SQL statements as typed handles (db/store/statements.hpp): each list entry's SQL uses
 // exactly its parameters $1..$N, names are unique, every statement returns named columns. The
 // database tier checks the column names against PostgreSQL itself (pg_store_connection).
 #include <boost/test/unit_test.hpp>

@@ -1,0 +1,87 @@
+#!/usr/bin/python3
+"""What the docs and comments name exists (../shared/STYLE.md point 16): a newcomer who follows a
+name from README, docs/, a man page or a comment finds it.
+
+- every keeper_* name in README.md, docs/*.md and docs/man/*.8 (a metric, role, SQL function,
+  nginx variable, alert job) is defined somewhere outside the docs;
+- every keeperctl command they name is one keeperctl has;
+- every path of the tree named in them, or in a comment of the code, exists.
+Exit 1 with each finding; ctest label unit (no stack needed).
+"""
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "docs/man").glob("*.8"))]
+CODE_DIRS = ["core", "fcgi", "db", "config", "nginx", "packaging", "systemd", "scripts", "bench", "cmake", "tests"]
+CODE_SUFFIXES = {".cpp", ".hpp", ".sql", ".sh", ".py", ".conf", ".yml", ".cmake", ".txt", ".service", ".socket",
+                 ".timer", ".json", ""}
+NOT_TREE_PATHS = set()  # words that read like a path of the tree but are not one
+
+
+def code_files():
+    for d in CODE_DIRS:
+        for p in (ROOT / d).rglob("*"):
+            if p.is_file() and (p.suffix in CODE_SUFFIXES) and "node_modules" not in p.parts:
+                yield p
+
+
+def text(p):
+    return p.read_text(encoding="utf-8", errors="replace")
+
+
+findings = []
+
+# keeper_* names: defined where the code, SQL, config and packaging are.
+defined = set()
+for p in code_files():
+    if p.parts[len(ROOT.parts)] == "tests":
+        continue  # a test may name something only to show it is absent
+    defined.update(re.findall(r"keeper_[a-z0-9_]+", text(p)))
+for doc in DOCS:
+    for name in sorted(set(re.findall(r"keeper_[a-z0-9_]+", text(doc)))):
+        base = re.sub(r"_(bucket|sum|count)$", "", name)
+        if name not in defined and base not in defined and not name.endswith("_"):
+            findings.append(f"{doc.relative_to(ROOT)}: names {name}, which nothing defines")
+
+# keeperctl commands, as commands are written (in code spans and code blocks of the Markdown, and
+# anywhere in a man page): the table in db/keeperctl/keeperctl.cpp and the three it answers itself.
+source = text(ROOT / "db/keeperctl/keeperctl.cpp")
+commands = set(re.findall(r'^\s*\{"([a-z-]+)", \{"', source, re.M)) | {"api-reference", "openapi", "new-key"}
+
+
+def command_text(doc):
+    body = text(doc)
+    if doc.suffix == ".8":
+        return body.replace("\\-", "-")
+    spans = re.findall(r"`([^`\n]+)`", body)
+    blocks = [line for line in body.splitlines() if line.startswith("    ")]
+    return "\n".join(spans + blocks)
+
+
+for doc in DOCS:
+    for cmd in re.findall(r"keeperctl(?: --config \S+)? ([a-z][a-z-]*)", command_text(doc)):
+        if cmd not in commands and not (cmd.endswith("-") and any(c.startswith(cmd) for c in commands)):
+            findings.append(f"{doc.relative_to(ROOT)}: keeperctl {cmd}: no such command ({', '.join(sorted(commands))})")
+
+# Paths of the tree, in the docs and in the code's comments.
+TREE = r"(?<![\w/.-])((?:core|db|fcgi|config|nginx|systemd|packaging|scripts|tests|docs|bench|cmake)/[\w./@-]*[\w@-])"
+COMMENT = re.compile(r"(?://|#|--)\s?(.*)$")
+# Applied migrations are never edited (their checksums are recorded), so their comments keep the
+# paths of their day; placeholders such as NNNN_name.sql name no file.
+for p in [*DOCS, *(f for f in code_files() if "migrations" not in f.parts)]:
+    lines = text(p).splitlines()
+    for n, line in enumerate(lines, 1):
+        where = line if p in DOCS else (COMMENT.search(line).group(1) if COMMENT.search(line) else "")
+        for path in re.findall(TREE, where):
+            path = path.rstrip(".")
+            if path in NOT_TREE_PATHS or "<" in path or "*" in path or "NNNN" in path or path.endswith("/name.sql"):
+                continue
+            if not (ROOT / path).exists() and not (ROOT / (path + ".cpp")).exists():
+                findings.append(f"{p.relative_to(ROOT)}:{n}: names {path}, which is not in the tree")
+
+for f in findings:
+    print(f)
+print(f"{len(findings)} finding(s)")
+sys.exit(1 if findings else 0)
