@@ -57,7 +57,8 @@ decoded_call decode_request(const http_request& req, const endpoint_path& ep, co
     }
     if (!row) {
         throw fault(fault_kind::unsupported_media_type,
-                    "Content type '" + media.essence + "' is not SOAP (text/xml, application/soap+xml) or a form.");
+                    "Content type '" + media.essence + "' is not SOAP (text/xml, application/soap+xml); a form or JSON "
+                    "POST names the operation in the path.");
     }
     return row->decode(req, ep, op, media, cfg);
 }

@@ -218,9 +218,11 @@ void print_usage(std::ostream& out) {
     out << "  api-reference                            print docs/api.md (no database needed)\n";
     out << "  openapi                                  print docs/openapi.json, the JSON calls as OpenAPI 3.1 (no database)\n";
     out << "  new-key ID                               print a new key line '<ID> <base64>' for the key file (no database)\n";
-    out << "\nA SECRET or CODE given as '-' is read from standard input. The database is the config's\n"
-           "database_url (KEEPER_DATABASE_URL overrides it); config: --config, $KEEPER_CONFIG or\n"
-           "/etc/keeper/keeper.conf.\n";
+    out << "\nA SECRET or CODE given as '-' is read from standard input. Each command connects as its own\n"
+           "role: migrate, status, roles and rotate-key with admin_database_url, maintain with\n"
+           "maintain_database_url, add-* and list with provision_database_url; an empty one of the last\n"
+           "two means admin_database_url, and an empty admin_database_url database_url. KEEPER_<KEY>\n"
+           "overrides a key. Config: --config, $KEEPER_CONFIG or /etc/keeper/keeper.conf.\n";
 }
 
 // A maintain that failed before it ran (the database refused the connection) is a failed run too.
