@@ -23,12 +23,22 @@ constexpr error_status call_errors[] = {
     {"404", "No such operation in this group."},
     {"413", "The request body is larger than 65536 bytes."},
     {"415", "The body is not UTF-8 JSON."},
-    {"429", "Too many credential-testing calls from this address; try again later (Retry-After)."},
     {"500", "A server fault; its message gives the request id when the outcome of a write is unknown."},
     {"502", "The service is unavailable; try again."},
     {"503", "The service is overloaded; try again."},
     {"504", "The service did not answer in time; try again."},
 };
+// nginx limits the calls that test a credential (an authHash) per client address
+// (nginx/keeper-limits.conf): only they answer 429.
+constexpr error_status too_many = {"429", "Too many credential-testing calls from this address; try again later (Retry-After)."};
+
+bool tests_a_credential(const operation& op) {
+    for (const auto& p : op.params) {
+        if (p.name == "authHash") return true;
+    }
+    return false;
+}
+
 // Only writes take an Idempotency-Key, so only they answer these.
 constexpr error_status key_errors[] = {
     {"409", "A call with this Idempotency-Key is still running, or waited too long for a lock; nothing changed. Repeat it with the same key (Retry-After)."},
@@ -86,10 +96,12 @@ doc responses(const operation& op) {
                  {"content",
                   {{"application/json",
                     {{"schema", {{"type", "object"}, {"required", {"d"}}, {"properties", {{"d", result_schema(op)}}}}}}}}}}}};
+    out["200"]["headers"] = {{"X-Request-Id", {{"$ref", "#/components/headers/XRequestId"}}}};
     if (op.effect == call_effect::writes) {
-        out["200"]["headers"] = {{"Idempotent-Replayed", {{"$ref", "#/components/headers/IdempotentReplayed"}}}};
+        out["200"]["headers"]["Idempotent-Replayed"] = {{"$ref", "#/components/headers/IdempotentReplayed"}};
     }
     for (const auto& e : call_errors) out[e.status] = {{"$ref", std::string{"#/components/responses/Error"} + e.status}};
+    if (tests_a_credential(op)) out[too_many.status] = {{"$ref", std::string{"#/components/responses/Error"} + too_many.status}};
     if (op.effect == call_effect::writes) {
         for (const auto& e : key_errors) out[e.status] = {{"$ref", std::string{"#/components/responses/Error"} + e.status}};
     }
@@ -109,7 +121,8 @@ doc path_item(const operation& op) {
 doc error_response(const error_status& e) {
     return {{"description", e.meaning},
             {"headers", {{"jsonerror", {{"description", "Always \"true\": ASP.NET AJAX's mark of an error."},
-                                        {"schema", {{"type", "string"}, {"const", "true"}}}}}}},
+                                        {"schema", {{"type", "string"}, {"const", "true"}}}}},
+                         {"X-Request-Id", {{"$ref", "#/components/headers/XRequestId"}}}}},
             {"content", {{"application/json", {{"schema", {{"$ref", "#/components/schemas/Error"}}}}}}}};
 }
 
@@ -118,6 +131,7 @@ doc components() {
     for (const auto name : provider_names()) provider_names_list.push_back(name);
     doc error_responses = doc::object();
     for (const auto& e : call_errors) error_responses[std::string{"Error"} + e.status] = error_response(e);
+    error_responses[std::string{"Error"} + too_many.status] = error_response(too_many);
     for (const auto& e : key_errors) error_responses[std::string{"Error"} + e.status] = error_response(e);
     return {
         {"schemas",
@@ -140,7 +154,12 @@ doc components() {
         {"headers",
          {{"IdempotentReplayed",
            {{"description", "\"true\" when the answer is a recorded result of an earlier call with the same key."},
-            {"schema", {{"type", "string"}, {"const", "true"}}}}}}}};
+            {"schema", {{"type", "string"}, {"const", "true"}}}}},
+          {"XRequestId",
+           {{"description", "The request's id: the time in milliseconds (13 digits) and 19 random hex digits. The same id "
+                            "is in keeper's log line, the call's audit row and a server fault's message: give it to "
+                            "support. Sent on every answer a worker gives."},
+            {"schema", {{"type", "string"}, {"pattern", "^[0-9a-f]{32}$"}}}}}}}};
 }
 
 }  // namespace
@@ -157,7 +176,7 @@ std::string write_openapi() {
     const doc d = {{"openapi", "3.1.0"},
                    {"info",
                     {{"title", "keeper mobile API, JSON calls"},
-                     {"version", "1.0"},
+                     {"version", KEEPER_VERSION},
                      {"description", "The operations as ASP.NET AJAX clients call them: POST application/json with the "
                                      "parameters by name, the result in {\"d\": ...}. The same operations over SOAP are "
                                      "described by each group's WSDL (?WSDL)."}}},
