@@ -5,6 +5,7 @@
 #include "core/api/provider.hpp"
 #include "core/domain/error_descriptions.hpp"
 #include "core/domain/operation_table.hpp"
+#include "core/domain/param_rules.hpp"
 
 namespace keeper::core {
 namespace {
@@ -78,16 +79,43 @@ doc result_schema(const operation& op) {
     return {};
 }
 
+// The type's schema with what param_rules.hpp says of the parameter: its meaning and the format
+// the operation holds it to, so a generated client refuses what keeper would answer 1 for.
+doc property_schema(const param_spec& p) {
+    auto schema = param_schema(p.type);
+    const auto* rule = find_param_rule(p.name);
+    if (!rule) return schema;
+    schema["description"] = rule->description;
+    if (rule->min_length) schema["minLength"] = *rule->min_length;
+    if (rule->max_length) schema["maxLength"] = *rule->max_length;
+    if (!rule->pattern.empty()) schema["pattern"] = rule->pattern;
+    if (rule->minimum) schema["minimum"] = *rule->minimum;
+    if (!rule->allowed.empty()) schema["enum"] = rule->allowed;
+    return schema;
+}
+
 doc request_body(const operation& op) {
     doc properties = doc::object();
     doc required = doc::array();
+    doc example = doc::object();
     for (const auto& p : op.params) {
-        properties[std::string{p.name}] = param_schema(p.type);
+        properties[std::string{p.name}] = property_schema(p);
         required.push_back(p.name);
+        if (const auto* rule = find_param_rule(p.name)) example[std::string{p.name}] = doc::parse(rule->example);
     }
     doc schema = {{"type", "object"}, {"properties", properties}};
     if (!required.empty()) schema["required"] = required;
-    return {{"required", true}, {"content", {{"application/json", {{"schema", schema}}}}}};
+    return {{"required", true}, {"content", {{"application/json", {{"schema", schema}, {"example", example}}}}}};
+}
+
+// A successful answer's sample: the first result code the operation lists (0), or its value.
+doc result_example(const operation& op) {
+    switch (op.result) {
+        case result_type::int32: return {{"d", op.results.empty() ? 0 : static_cast<int>(op.results.front())}};
+        case result_type::date_time: return {{"d", "/Date(1795673589108)/"}};
+        case result_type::string: return {{"d", "Authentication failed."}};
+    }
+    return {};
 }
 
 doc responses(const operation& op) {
@@ -95,7 +123,8 @@ doc responses(const operation& op) {
                 {{"description", "The call ran; `d` holds its result."},
                  {"content",
                   {{"application/json",
-                    {{"schema", {{"type", "object"}, {"required", {"d"}}, {"properties", {{"d", result_schema(op)}}}}}}}}}}}};
+                    {{"schema", {{"type", "object"}, {"required", {"d"}}, {"properties", {{"d", result_schema(op)}}}}},
+                     {"example", result_example(op)}}}}}}}};
     out["200"]["headers"] = {{"X-Request-Id", {{"$ref", "#/components/headers/XRequestId"}}}};
     if (op.effect == call_effect::writes) {
         out["200"]["headers"]["Idempotent-Replayed"] = {{"$ref", "#/components/headers/IdempotentReplayed"}};

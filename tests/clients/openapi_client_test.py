@@ -4,8 +4,9 @@ openapi-typescript (npm) turns the document into TypeScript types, `tsc --strict
 openapi_client/call_every_operation.ts against them with openapi-fetch (npm), and Node.js runs it
 against the stack: all 13 operations, a keyed top-up sent twice (the second answer replayed), and
 a missing parameter's 400. Here the answers and their effects in the database are checked. tsc
-must also refuse openapi_client/mistyped.ts, which passes a string as an int32: the types the
-client is checked with are real. The npm tools are those scripts/test installed
+must also refuse openapi_client/mistyped.ts, which passes a string as an int32, and
+openapi_client/unknown_locale.ts, which passes a locale the document's constraints exclude: the
+types the client is checked with are real, constraints included. The npm tools are those scripts/test installed
 (KEEPER_TEST_NODE_TOOLS, from tests/openapi/package-lock.json).
 """
 import datetime
@@ -40,7 +41,7 @@ class GeneratedClient(unittest.TestCase):
         cls.work = TOOLS / "openapi-client"
         shutil.rmtree(cls.work, ignore_errors=True)
         cls.work.mkdir(parents=True)
-        for f in ("call_every_operation.ts", "mistyped.ts"):
+        for f in ("call_every_operation.ts", "mistyped.ts", "unknown_locale.ts"):
             shutil.copy(HERE / "openapi_client" / f, cls.work / f)
         (cls.work / "package.json").write_text('{"type": "module", "private": true}\n')
         generated = run(BIN / "openapi-typescript", DOC, "-o", cls.work / "keeper-api.d.ts")
@@ -59,6 +60,12 @@ class GeneratedClient(unittest.TestCase):
         self.assertNotEqual(compiled.returncode, 0)
         self.assertIn("mistyped.ts(7,", compiled.stdout)  # the errorCode given as "four"
         self.assertIn("error TS2322: Type 'string' is not assignable to type 'number'", compiled.stdout)
+
+    def test_tsc_refuses_a_value_the_documents_constraints_exclude(self):
+        compiled = self.compile("unknown_locale.ts")
+        self.assertNotEqual(compiled.returncode, 0)
+        self.assertIn("unknown_locale.ts(7,", compiled.stdout)  # locale 1099
+        self.assertIn("Type '1099' is not assignable to type '1033 | 1049'", compiled.stdout)
 
     def test_the_generated_client_calls_every_operation(self):
         compiled = self.compile("call_every_operation.ts")

@@ -1,6 +1,8 @@
 // Formats, authHash, error texts (docs/api.md), dates, text helpers.
 #include <boost/test/unit_test.hpp>
 
+#include <regex>
+
 #include "tests/support/printers.hpp"
 
 #include "core/domain/auth_hash.hpp"
@@ -9,6 +11,8 @@
 #include "core/domain/formats.hpp"
 #include "core/api/result_code.hpp"
 #include "core/api/text_util.hpp"
+#include "core/domain/operation_table.hpp"
+#include "core/domain/param_rules.hpp"
 
 using namespace keeper::core;
 
@@ -147,6 +151,55 @@ BOOST_AUTO_TEST_CASE(printable_text_replaces_what_a_terminal_or_xml_would_choke_
 BOOST_AUTO_TEST_CASE(text_escaping_is_xmlwriters_and_attributes_also_escape_quotes) {
     BOOST_TEST(xml_escape_text(R"(<a href="x">&'</a>)") == R"(&lt;a href="x"&gt;&amp;'&lt;/a&gt;)");
     BOOST_TEST(xml_escape_attribute(R"(<"&'>)") == "&lt;&quot;&amp;'&gt;");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// What the OpenAPI document says of each parameter (core/domain/param_rules.hpp) covers every
+// parameter, and its samples pass the format checks the operations make.
+BOOST_AUTO_TEST_SUITE(param_rules)
+
+std::string unquoted(std::string_view json_string) { return std::string{json_string.substr(1, json_string.size() - 2)}; }
+
+BOOST_AUTO_TEST_CASE(every_parameter_of_every_operation_has_a_meaning_and_a_sample) {
+    for (const auto& op : operations()) {
+        for (const auto& p : op.params) {
+            BOOST_TEST_CONTEXT(op.name << "." << p.name) {
+                const auto* rule = find_param_rule(p.name);
+                BOOST_TEST_REQUIRE(rule != nullptr);
+                BOOST_TEST(!rule->description.empty());
+                BOOST_TEST(!rule->example.empty());
+                const bool text = p.type == param_type::string || p.type == param_type::provider;
+                BOOST_TEST(text == rule->example.starts_with('"'));  // a string's sample is a JSON string
+            }
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(the_samples_pass_the_formats_and_match_the_patterns) {
+    const auto sample = [](std::string_view name) { return unquoted(find_param_rule(name)->example); };
+    BOOST_TEST(formats::is_session_id(sample("sessionId")));
+    BOOST_TEST(formats::is_login(sample("login")));
+    BOOST_TEST(formats::is_auth_hash(sample("authHash")));
+    BOOST_TEST(formats::is_wmid(sample("wmid")));
+    BOOST_TEST(formats::normalize_purse(sample("purseDest")).has_value());
+    BOOST_TEST(formats::is_app_id(sample("appId")));
+    BOOST_TEST(formats::is_user_id(sample("userId")));
+    BOOST_TEST(formats::is_push_user_id(sample("pushServiceUserId")));
+    BOOST_TEST(formats::is_code(sample("code")));
+    BOOST_TEST(formats::is_code(sample("protectionCode")));
+    BOOST_TEST(formats::normalize_profile_name(sample("name")).has_value());
+    BOOST_TEST(formats::is_locale(std::stoi(std::string{find_param_rule("locale")->example})));
+    for (const auto& op : operations()) {
+        for (const auto& p : op.params) {
+            const auto* rule = find_param_rule(p.name);
+            if (rule->pattern.empty()) continue;
+            BOOST_TEST_CONTEXT(p.name) {
+                BOOST_TEST(std::regex_match(unquoted(rule->example), std::regex{std::string{rule->pattern}}));
+                BOOST_TEST(!std::regex_match(std::string(300, '\x01'), std::regex{std::string{rule->pattern}}));
+            }
+        }
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
