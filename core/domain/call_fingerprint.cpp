@@ -9,6 +9,7 @@
 #include "core/api/text_util.hpp"
 #include "core/domain/formats.hpp"
 #include "core/domain/money.hpp"
+#include "core/domain/param_rules.hpp"
 
 namespace keeper::core {
 namespace {
@@ -33,15 +34,12 @@ std::string canonical(const param_value& v) {
         v);
 }
 
-// What a parameter contributes to the call's meaning, by its name in the operation table.
-enum class meaning { none, as_decoded, purse, amount, lower_case };
+using meaning = call_meaning;
 
+// What a parameter contributes to the call's meaning (param_rules.cpp says it of each).
 meaning meaning_of(std::string_view param) {
-    if (param == "sessionId" || param == "authHash") return meaning::none;  // the caller, not the call
-    if (param == "purseDest") return meaning::purse;
-    if (param == "amount") return meaning::amount;
-    if (param == "login" || param == "appId" || param == "userId") return meaning::lower_case;
-    return meaning::as_decoded;
+    const auto* rule = find_param_rule(param);
+    return rule ? rule->meaning : meaning::as_decoded;
 }
 
 // The value as the handler reads it; a value the handler refuses stays as decoded (the call
