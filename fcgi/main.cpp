@@ -82,9 +82,7 @@ keeper::fcgi::listen_sockets open_listen_sockets(const keeper::core::settings& c
 
 // --check-config, as `nginx -t`: what a reload would refuse, said before it is tried.
 int check_config(const std::string& config_path) {
-    const auto cfg = keeper::fcgi::load_checked_settings(config_path);
-    const auto db = keeper::fcgi::check_database(cfg);
-    if (!db.schema_matches()) throw std::runtime_error(db.schema_problem());
+    const auto db = keeper::fcgi::check_for_reload(config_path).database;
     std::cout << "keeper-fcgi: " << config_path << ": configuration ok"
               << (db.reachable ? "; database schema version " + std::to_string(db.found_version) + ", keys open"
                                : "; database unreachable, schema and keys not checked")
@@ -122,7 +120,7 @@ int main(int argc, char** argv) {
         FCGX_Init();
         const auto sockets = open_listen_sockets(cfg);
         // SIGHUP re-reads the same file (and environment) for the next set of workers.
-        const auto reload = [config_path] { return keeper::fcgi::settings_for_reload(config_path); };
+        const auto reload = [config_path] { return keeper::fcgi::check_for_reload(config_path).settings; };
         keeper::fcgi::shared_metrics metrics;  // before the workers fork: they all share it
         return keeper::fcgi::run_pool(sockets, cfg, reload, metrics.block());
     } catch (const std::exception& e) {

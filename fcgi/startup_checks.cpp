@@ -69,11 +69,11 @@ database_check check_database(const core::settings& cfg) {
     return out;
 }
 
-core::settings settings_for_reload(const std::string& config_path) {
+checked_configuration check_for_reload(const std::string& config_path) {
     auto cfg = load_checked_settings(config_path);
-    const auto db = check_database(cfg);
+    auto db = check_database(cfg);
     if (!db.schema_matches()) throw std::runtime_error(db.schema_problem());
-    return cfg;
+    return {std::move(cfg), std::move(db)};
 }
 
 void wait_for_schema(const core::settings& cfg) {

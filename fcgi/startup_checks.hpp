@@ -28,9 +28,13 @@ struct database_check {
 // connect when it is back.
 database_check check_database(const core::settings& cfg);
 
-// The configuration for a new set of workers: load_checked_settings and check_database, with a
+// What a reload (and --check-config) checks: load_checked_settings and check_database, with a
 // schema other than the one this build needs refused too (new workers would fail every call).
-core::settings settings_for_reload(const std::string& config_path);
+struct checked_configuration {
+    core::settings settings;
+    database_check database;
+};
+checked_configuration check_for_reload(const std::string& config_path);
 
 // Waits while the database's schema is not the one this build needs (a migration still to run,
 // as during an upgrade) or the database refuses the workers' role (its grants still to come),

@@ -34,21 +34,19 @@ std::string canonical(const param_value& v) {
         v);
 }
 
-using meaning = call_meaning;
-
 // What a parameter contributes to the call's meaning (param_rules.cpp says it of each).
-meaning meaning_of(std::string_view param) {
+call_meaning meaning_of(std::string_view param) {
     const auto* rule = find_param_rule(param);
-    return rule ? rule->meaning : meaning::as_decoded;
+    return rule ? rule->meaning : call_meaning::as_decoded;
 }
 
 // The value as the handler reads it; a value the handler refuses stays as decoded (the call
 // answers 1 whatever it is).
-std::string normalised(meaning m, const param_value& v) {
+std::string normalised(call_meaning m, const param_value& v) {
     const auto* text = std::get_if<std::string>(&v);
-    if (m == meaning::purse && text) return formats::normalize_purse(*text).value_or(*text);
-    if (m == meaning::lower_case && text) return to_lower_utf8(*text);
-    if (const auto* amount = std::get_if<double>(&v); m == meaning::amount && amount) {
+    if (m == call_meaning::purse && text) return formats::normalize_purse(*text).value_or(*text);
+    if (m == call_meaning::lower_case && text) return to_lower_utf8(*text);
+    if (const auto* amount = std::get_if<double>(&v); m == call_meaning::amount && amount) {
         return amount_text(*amount).value_or(canonical(*amount));
     }
     return canonical(v);
@@ -78,7 +76,7 @@ std::string call_fingerprint(const decoded_call& call) {
     for (std::size_t i = 0; i < call.args.size(); ++i) {
         const auto& param = call.op->params.at(i).name;
         const auto m = meaning_of(param);
-        if (m == meaning::none) continue;
+        if (m == call_meaning::none) continue;
         add_field(input, param);
         add_field(input, normalised(m, call.args[i]));
     }

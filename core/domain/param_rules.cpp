@@ -1,12 +1,10 @@
 #include "core/domain/param_rules.hpp"
 
-#include <array>
-
 namespace keeper::core {
 namespace {
 
 // The formats are formats.hpp's; a string "1-64 characters" counts characters, not bytes.
-const std::array<param_rule, 26> rules{{
+const param_rule rules[] = {
     {"sessionId", "The session the client chose and bound with Authenticate: 1-64 of A-Z a-z 0-9 - _ { }.",
      1, 64, "^[A-Za-z0-9_{}-]{1,64}$", {}, {}, R"("3f2a9c1e-5b7d-4c1a-9e2f-7a6b5c4d3e2f")", call_meaning::none},
     {"login", "The login's name: 1-64 characters, no control characters; compared in lower case.", 1, 64, "", {}, {},
@@ -47,7 +45,7 @@ const std::array<param_rule, 26> rules{{
     {"errorCode", "A result code of this API (each operation's codes are listed in docs/api.md).", {}, {}, "", {}, {},
      "4"},
     {"cultureCode", "The language of the text: 1049 for Russian, English otherwise.", {}, {}, "", {}, {}, "1033"},
-}};
+};
 
 }  // namespace
 

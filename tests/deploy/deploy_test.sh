@@ -91,6 +91,12 @@ run_doc() {  # run_doc NAME DIR [stdin file]: the doc's block, as root in DIR in
   in_ct bash -euo pipefail -c "cd $dir && $text" <"$input"
 }
 
+# What a command in the container prints: exactly WANT (carriage returns aside), or a line
+# holding TEXT, or one matching the extended regular expression RE.
+prints() { local want=$1 got; shift; got=$(in_ct "$@" | tr -d '\r'); [ "$got" = "$want" ] || { echo "got: $got"; return 1; }; }
+prints_text() { local text=$1 got; shift; got=$(in_ct "$@"); grep -qF -- "$text" <<<"$got" || { echo "$got" | tail -n 20; return 1; }; }
+prints_match() { local re=$1 got; shift; got=$(in_ct "$@"); grep -qE -- "$re" <<<"$got" || { echo "$got" | tail -n 20; return 1; }; }
+
 # --- calls through the shipped site ----------------------------------------------------------------
 auth_hash() { printf '%s:%s:%s' "$1" "$2" "$3" | tr '[:upper:]' '[:lower:]' | md5sum | cut -c1-32; }
 authenticate() {  # authenticate LOGIN SECRET SESSION: result 0 over HTTPS
@@ -164,11 +170,12 @@ printf '%s' "$SECRET" >"$ROOT/root/alice.secret"
 check "provision a login (operations.md)" run_doc provision /root /dev/stdin <"$ROOT/root/alice.secret"
 figure "setup: $(since "$t") s from the database to a provisioned login"
 check "the documented checks run (operations.md)" run_doc check /root
-check "/health answers ok over plain HTTP on this host" sh -c "[ \"\$(nsenter -t $leader -a curl -s http://127.0.0.1/health | tr -d '\\r')\" = ok ]"
-check "GetUtcNow answers over HTTPS through the shipped site" sh -c "nsenter -t $leader -a curl -sk https://127.0.0.1/GlobalApi.asmx/GetUtcNow | grep -q '<dateTime'"
+check "/health answers ok over plain HTTP on this host" prints ok curl -s http://127.0.0.1/health
+check "GetUtcNow answers over HTTPS through the shipped site" prints_text '<dateTime' curl -sk https://127.0.0.1/GlobalApi.asmx/GetUtcNow
 check "Authenticate of the provisioned login answers 0" serves
-check "/metrics counts the calls" sh -c "nsenter -t $leader -a curl -sk https://127.0.0.1/metrics | grep -q 'keeper_requests_total{group=\"SimpleAuthApi\",operation=\"Authenticate\"'"
-check "no unit failed" sh -c "[ -z \"\$(nsenter -t $leader -a systemctl --failed --no-legend)\" ]"
+check "/metrics counts the calls" prints_text 'keeper_requests_total{group="SimpleAuthApi",operation="Authenticate"' \
+  curl -sk https://127.0.0.1/metrics
+check "no unit failed" prints "" systemctl --failed --no-legend
 
 # --- upgrade under load ---------------------------------------------------------------------------
 before=$(schema_version)
@@ -180,9 +187,9 @@ figure "upgrade: $(since "$t") s for the whole install"
 load_stop upgrade
 figure "upgrade: $calls calls during it, $fails failed"
 check "no call failed during the upgrade" no_failed_calls upgrade "$calls" "$fails"
-check "the newer package is installed" sh -c "[ \"\$(nsenter -t $leader -a dpkg-query -W -f='\${Version}' keeper)\" = $NEXT_VERSION ]"
+check "the newer package is installed" prints "$NEXT_VERSION" dpkg-query -W -f='${Version}' keeper
 check "the migration was applied (schema $before -> 9000)" test "$(schema_version)" = 9000
-check "keeper-migrate's journal shows the migration" sh -c "nsenter -t $leader -a journalctl -u keeper-migrate --no-pager | grep -q '9000_deploy_upgrade_check'"
+check "keeper-migrate's journal shows the migration" prints_text 9000_deploy_upgrade_check journalctl -u keeper-migrate --no-pager
 # The seconds of each step of the upgrade, from the container's journal: each run of the migration
 # unit (the postinst's, while the old workers serve, and the restart's), and the pool's restart.
 upgrade_steps() {
@@ -199,7 +206,8 @@ downgrade() {
   grep -q 'restore the database' <<<"$out" || { echo "$out"; return 1; }
 }
 check "an older package over the newer schema is refused, saying what to do" downgrade
-check "after the refusal the newer package is still installed" sh -c "[ \"\$(nsenter -t $leader -a dpkg-query -W -f='\${Version}:\${Status}' keeper)\" = '$NEXT_VERSION:install ok installed' ]"
+check "after the refusal the newer package is still installed" prints "$NEXT_VERSION:install ok installed" \
+  dpkg-query -W -f='${Version}:${Status}' keeper
 check "after the refusal the pool still serves" serves
 
 # --- a pending migration that fails: the pool waits, the socket stays -----------------------------
@@ -215,7 +223,8 @@ check "with its migration failing, keeper-migrate.service is failed" in_ct syste
 unit_property() { in_ct systemctl show "$1" -p "$2" --value; }
 check "the pool waits: keeper.service active, never restarted" test "$(unit_property keeper ActiveState):$(unit_property keeper NRestarts)" = active:0
 check "keeper.socket stays active" in_ct systemctl is-active --quiet keeper.socket
-check "the pool's journal says what it waits for" sh -c "nsenter -t $leader -a journalctl -u keeper --no-pager | grep -q 'waiting: database schema is version $before, this keeper needs 9000'"
+check "the pool's journal says what it waits for" prints_text "waiting: database schema is version $before, this keeper needs 9000" \
+  journalctl -u keeper --no-pager
 in_ct rm -rf /run/systemd/system/keeper-migrate.service.d
 in_ct systemctl daemon-reload
 t=$(now)
@@ -253,7 +262,8 @@ check_refuses() {
   grep -q "unknown key 'wokers'" <<<"$out" || { echo "$out"; return 1; }
 }
 check "keeper-fcgi --check-config names the bad key" check_refuses
-check "systemctl reload keeper is refused" sh -c "! nsenter -t $leader -a systemctl reload keeper"
+reload_refused() { ! in_ct systemctl reload keeper; }
+check "systemctl reload keeper is refused" reload_refused
 check "the pool kept its process" test "$(in_ct systemctl show keeper -P MainPID)" = "$pid_before"
 check "the old workers keep serving" serves
 check "keeper.service is still active" in_ct systemctl is-active --quiet keeper
@@ -263,7 +273,7 @@ check "with the configuration fixed, the reload succeeds" in_ct systemctl reload
 check "and the new workers serve" serves
 
 # --- maintenance ------------------------------------------------------------------------------------
-check "keeper-maintain.timer is active with a next run" sh -c "nsenter -t $leader -a systemctl list-timers keeper-maintain.timer --no-legend | grep -q keeper-maintain.service"
+check "keeper-maintain.timer is active with a next run" prints_text keeper-maintain.service systemctl list-timers keeper-maintain.timer --no-legend
 # A month far past retention, as a long-running database has, for maintain to drop.
 in_ct runuser -u keeper -- psql -d keeper -U keeper_maintain -qc \
   "SELECT partman.create_partition_time('public.audit_log', ARRAY['2020-01-01 00:00+00'::timestamptz])" >/dev/null 2>&1
@@ -288,7 +298,7 @@ check "keeper-maintain.timer starts keeper-maintain.service, which succeeds" tim
 in_ct rm -rf /run/systemd/system/keeper-maintain.timer.d
 in_ct systemctl daemon-reload
 in_ct systemctl restart keeper-maintain.timer
-check "its journal shows partitions made and dropped" sh -c "nsenter -t $leader -a journalctl -u keeper-maintain --no-pager | grep -Eq 'audit_log: .*created .*dropped .*2020'"
+check "its journal shows partitions made and dropped" prints_match 'audit_log: .*created .*dropped .*2020' journalctl -u keeper-maintain --no-pager
 # node_exporter's textfile collector (its Debian package) serves how the run went.
 exported() { in_ct curl -s http://127.0.0.1:9100/metrics | grep -E '^keeper_(maintain|history)_'; }
 exports() { exported | grep -q "$1"; }
@@ -336,8 +346,9 @@ left_behind() {
 }
 check "nothing of keeper's is left" left_behind
 check "the system user stays, as Debian keeps system users" in_ct id keeper
-check "nginx still passes nginx -t and runs" sh -c "nsenter -t $leader -a nginx -t -q && nsenter -t $leader -a systemctl is-active --quiet nginx"
-check "the database is untouched" sh -c "[ \"\$(nsenter -t $leader -a runuser -u postgres -- psql -d keeper -tAc 'SELECT count(*) FROM logins')\" = 2 ]"
+nginx_whole() { in_ct nginx -t -q && in_ct systemctl is-active --quiet nginx; }
+check "nginx still passes nginx -t and runs" nginx_whole
+check "the database is untouched" prints 2 runuser -u postgres -- psql -d keeper -tAc 'SELECT count(*) FROM logins'
 
 [ "$failed" -eq 0 ] || { say "--- keeper's journal"; in_ct journalctl -u keeper -u keeper-migrate -n 40 --no-pager >&2; }
 say "--- figures"; cat "$WORK/figures" >&2
