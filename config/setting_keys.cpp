@@ -113,12 +113,19 @@ const std::vector<setting_def>& setting_definitions() {
              s.connect_timeout = std::chrono::seconds{parse_int("connect_timeout_seconds", v, 1, 600)};
          }},
         {{"call_budget_ms", "10000",
-          "Longest a call may spend on the database, waits and retries included: while no host takes writes it "
-          "waits and tries again, and when its connection broke after its statement was sent it settles the "
-          "outcome itself (docs/design.md, \"In-doubt calls\"). Past it the client gets a server fault that "
-          "says the outcome is unknown. Well below nginx's fastcgi_read_timeout (30 s)."},
+          "A call's deadline, from its arrival at a worker: every wait it makes ends there (a free connection, each "
+          "statement, a commit's wait for the synchronous standby, waiting through a failover, settling a call whose "
+          "connection broke; docs/design.md, \"One deadline per call\"). Past it a write is answered \"not applied\" "
+          "when that is known, else \"outcome unknown\". At least 2 s below nginx_read_timeout_seconds."},
          [](settings& s, const std::string& v) {
-             s.call_budget = std::chrono::milliseconds{parse_int("call_budget_ms", v, 100, 25000)};
+             s.call_budget = std::chrono::milliseconds{parse_int("call_budget_ms", v, 100, 600000)};
+         }},
+        {{"nginx_read_timeout_seconds", "30",
+          "nginx's fastcgi_read_timeout for keeper's locations (nginx/keeper-locations.conf): set both together. "
+          "keeper refuses to start when call_budget_ms leaves less than 2 s of it, so that keeper, not nginx's "
+          "timeout, answers every call."},
+         [](settings& s, const std::string& v) {
+             s.nginx_read_timeout = std::chrono::seconds{parse_int("nginx_read_timeout_seconds", v, 1, 3600)};
          }},
         {{"body_limit", "65536", "Largest request body in bytes; larger gets 413 before any parsing. nginx's client_max_body_size must match."},
          [](settings& s, const std::string& v) { s.body_limit = static_cast<std::size_t>(parse_int("body_limit", v, 1024, 16 << 20)); }},

@@ -57,6 +57,19 @@ const std::vector<setting_doc>& setting_docs() {
     return docs;
 }
 
+// What no single key can check. The deadline stays 2 s under nginx's read timeout: the request's
+// wait in the socket's queue, before a worker reads it, and the answer's way back count against
+// nginx's timeout and not against the deadline.
+void check_together(const settings& s) {
+    constexpr std::chrono::milliseconds margin{2000};
+    if (s.call_budget + margin > s.nginx_read_timeout) {
+        throw config_error("call_budget_ms (" + std::to_string(s.call_budget.count()) +
+                           ") must be at least 2000 below nginx_read_timeout_seconds (" +
+                           std::to_string(s.nginx_read_timeout.count()) +
+                           " s), so that keeper answers every call before nginx gives up on it");
+    }
+}
+
 settings parse_settings(const std::string& file_text, const std::map<std::string, std::string>& env) {
     settings s;
     apply_file(s, file_text);
@@ -64,6 +77,7 @@ settings parse_settings(const std::string& file_text, const std::map<std::string
         const auto it = env.find(env_name(d.doc.key));
         if (it != env.end()) d.apply(s, it->second);
     }
+    check_together(s);
     return s;
 }
 

@@ -115,7 +115,8 @@ http_response route(const http_request& req, store& st, const settings& cfg, con
     log.op = call.op;
     // Only a write takes a key: a read is safe to repeat, so its header is not even read.
     const auto key = call.op->effect == call_effect::writes ? read_idempotency_key(req.idempotency_key) : std::nullopt;
-    const auto ran = run_call(call, st, cfg, req.request_id, key, req.retried);
+    const auto until = req.arrived ? deadline{*req.arrived + cfg.call_budget} : deadline::after(cfg.call_budget);
+    const auto ran = run_call(call, st, cfg, {req.request_id, key, req.retried, until});
     record_outcome(log, ran.value);
     auto response = write_result(log.via, *call.op, ran.value, cfg.api_namespace);
     if (ran.replayed) {
@@ -153,6 +154,12 @@ handled_request handle_request(const http_request& request, store& st, const set
                                 "A call with this Idempotency-Key is still running, or waited too long for a lock; "
                                 "nothing was changed. Repeat it with the same key."});
         out.response.headers.emplace_back("Retry-After", "1");
+        return out;
+    } catch (const not_applied& e) {
+        out.log.detail = e.what();
+        answer_fault(out, fault{fault_kind::server,
+            "The call was not applied (request id " + request.request_id +
+            "): the database did not do it in time. Nothing was changed; it may be repeated."});
         return out;
     } catch (const outcome_unknown& e) {
         out.log.detail = e.what();

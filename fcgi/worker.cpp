@@ -86,6 +86,7 @@ void serve_one(FCGX_Request& request, worker_state& w, bool retried) {
     const busy_thread busy{w.metrics.runtime.threads_busy};
     auto req = read_request(request, w.cfg.body_limit);
     req.retried = retried;
+    req.arrived = started;
     const auto handled = core::handle_request(req, w.store, w.cfg, &w.metrics);
     write_response(request, handled.response, req.request_id);
     // A connection from the retry socket serves one request and closes, so nginx keeps none of

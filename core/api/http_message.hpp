@@ -1,5 +1,6 @@
 #pragma once
 // The request and response values that fcgi/ fills and sends; core/ never sees FastCGI.
+#include <chrono>
 #include <optional>
 #include <string>
 #include <utility>
@@ -23,6 +24,9 @@ struct http_request {
     // nginx sent this request before, to a worker that died with it (it came on the retry socket):
     // a write first settles that attempt (docs/design.md, "In-doubt calls").
     bool retried = false;
+    // When the worker read the request: the call's deadline is call_budget_ms after it. None (a
+    // test's request): when it is handled.
+    std::optional<std::chrono::steady_clock::time_point> arrived{};
 };
 
 struct http_response {

@@ -1,10 +1,12 @@
 #pragma once
 // What an operation handler gets besides its parameters: the configuration, the store, and what
 // the call's audit row is named by (request id, operation, and the Idempotency-Key if any).
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "core/api/settings.hpp"
+#include "core/domain/deadline.hpp"
 #include "core/domain/store.hpp"
 
 namespace keeper::core {
@@ -19,17 +21,19 @@ struct call_key {
 
 class call_context {
 public:
+    // until: the call's deadline; none, call_budget_ms from now.
     call_context(store& s, const settings& cfg, std::string request_id = {}, std::string_view operation = {},
-                 call_key key = {}, bool retried = false)
+                 call_key key = {}, bool retried = false, std::optional<deadline> until = std::nullopt)
         : m_store(s), m_settings(cfg), m_request_id(std::move(request_id)), m_operation(operation), m_key(std::move(key)),
-          m_retried(retried) {}
+          m_retried(retried), m_until(until.value_or(deadline::after(cfg.call_budget))) {}
 
     const settings& config() const { return m_settings; }
     store& db() { return m_store; }
 
     audit_tag tag() const {
-        return {m_request_id, m_operation, m_key.key, m_key.fingerprint, m_retried, m_key.legacy_fingerprint};
+        return {m_request_id, m_operation, m_key.key, m_key.fingerprint, m_retried, m_key.legacy_fingerprint, m_until};
     }
+    const deadline& until() const { return m_until; }
     // session_id already lower-cased by the caller (sessions are stored lower case).
     session_ref session(std::string_view session_id) const { return {session_id, m_settings.session_ttl}; }
 
@@ -40,6 +44,7 @@ private:
     std::string_view m_operation;
     call_key m_key;
     bool m_retried;
+    deadline m_until;
 };
 
 }  // namespace keeper::core

@@ -4,13 +4,12 @@
 
 namespace keeper::core {
 
-call_result run_call(const decoded_call& call, store& st, const settings& cfg, const std::string& request_id,
-                     const std::optional<std::string>& idempotency_key, bool retried) {
+call_result run_call(const decoded_call& call, store& st, const settings& cfg, const call_origin& origin) {
     call_key key;
-    if (idempotency_key && call.op->effect == call_effect::writes) {
-        key = {*idempotency_key, call_fingerprint(call), legacy_call_fingerprint(call)};
+    if (origin.idempotency_key && call.op->effect == call_effect::writes) {
+        key = {*origin.idempotency_key, call_fingerprint(call), legacy_call_fingerprint(call)};
     }
-    call_context ctx{st, cfg, request_id, call.op->name, std::move(key), retried};
+    call_context ctx{st, cfg, origin.request_id, call.op->name, std::move(key), origin.retried, origin.until};
     try {
         return {call.op->invoke(ctx, call.args), false};
     } catch (const call_replayed& replay) {

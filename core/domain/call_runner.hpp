@@ -7,6 +7,7 @@
 
 #include "core/api/decoded_call.hpp"
 #include "core/domain/call_context.hpp"
+#include "core/domain/deadline.hpp"
 #include "core/api/settings.hpp"
 #include "core/domain/store.hpp"
 
@@ -17,11 +18,19 @@ struct call_result {
     bool replayed = false;  // the result a first call with the same Idempotency-Key recorded
 };
 
-// idempotency_key: the caller's key for a write (docs/api-decisions.md, "Idempotency-Key"); the
-// call then runs at most once per key, and a repeat answers the first call's result. Throws
-// key_reused when the caller used the key for another call. retried: nginx sent this request
-// before, to a worker that died with it; a write first settles that attempt (audit_tag::retried).
-call_result run_call(const decoded_call& call, store& st, const settings& cfg, const std::string& request_id,
-                     const std::optional<std::string>& idempotency_key = std::nullopt, bool retried = false);
+// What the request adds to a call besides its arguments.
+struct call_origin {
+    std::string request_id;
+    // The caller's key for a write (docs/api-decisions.md, "Idempotency-Key"): the call then runs
+    // at most once per key, and a repeat answers the first call's result.
+    std::optional<std::string> idempotency_key;
+    // nginx sent this request before, to a worker that died with it: a write first settles that
+    // attempt (audit_tag::retried).
+    bool retried = false;
+    deadline until;
+};
+
+// Throws key_reused when the caller used the key for another call.
+call_result run_call(const decoded_call& call, store& st, const settings& cfg, const call_origin& origin);
 
 }  // namespace keeper::core

@@ -17,6 +17,7 @@
 
 #include "core/api/provider.hpp"
 #include "core/api/result_code.hpp"
+#include "core/domain/deadline.hpp"
 
 namespace keeper::core {
 
@@ -27,14 +28,22 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// A write whose connection broke after its statement was sent, and whose outcome the store could
-// not settle within the call's budget (docs/design.md, "In-doubt calls"): it may or may not have
-// been applied. The fault boundary says so to the client, with the request id.
+// A write whose outcome the store could not settle by the call's deadline (docs/design.md,
+// "In-doubt calls"): its connection broke after the statement was sent, or its commit was not
+// known to be on the synchronous standby in time. It may or may not have been applied. The fault
+// boundary says so to the client, with the request id.
 class outcome_unknown : public store_error {
 public:
-    explicit outcome_unknown(std::string_view request_id)
-        : store_error("commit outcome unknown for request " + std::string{request_id} +
-                      ": the database did not settle it within call_budget_ms") {}
+    outcome_unknown(std::string_view request_id, std::string_view why)
+        : store_error("commit outcome unknown for request " + std::string{request_id} + ": " + std::string{why}) {}
+};
+
+// A call the database did not do, and it is known: nothing was sent before the call's deadline, or
+// the statement rolled back (cancelled at the deadline, or a lock waited for past lock_timeout).
+// The fault boundary tells the client that nothing changed and that it may repeat the call.
+class not_applied : public store_error {
+public:
+    using store_error::store_error;
 };
 
 // A repeat of a call made with the same Idempotency-Key and the same parameters: the store changed
@@ -79,6 +88,8 @@ struct audit_tag {
     // What an earlier version recorded for the same call (legacy_call_fingerprint): a key it
     // recorded that the fingerprint does not match is compared with this one before it is refused.
     std::string_view legacy_fingerprint;
+    // When the call must be answered by: every wait in the store ends there.
+    deadline until;
 };
 
 // A call's session: its id (lower case) and the configured lifetime.
@@ -130,7 +141,7 @@ public:
     virtual ~store() = default;
 
     // Authenticate: the login's shared secret (login lower case), if the login exists. Reads only.
-    virtual std::optional<std::string> find_login_secret(std::string_view login) = 0;
+    virtual std::optional<std::string> find_login_secret(std::string_view login, const deadline& until) = 0;
     // Authenticate's transaction: the throttle (counted under the login's row lock), then binding
     // (or renewing) the session when `proven`, else recording the failure.
     virtual result_code authenticate(const audit_tag& tag, std::string_view login, std::string_view session_id,
@@ -159,7 +170,7 @@ public:
     virtual result_code subscribe_device(const audit_tag& tag, const session_ref& session,
                                          const device_subscription& device) = 0;
     // SubscribeAppWithTagAndLocale: the application (app_id lower case), if registered. Reads only.
-    virtual std::optional<application_record> find_application(std::string_view app_id) = 0;
+    virtual std::optional<application_record> find_application(std::string_view app_id, const deadline& until) = 0;
     virtual result_code subscribe_app_device(const audit_tag& tag, std::string_view app_id, std::string_view user_id,
                                              const device_subscription& device) = 0;
     virtual result_code mark_sms_delivered(const audit_tag& tag, const session_ref& session, std::int32_t sms_id) = 0;

@@ -62,7 +62,7 @@ const std::string& worker_application_name() {
     return name;
 }
 
-bool end_backend(pqxx::connection& conn, const backend_identity& backend, std::chrono::steady_clock::time_point deadline) {
+bool end_backend(pqxx::connection& conn, const backend_identity& backend, const core::deadline& until) {
     if (!backend.known()) return true;  // never opened: nothing ran
     const auto& pid = backend.pid;
     const auto& start = backend.started_at;
@@ -71,13 +71,13 @@ bool end_backend(pqxx::connection& conn, const backend_identity& backend, std::c
                    pid, start);
     while (tx.exec_params1("SELECT count(*) FROM pg_stat_activity WHERE pid = $1::int AND backend_start = $2::timestamptz",
                            pid, start)[0].as<int>() > 0) {
-        if (std::chrono::steady_clock::now() >= deadline) return false;
+        if (until.passed()) return false;
         std::this_thread::sleep_for(std::chrono::milliseconds{10});
     }
     return true;
 }
 
-bool end_dead_workers_backends(pqxx::connection& conn, std::chrono::steady_clock::time_point deadline) {
+bool end_dead_workers_backends(pqxx::connection& conn, const core::deadline& until) {
     std::vector<backend_identity> dead;
     {
         pqxx::nontransaction tx{conn};
@@ -90,7 +90,7 @@ bool end_dead_workers_backends(pqxx::connection& conn, std::chrono::steady_clock
         }
     }
     for (const auto& backend : dead) {
-        if (!end_backend(conn, backend, deadline)) return false;
+        if (!end_backend(conn, backend, until)) return false;
     }
     return true;
 }

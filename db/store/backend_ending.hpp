@@ -2,10 +2,10 @@
 // Making sure an earlier attempt of a call can no longer commit (docs/design.md, "In-doubt calls"):
 // by ending the PostgreSQL server process that ran it and waiting until it is gone. Then its
 // transaction has committed or never will, and the call's audit row says which.
-#include <chrono>
 #include <pqxx/pqxx>
 #include <string>
 
+#include "core/domain/deadline.hpp"
 #include "db/store/backend_identity.hpp"
 
 namespace keeper::db {
@@ -20,11 +20,11 @@ std::string worker_application_name_of(long pid);
 // Ends the server process `backend` (as a connection's setup read it) if it still runs on this
 // server, and waits until it is gone; false at the deadline. On another server (after a failover)
 // it names no process: only the promoted synchronous standby takes writes.
-bool end_backend(pqxx::connection& conn, const backend_identity& backend, std::chrono::steady_clock::time_point deadline);
+bool end_backend(pqxx::connection& conn, const backend_identity& backend, const core::deadline& until);
 
 // For a request nginx sent again after the worker that had it died: ends the server processes of
 // every keeper worker of this host that is no longer alive (a zombie counts as dead), found by
 // worker_application_name, and waits until they are gone; false at the deadline.
-bool end_dead_workers_backends(pqxx::connection& conn, std::chrono::steady_clock::time_point deadline);
+bool end_dead_workers_backends(pqxx::connection& conn, const core::deadline& until);
 
 }  // namespace keeper::db

@@ -23,7 +23,7 @@ void connection_pool::count(std::atomic<std::uint64_t> core::runtime_gauges::*co
     if (m_gauges) (m_gauges->*counter).fetch_add(1, std::memory_order_relaxed);
 }
 
-connection_pool::lease connection_pool::acquire() {
+connection_pool::lease connection_pool::acquire(const core::deadline& until) {
     std::unique_lock lock{m_mutex};
     if (m_waiters.empty()) {
         // The most recently used free slot first: its connection is open and warm.
@@ -39,8 +39,12 @@ connection_pool::lease connection_pool::acquire() {
     waiter me;
     m_waiters.push_back(&me);
     count(&core::runtime_gauges::db_calls_waiting, 1);
-    me.handed.wait(lock, [&] { return me.slot != no_slot; });
+    const bool handed = me.handed.wait_until(lock, until.at(), [&] { return me.slot != no_slot; });
     count(&core::runtime_gauges::db_calls_waiting, -1);
+    if (!handed) {
+        std::erase(m_waiters, &me);  // under the lock: no release hands it a slot any more
+        throw wait_expired();
+    }
     return lease{*this, me.slot};
 }
 

@@ -15,6 +15,8 @@
 #include <pqxx/connection>
 
 #include "db/store/backend_identity.hpp"
+#include "core/domain/deadline.hpp"
+#include "core/domain/store.hpp"
 #include "core/metrics.hpp"
 
 namespace keeper::db {
@@ -54,9 +56,14 @@ public:
         std::size_t m_slot;
     };
 
-    // Waits until a connection is free. Waiters are served first come, first served: a freed
-    // connection is handed to the longest waiter, so no call waits behind later ones.
-    lease acquire();
+    // Waits until a connection is free, or until the deadline: then throws wait_expired (nothing
+    // was sent). Waiters are served first come, first served: a freed connection is handed to the
+    // longest waiter, so no call waits behind later ones.
+    lease acquire(const core::deadline& until);
+
+    struct wait_expired : core::not_applied {
+        wait_expired() : core::not_applied("no database connection came free before the call's deadline") {}
+    };
 
     // Calls waiting for a connection now.
     std::size_t waiting();

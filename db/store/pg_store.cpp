@@ -37,8 +37,8 @@ struct key_recorded : store_error {
 constexpr std::string_view idempotency_key_index = "idempotency_keys_caller_key_idx";
 
 // The statement waited lock_timeout_ms for a lock (SQLSTATE 55P03) and was rolled back.
-struct lock_timed_out : store_error {
-    explicit lock_timed_out(const std::string& what) : store_error(what) {}
+struct lock_timed_out : core::not_applied {
+    explicit lock_timed_out(const std::string& what) : core::not_applied(what) {}
 };
 
 // The result a repeat's KI200 "replay result=N" names (db/functions/keeper_idempotency.sql).
@@ -88,7 +88,11 @@ auto translated(std::string_view what, connection_pool::lease& lease, core::runt
             if (gauges) gauges->db_lock_timeouts.fetch_add(1, std::memory_order_relaxed);
             throw lock_timed_out("SQL error 55P03 in " + std::string{what});
         }
-        if (gauges && e.sqlstate() == "57014") gauges->db_statement_timeouts.fetch_add(1, std::memory_order_relaxed);
+        if (e.sqlstate() == "57014") {
+            // Cancelled (statement_timeout, or the call's cancel point) and rolled back.
+            if (gauges) gauges->db_statement_timeouts.fetch_add(1, std::memory_order_relaxed);
+            throw core::not_applied("SQL error 57014 in " + std::string{what});
+        }
         throw store_error("SQL error " + e.sqlstate() + " in " + std::string{what});
     } catch (const pqxx::failure&) {
         lease.mark_broken();
@@ -173,18 +177,17 @@ std::string pg_store::opened_secret(const std::string& stored, const std::string
 }
 pg_store::~pg_store() = default;
 
-// Runs a statement until it answers, within the call's budget (docs/design.md, "In-doubt calls"):
+// Runs a statement until it answers, by the call's deadline (docs/design.md, "In-doubt calls"):
 // again when nothing was done (no primary yet, a standby refused), and when the connection broke
 // with the statement sent: a read again at once, a call once it is known not to have happened, or
-// its recorded result once it is known to have happened.
+// its recorded result once it is known to have happened and to be on the synchronous standby.
 template <const auto& S, typename... Args>
 pg_store::answer pg_store::run(call_ref call, const Args&... args) {
     static_assert(sizeof...(Args) == S.param_count, "one argument per parameter of the statement");
     static_assert(is_prepared(S.name), "a statement every connection prepares (worker_statements)");
-    const auto deadline = std::chrono::steady_clock::now() + m_bounds.budget;
     const std::string_view request_id = call.request_id;
     if (call.retried && !request_id.empty()) {
-        if (const auto recorded = settle_retried(request_id, deadline)) {
+        if (const auto recorded = settle_retried(request_id, call.until)) {
             if (m_gauges) m_gauges->db_in_doubt_recorded.fetch_add(1, std::memory_order_relaxed);
             return {std::nullopt, *recorded};
         }
@@ -192,18 +195,18 @@ pg_store::answer pg_store::run(call_ref call, const Args&... args) {
     bool waited_for_primary = false;  // counted once the call answers (a rerun after a doubt is not a wait)
     for (int attempt = 0;; ++attempt) {
         try {
-            auto rows = run_once(S.name, args...);
+            auto rows = run_once(S.name, call, args...);
             if (waited_for_primary && m_gauges) m_gauges->db_waited_for_primary.fetch_add(1, std::memory_order_relaxed);
             return {std::move(rows), {}};
         } catch (const not_done& e) {
-            if (!pause_before_retry(deadline, attempt)) throw store_error(e.what());
+            if (!pause_before_retry(call.until, attempt)) throw core::not_applied(e.what());
             waited_for_primary = true;
         } catch (const in_doubt& e) {
             if (request_id.empty()) {
-                if (!pause_before_retry(deadline, attempt)) throw store_error(e.what());
+                if (!pause_before_retry(call.until, attempt)) throw core::not_applied(e.what());
                 continue;
             }
-            if (const auto recorded = settle(e.backend, request_id, deadline)) {
+            if (const auto recorded = settle(e.backend, request_id, call.until)) {
                 if (m_gauges) m_gauges->db_in_doubt_recorded.fetch_add(1, std::memory_order_relaxed);
                 return {std::nullopt, *recorded};
             }
@@ -213,42 +216,73 @@ pg_store::answer pg_store::run(call_ref call, const Args&... args) {
 }
 
 std::optional<core::result_code> pg_store::settle(const backend_identity& backend, std::string_view request_id,
-                                                  std::chrono::steady_clock::time_point deadline) {
-    return settle_with([&](pqxx::connection& conn) { return end_backend(conn, backend, deadline); }, request_id, deadline);
+                                                  const core::deadline& until) {
+    return settle_with([&](pqxx::connection& conn) { return end_backend(conn, backend, until); }, request_id, until);
 }
 
-std::optional<core::result_code> pg_store::settle_retried(std::string_view request_id,
-                                                          std::chrono::steady_clock::time_point deadline) {
-    return settle_with([&](pqxx::connection& conn) { return end_dead_workers_backends(conn, deadline); }, request_id,
-                       deadline);
+std::optional<core::result_code> pg_store::settle_retried(std::string_view request_id, const core::deadline& until) {
+    return settle_with([&](pqxx::connection& conn) { return end_dead_workers_backends(conn, until); }, request_id,
+                       until);
 }
 
 template <typename EndFirst>
 std::optional<core::result_code> pg_store::settle_with(EndFirst&& end_first, std::string_view request_id,
-                                                       std::chrono::steady_clock::time_point deadline) {
+                                                       const core::deadline& until) {
+    std::optional<core::result_code> outcome;
     for (int attempt = 0;; ++attempt) {
         try {
-            auto lease = m_pool.acquire();
+            auto lease = m_pool.acquire(until);
             auto& conn = open(lease);
-            return translated("settling an in-doubt call", lease, m_gauges, [&]() -> std::optional<core::result_code> {
+            const statement_watch::guard watched{m_watch, conn, cancel_point(until), until};
+            outcome = translated("settling an in-doubt call", lease, m_gauges, [&]() -> std::optional<core::result_code> {
                 if (!end_first(conn)) throw not_done("the call's server process did not end");
                 const auto r = pqxx::nontransaction{conn}.exec_prepared1("call_outcome", std::string{request_id});
                 if (r[0].is_null()) return std::nullopt;
                 return as_result(r[0]);
             });
+            break;
         } catch (const store_error&) {
-            if (!pause_before_retry(deadline, attempt)) {
-                if (m_gauges) m_gauges->db_outcome_unknown.fetch_add(1, std::memory_order_relaxed);
-                throw core::outcome_unknown(request_id);
-            }
+            if (!pause_before_retry(until, attempt)) outcome_unknown(request_id, "not settled by the call's deadline");
         }
+    }
+    // Ending the first attempt's server process makes a commit that waited for the standby visible
+    // here before the standby has it: a failover now would lose what the answer acknowledges.
+    if (outcome && !on_standby(request_id, until)) {
+        outcome_unknown(request_id, "its commit was not on the synchronous standby by the call's deadline");
+    }
+    return outcome;
+}
+
+bool pg_store::on_standby(std::string_view request_id, const core::deadline& until) {
+    try {
+        auto lease = m_pool.acquire(until);
+        auto& conn = open(lease);
+        const statement_watch::guard watched{m_watch, conn, cancel_point(until), until};
+        translated(statements::await_standby.name, lease, m_gauges, [&] {
+            return pqxx::nontransaction{conn}.exec_prepared(std::string{statements::await_standby.name},
+                                                             std::string{request_id});
+        });
+        // Interrupted, its commit stopped waiting for the standby: nothing is known of it.
+        return !watched.interrupted();
+    } catch (const store_error&) {
+        return false;
     }
 }
 
-bool pg_store::pause_before_retry(std::chrono::steady_clock::time_point deadline, int attempt) {
+void pg_store::outcome_unknown(std::string_view request_id, std::string_view why) {
+    if (m_gauges) m_gauges->db_outcome_unknown.fetch_add(1, std::memory_order_relaxed);
+    throw core::outcome_unknown(request_id, why);
+}
+
+core::deadline pg_store::cancel_point(const core::deadline& until) const {
+    // A tenth of the budget, at most a second: the cancel request's round trip, the answer's writing.
+    return until.less(std::min(std::chrono::milliseconds{1000}, m_bounds.budget / 10));
+}
+
+bool pg_store::pause_before_retry(const core::deadline& until, int attempt) {
     // 20 ms, doubling up to 500 ms: a switchover takes about a second, a failover many.
     const auto pause = std::chrono::milliseconds{std::min(500, 20 << std::min(attempt, 5))};
-    if (std::chrono::steady_clock::now() + pause >= deadline) return false;
+    if (cancel_point(until).less(pause).passed()) return false;
     if (m_waiting.fetch_add(1) >= m_bounds.waiting_calls) {
         m_waiting.fetch_sub(1);
         return false;
@@ -259,10 +293,13 @@ bool pg_store::pause_before_retry(std::chrono::steady_clock::time_point deadline
 }
 
 template <typename... Args>
-pqxx::result pg_store::run_once(std::string_view name, const Args&... args) {
-    auto lease = m_pool.acquire();
+pqxx::result pg_store::run_once(std::string_view name, call_ref call, const Args&... args) {
+    auto lease = m_pool.acquire(call.until);
     auto& conn = open(lease);
+    const auto cancel_at = cancel_point(call.until);
+    if (cancel_at.passed()) throw core::not_applied("the call's deadline came before its statement was sent");
     const auto started = std::chrono::steady_clock::now();
+    const statement_watch::guard watched{m_watch, conn, cancel_at, call.until};
     auto result = translated(name, lease, m_gauges, [&] {
         pqxx::nontransaction tx{conn};
         return tx.exec_prepared(std::string{name}, args...);
@@ -271,12 +308,18 @@ pqxx::result pg_store::run_once(std::string_view name, const Args&... args) {
         core::record_database_call(*m_gauges, std::chrono::duration_cast<std::chrono::microseconds>(
                                                   std::chrono::steady_clock::now() - started));
     }
+    // A write that answered although it was cancelled had committed, and its commit stopped
+    // waiting for the synchronous standby: on the primary only, so neither done nor undone.
+    if (!call.request_id.empty() && watched.interrupted()) {
+        lease.mark_broken();
+        outcome_unknown(call.request_id, "its commit was not on the synchronous standby by the call's deadline");
+    }
     return result;
 }
 
 template <const auto& S, typename... Args>
 core::result_code pg_store::run_call(const core::audit_tag& tag, const Args&... args) {
-    const auto a = run<S>({tag.request_id, tag.retried}, text(tag.request_id), args...);
+    const auto a = run<S>({tag.request_id, tag.retried, tag.until}, text(tag.request_id), args...);
     return a.rows ? as_result(a.rows->at(0)[S.column("result").data()]) : a.recorded;
 }
 
@@ -284,7 +327,7 @@ template <const auto& S, typename... Args>
 pg_store::answer pg_store::run_keyed(const core::audit_tag& tag, const Args&... args) {
     const auto attempt = [&](bool key_used, std::string_view fingerprint) {
         // A retried call's first attempt is settled once, before it runs at all.
-        return run<S>({tag.request_id, tag.retried && !key_used}, text(tag.request_id), text(tag.operation), args...,
+        return run<S>({tag.request_id, tag.retried && !key_used, tag.until}, text(tag.request_id), text(tag.operation), args...,
                       text(tag.idempotency_key), text(fingerprint), key_used);
     };
     try {
@@ -300,10 +343,17 @@ pg_store::answer pg_store::run_keyed(const core::audit_tag& tag, const Args&... 
             }
         }
     } catch (const lock_timed_out&) {
-        // Nothing changed, and the key makes a repeat safe: the client is told to repeat it (409),
-        // not given a server fault. Unkeyed, the same wait stays a server fault.
+        // Nothing changed, and the key makes a repeat safe: the client is told to repeat it (409).
+        // Unkeyed, the same wait is answered "not applied".
         if (tag.idempotency_key.empty()) throw;
         throw core::key_in_flight();
+    } catch (const core::call_replayed&) {
+        // The recorded call may be one whose commit was made visible before the standby had it
+        // (its server process ended while it waited): answered once the standby holds it.
+        if (!on_standby(tag.request_id, tag.until)) {
+            outcome_unknown(tag.request_id, "the recorded call was not on the synchronous standby by the call's deadline");
+        }
+        throw;
     }
 }
 
@@ -313,8 +363,8 @@ core::result_code pg_store::run_keyed_call(const core::audit_tag& tag, const Arg
     return a.rows ? as_result(a.rows->at(0)[S.column("result").data()]) : a.recorded;
 }
 
-std::optional<std::string> pg_store::find_login_secret(std::string_view login) {
-    const auto r = *run<statements::find_login_secret>({}, text(login)).rows;
+std::optional<std::string> pg_store::find_login_secret(std::string_view login, const core::deadline& until) {
+    const auto r = *run<statements::find_login_secret>({{}, false, until}, text(login)).rows;
     if (r.empty()) return std::nullopt;
     const auto secret = r[0][statements::find_login_secret.column("shared_secret").data()].as<std::string>();
     return opened_secret(secret, login_secret_row(login));
@@ -389,8 +439,9 @@ core::result_code pg_store::subscribe_device(const core::audit_tag& tag, const c
                     d.tag, d.locale);
 }
 
-std::optional<core::application_record> pg_store::find_application(std::string_view app_id) {
-    const auto r = *run<statements::find_application>({}, text(app_id)).rows;
+std::optional<core::application_record> pg_store::find_application(std::string_view app_id,
+                                                                   const core::deadline& until) {
+    const auto r = *run<statements::find_application>({{}, false, until}, text(app_id)).rows;
     if (r.empty()) return std::nullopt;
     constexpr const auto& s = statements::find_application;
     const auto row = r[0];
@@ -419,12 +470,16 @@ core::result_code pg_store::audit_only(const core::audit_tag& tag, std::string_v
 }
 
 bool pg_store::healthy() {
-    auto lease = m_pool.acquire();
     try {
-        pqxx::nontransaction{lease.connection()}.exec("SELECT 1");
-        return true;
-    } catch (...) {
-        lease.mark_broken();
+        auto lease = m_pool.acquire(core::deadline::after(m_bounds.statement));
+        try {
+            pqxx::nontransaction{lease.connection()}.exec("SELECT 1");
+            return true;
+        } catch (...) {
+            lease.mark_broken();
+            return false;
+        }
+    } catch (const connection_pool::wait_expired&) {
         return false;
     }
 }

@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "db/store/connection_pool.hpp"
+#include "db/store/statement_watch.hpp"
 #include "core/domain/store.hpp"
 #include "db/secrets/key_file.hpp"
 
@@ -38,7 +39,7 @@ public:
                       std::shared_ptr<const key_file> keys = nullptr, core::runtime_gauges* gauges = nullptr);
     ~pg_store() override;
 
-    std::optional<std::string> find_login_secret(std::string_view login) override;
+    std::optional<std::string> find_login_secret(std::string_view login, const core::deadline& until) override;
     core::result_code authenticate(const core::audit_tag& tag, std::string_view login, std::string_view session_id,
                                    bool proven, std::chrono::seconds failure_window, int max_failures) override;
     core::result_code check_session(const core::audit_tag& tag, const core::session_ref& session,
@@ -62,7 +63,8 @@ public:
                                      std::int32_t profile_id, std::string_view name) override;
     core::result_code subscribe_device(const core::audit_tag& tag, const core::session_ref& session,
                                        const core::device_subscription& device) override;
-    std::optional<core::application_record> find_application(std::string_view app_id) override;
+    std::optional<core::application_record> find_application(std::string_view app_id,
+                                                             const core::deadline& until) override;
     core::result_code subscribe_app_device(const core::audit_tag& tag, std::string_view app_id,
                                            std::string_view user_id, const core::device_subscription& device) override;
     core::result_code mark_sms_delivered(const core::audit_tag& tag, const core::session_ref& session,
@@ -80,20 +82,22 @@ private:
         core::result_code recorded = core::result_code::ok;
     };
 
-    // Runs one prepared statement on a pooled connection, in autocommit, until it answers within
-    // the call's budget (docs/design.md, "In-doubt calls"). S is a handle of statements.hpp: the
-    // arguments are its parameters, in order. call.request_id names the call's audit row; empty
-    // for a read, which is simply run again whatever happened.
-    // The call a statement belongs to: its request id (empty for a read) and whether nginx sent it
-    // before, to a worker that died with it.
+    // The call a statement belongs to: its request id (empty for a read), whether nginx sent it
+    // before, to a worker that died with it, and its deadline.
     struct call_ref {
         std::string_view request_id;
-        bool retried = false;
+        bool retried;
+        const core::deadline& until;
     };
+    // Runs one prepared statement on a pooled connection, in autocommit, until it answers by the
+    // call's deadline (docs/design.md, "In-doubt calls"). S is a handle of statements.hpp: the
+    // arguments are its parameters, in order. call.request_id names the call's audit row; empty
+    // for a read, which is simply run again whatever happened.
     template <const auto& S, typename... Args>
     answer run(call_ref call, const Args&... args);
+    // One attempt, watched: cancelled at the call's cancel point, cut at its deadline.
     template <typename... Args>
-    pqxx::result run_once(std::string_view name, const Args&... args);
+    pqxx::result run_once(std::string_view name, call_ref call, const Args&... args);
     // For the keeper_* functions that return the call's result code in their column "result";
     // the statement's first parameter is the call's request id (from tag), then args.
     template <const auto& S, typename... Args>
@@ -110,19 +114,25 @@ private:
     // (so the transaction can no longer commit), then reads the result its audit row recorded
     // (nullopt: the call did not happen). Throws core::outcome_unknown at the deadline.
     std::optional<core::result_code> settle(const backend_identity& backend, std::string_view request_id,
-                                            std::chrono::steady_clock::time_point deadline);
+                                            const core::deadline& until);
     // Before a write nginx sent again after the worker that had it died: ends that worker's
     // server processes, then reads the result the first attempt recorded (nullopt: it did not
     // happen, the call runs). Throws core::outcome_unknown at the deadline.
-    std::optional<core::result_code> settle_retried(std::string_view request_id,
-                                                    std::chrono::steady_clock::time_point deadline);
-    // What settle and settle_retried share: end_first(conn) ends the first attempt's process.
+    std::optional<core::result_code> settle_retried(std::string_view request_id, const core::deadline& until);
+    // What settle and settle_retried share: end_first(conn) ends the first attempt's process. A
+    // recorded result is answered only once it is on the synchronous standby (on_standby).
     template <typename EndFirst>
     std::optional<core::result_code> settle_with(EndFirst&& end_first, std::string_view request_id,
-                                                 std::chrono::steady_clock::time_point deadline);
-    // Sleeps before the next attempt, unless that would pass the deadline or too many calls wait
-    // already: then false.
-    bool pause_before_retry(std::chrono::steady_clock::time_point deadline, int attempt);
+                                                 const core::deadline& until);
+    // Whether every commit made so far, a settled call's included, is on the synchronous standby
+    // (when there is one) by the deadline: the await_standby statement returned uninterrupted.
+    bool on_standby(std::string_view request_id, const core::deadline& until);
+    [[noreturn]] void outcome_unknown(std::string_view request_id, std::string_view why);
+    // Sleeps before the next attempt, unless that would pass the cancel point or too many calls
+    // wait already: then false.
+    bool pause_before_retry(const core::deadline& until, int attempt);
+    // The cancel point: what a statement must finish by to leave time to answer.
+    core::deadline cancel_point(const core::deadline& until) const;
 
     static core::code_lookup code_lookup_of(const answer& a);
 
@@ -130,6 +140,7 @@ private:
     std::string opened_secret(const std::string& stored, const std::string& row) const;
 
     connection_pool m_pool;
+    statement_watch m_watch;
     database_timeouts m_bounds;
     std::atomic<int> m_waiting{0};
     std::shared_ptr<const key_file> m_keys;

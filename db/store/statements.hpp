@@ -124,16 +124,22 @@ inline constexpr auto audit_only =
 inline constexpr auto call_outcome =
     make_statement("call_outcome", "SELECT keeper_call_outcome($1) AS result", {"request_id"}, {"result"});
 
+// Writes a WAL record naming the call and commits: under synchronous replication that commit
+// returns only once the synchronous standby holds it, and with it every commit before it
+// (docs/design.md, "No acknowledgement before replication").
+inline constexpr auto await_standby =
+    make_statement("await_standby", "SELECT pg_logical_emit_message(true, 'keeper', $1) AS at", {"request_id"}, {"at"});
+
 }  // namespace statements
 
 // Prepared on every new connection, in this order.
-inline constexpr std::array<statement_text, 16> worker_statements{
+inline constexpr std::array<statement_text, 17> worker_statements{
     statements::find_login_secret.text(),   statements::find_application.text(),  statements::authenticate.text(),
     statements::check_session.text(),       statements::set_account_permits.text(), statements::set_contact_permits.text(),
     statements::find_code.text(),           statements::confirm_transfer.text(),  statements::confirm_task.text(),
     statements::topup.text(),               statements::rename_profile.text(),    statements::subscribe_device.text(),
     statements::subscribe_app_device.text(), statements::mark_sms_delivered.text(), statements::audit_only.text(),
-    statements::call_outcome.text(),
+    statements::call_outcome.text(),        statements::await_standby.text(),
 };
 
 }  // namespace keeper::db

@@ -479,6 +479,75 @@ class Chaos(unittest.TestCase):
         self.assertEqual(balance, f"{sum(int(a.replace('.', '')) for a in client.intended) / 100:.2f}")
         self.assertTrue(wait_for(lambda: len(workers()) == POOL_WORKERS, 5))
 
+    def test_9_a_stalled_standby_gets_definite_answers_within_the_budget(self):
+        """The synchronous standby stops answering (synchronous_standby_names names one that is
+        absent, as when the only synchronous standby dies under synchronous_mode_strict): every
+        commit waits for it. Each write is answered before the call's deadline, by keeper and not
+        by nginx's timeout, and never "done" for a commit the standby lacks: an unkeyed and a keyed
+        top-up, the keyed one's repeat, and a top-up whose worker is killed during the stall (nginx
+        sends it again to the retry socket, where settling it makes its commit visible here first)
+        all end "outcome unknown", naming their request id. Once the standby is back, each top-up
+        is there once, and the keyed repeat is answered as a replay (docs/design.md, "One deadline
+        per call", "No acknowledgement before replication")."""
+        who = Who()
+        unknown_before = metric("keeper_database_outcome_unknown_total")
+        path = (f"/AccountApi.asmx/TopupPurseFromAtmCard?sessionId={who.session}&purseDest={who.purse}"
+                f"&cardId={who.card}&amount=")
+        key = f"stall-{os.getpid()}-{who.card}"
+        answers = {}
+
+        def call(name, amount, headers=None):
+            conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=40)
+            started = time.monotonic()
+            conn.request("GET", path + amount, headers=headers or {})
+            r = conn.getresponse()
+            answers[name] = (r.status, r.read().decode(), time.monotonic() - started, r.getheader("X-Request-Id"),
+                             r.getheader("Idempotent-Replayed"))
+
+        def in_parallel(*calls):
+            threads = [threading.Thread(target=call, args=c) for c in calls]
+            for t in threads:
+                t.start()
+            return threads
+
+        def stalled_commits():
+            return int(sql("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'"))
+
+        sql("ALTER SYSTEM SET synchronous_standby_names = 'keeper_absent_standby'")
+        sql("SELECT pg_reload_conf()")
+        time.sleep(1)  # the checkpointer reads it on its reload, and commits wait from then on
+        try:
+            for t in in_parallel(("unkeyed", "1.01"), ("keyed", "1.02", {"Idempotency-Key": key})):
+                t.join()
+            call("keyed repeat", "1.02", {"Idempotency-Key": key})
+            killed = in_parallel(("worker killed", "1.03"))
+            self.assertTrue(wait_for(lambda: stalled_commits() > 0, 5), "the top-up's commit waits for the standby")
+            for pid in workers():
+                os.kill(pid, signal.SIGKILL)
+            killed[0].join()
+        finally:
+            sql("ALTER SYSTEM RESET synchronous_standby_names")
+            sql("SELECT pg_reload_conf()")
+        for name, (status, body, took, request_id, _) in answers.items():
+            with self.subTest(name):
+                self.assertEqual(status, 500, body)
+                self.assertIn("outcome of the call is unknown", body)
+                self.assertIn(f"request id {request_id}", body)
+                # Within call_budget_ms (10 s) from its arrival at a worker: for the call whose
+                # worker was killed, from its arrival at the retry socket.
+                self.assertLess(took, 10.5 if name != "worker killed" else 15, f"{name} answered after {took:.1f} s")
+        RESULTS.append(("synchronous standby stalled", len(answers), len(answers), 0,
+                        ", ".join(f"{n} {a[2]:.1f} s" for n, a in answers.items())))
+        self.assertEqual(metric("keeper_database_outcome_unknown_total") - unknown_before, len(answers))
+        # The standby is back: what committed on the primary alone is kept, once each.
+        self.assertTrue(wait_for(lambda: stalled_commits() == 0, 5))
+        self.assertEqual(sorted(who.topups(who.card)), ["1.01", "1.02", "1.03"])
+        call("keyed, standby back", "1.02", {"Idempotency-Key": key})
+        status, body, _, _, replayed = answers["keyed, standby back"]
+        self.assertEqual((status, replayed), (200, "true"), body)
+        self.assertTrue(body.rstrip().endswith(">0</int>"), body)
+        self.assertTrue(wait_for(lambda: len(workers()) == POOL_WORKERS, 5))
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -18,6 +18,7 @@
 #include "tests/support/test_env.hpp"
 
 using keeper::test::fresh_database;
+using keeper::test::soon;
 
 namespace {
 
@@ -457,13 +458,13 @@ BOOST_AUTO_TEST_CASE(keeperctls_secrets_are_sealed_and_the_store_opens_them) {
     BOOST_TEST(dump.find("secret-") == std::string::npos, dump);  // a copy of the database holds no secret
     BOOST_TEST(count(db.sql(), "SELECT count(*) FROM logins WHERE starts_with(shared_secret, 'sealed:v1:k1:')") == 1);
     keeper::db::pg_store with_key{db.url(), 1, {}, std::make_shared<const keeper::db::key_file>(*keys)};
-    BOOST_TEST(with_key.find_login_secret("alice").value() == "alice-secret-123");
-    BOOST_TEST(with_key.find_application("app1").value().secret == "app-secret-456");
+    BOOST_TEST(with_key.find_login_secret("alice", soon()).value() == "alice-secret-123");
+    BOOST_TEST(with_key.find_application("app1", soon()).value().secret == "app-secret-456");
     keeper::db::pg_store without_key{db.url()};
-    BOOST_CHECK_THROW(without_key.find_login_secret("alice"), keeper::core::store_error);  // a server fault, not a leak
+    BOOST_CHECK_THROW(without_key.find_login_secret("alice", soon()), keeper::core::store_error);  // a server fault, not a leak
     // A sealed value moved onto another row does not open there.
     exec(db.sql(), "INSERT INTO logins (login, shared_secret) SELECT 'mallory', shared_secret FROM logins WHERE login = 'alice'");
-    BOOST_CHECK_THROW(with_key.find_login_secret("mallory"), keeper::core::store_error);
+    BOOST_CHECK_THROW(with_key.find_login_secret("mallory", soon()), keeper::core::store_error);
 }
 
 BOOST_AUTO_TEST_CASE(rotate_key_reseals_clear_and_old_secrets_in_batches_and_forgets_the_old_key) {
@@ -485,9 +486,9 @@ BOOST_AUTO_TEST_CASE(rotate_key_reseals_clear_and_old_secrets_in_batches_and_for
     BOOST_TEST(text(db.sql(), "SELECT string_agg(key_id, ' ') FROM secret_keys") == "k2");
     const auto only_k2 = std::make_shared<const keeper::db::key_file>(secret_keyring::parse(k2));
     keeper::db::pg_store store{db.url(), 1, {}, only_k2};
-    BOOST_TEST(store.find_login_secret("old4").value() == "old-secret-4");
-    BOOST_TEST(store.find_login_secret("clear").value() == "clear-secret");
-    BOOST_TEST(store.find_application("app1").value().secret == "app-secret");
+    BOOST_TEST(store.find_login_secret("old4", soon()).value() == "old-secret-4");
+    BOOST_TEST(store.find_login_secret("clear", soon()).value() == "clear-secret");
+    BOOST_TEST(store.find_application("app1", soon()).value().secret == "app-secret");
     std::ostringstream again;
     keeper::db::rotate_secrets(db.sql(), new_keys, 3, again);  // idempotent
     BOOST_TEST(again.str().find("logins: 0 secret(s)") != std::string::npos, again.str());

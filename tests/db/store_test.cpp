@@ -18,6 +18,7 @@
 #include "db_fixture.hpp"
 
 using keeper::test::db_fixture;
+using keeper::test::soon;
 
 BOOST_FIXTURE_TEST_SUITE(pg_store_connection, db_fixture)
 
@@ -54,7 +55,8 @@ BOOST_AUTO_TEST_CASE(a_connection_the_server_closed_while_idle_is_replaced_befor
     BOOST_TEST(store.healthy());
 }
 
-// A database that is not there: every call waits at most this budget for it.
+// A database that is not there: every call waits at most its budget for it (the request's
+// deadline comes from call_budget_ms; the store's own budget sizes its cancel point).
 const keeper::db::database_timeouts short_budget{std::chrono::milliseconds{2000}, std::chrono::milliseconds{5000},
                                                  std::chrono::milliseconds{300}, 4};
 
@@ -68,10 +70,13 @@ BOOST_AUTO_TEST_CASE(health_is_200_with_the_database_and_503_without) {
 BOOST_AUTO_TEST_CASE(an_unreachable_database_is_a_server_fault_once_the_budget_is_spent) {
     keeper::db::pg_store nowhere{"host=/nonexistent dbname=keeper connect_timeout=1", 1, short_budget};
     keeper::core::http_request r{"GET", "/AccountApi.asmx/CheckSessionEx", "sessionId=a&appId=b", "", std::nullopt, "h", "http", "r", "", false, "127.0.0.1", std::nullopt};
+    auto short_call = cfg;
+    short_call.call_budget = short_budget.budget;
     const auto started = std::chrono::steady_clock::now();
-    const auto out = keeper::core::handle_request(r, nowhere, cfg);
+    const auto out = keeper::core::handle_request(r, nowhere, short_call);
     const auto waited = std::chrono::steady_clock::now() - started;
     BOOST_TEST(out.response.status == 500);
+    BOOST_TEST(out.response.body.find("not applied") != std::string::npos);
     BOOST_TEST((waited >= std::chrono::milliseconds{100} && waited < std::chrono::seconds{3}));  // it tried again, within the budget
     BOOST_TEST(out.log.detail == "cannot connect to the database");
     BOOST_TEST(!nowhere.healthy());
@@ -92,9 +97,9 @@ BOOST_AUTO_TEST_CASE(a_call_a_standby_refused_runs_again_on_a_new_connection) {
     };
     // A read opens the store's one connection, read-only like a standby's; a write is refused
     // there and on the retry's connection alike: a server fault, nothing written.
-    BOOST_TEST(!one_connection.find_login_secret(unique("nobody")));
+    BOOST_TEST(!one_connection.find_login_secret(unique("nobody"), soon()));
     BOOST_CHECK_THROW(check(), keeper::core::store_error);
-    BOOST_TEST(!one_connection.find_login_secret(unique("nobody")));  // read-only again
+    BOOST_TEST(!one_connection.find_login_secret(unique("nobody"), soon()));  // read-only again
     exec("ALTER DATABASE \"" + database + "\" RESET default_transaction_read_only");
     // Now "the primary has moved": the open connection still refuses, the retry's new one writes.
     BOOST_TEST(static_cast<int>(check()) == 2);  // session_not_found

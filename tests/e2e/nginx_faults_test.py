@@ -27,6 +27,11 @@ FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 JSON = {"Content-Type": "application/json; charset=utf-8"}
 ENVELOPE11 = (b'<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>'
               b'<GetUtcNow xmlns="http://tempuri.org/" /></soap:Body></soap:Envelope>')
+# nginx's words for a 502 and a 504 (keeper-locations.conf), with the request id.
+UNKNOWN = ("The call's outcome is unknown: a write may have been applied. Repeat a write only with the same "
+           "Idempotency-Key, or check before repeating it.")
+FAILED = "The service failed before it answered (request id %s). " + UNKNOWN
+TIMED_OUT = "The service did not answer in time (request id %s). " + UNKNOWN
 ENVELOPE12 = ENVELOPE11.replace(b"http://schemas.xmlsoap.org/soap/envelope/", b"http://www.w3.org/2003/05/soap-envelope")
 
 
@@ -154,9 +159,25 @@ http {{
         self.assertEqual(json.loads(body), {"Message": message})
 
     def test_json_gets_asp_net_ajax_errors(self):
-        self.assert_json(*call(PORT, "/GlobalApi.asmx/GetUtcNow", JSON, b"{}"), 502, "The service is unavailable; try again.")
-        self.assert_json(*call(SLOW_PORT, "/GlobalApi.asmx/GetUtcNow", JSON, b"{}"), 504,
-                         "The service did not answer in time; try again.")
+        status, headers, body = call(PORT, "/GlobalApi.asmx/GetUtcNow", JSON, b"{}")
+        self.assert_json(status, headers, body, 502, FAILED % headers["X-Request-Id"])
+        status, headers, body = call(SLOW_PORT, "/GlobalApi.asmx/GetUtcNow", JSON, b"{}")
+        self.assert_json(status, headers, body, 504, TIMED_OUT % headers["X-Request-Id"])
+
+    def test_no_answer_nginx_gives_tells_a_client_to_simply_try_again(self):
+        """nginx cannot know whether keeper applied a write before the 502 or 504: every shape says
+        the outcome is unknown, names the request id, and says how to repeat safely."""
+        answers = [call(PORT, "/AccountApi.asmx/SetAccountPermitsEx?sessionId=a&acceptPayments=true"),
+                   call(SLOW_PORT, "/AccountApi.asmx/SetAccountPermitsEx?sessionId=a&acceptPayments=true"),
+                   call(PORT, "/GlobalApi.asmx", SOAP11, ENVELOPE11), call(SLOW_PORT, "/GlobalApi.asmx", SOAP12, ENVELOPE12),
+                   call(PORT, "/GlobalApi.asmx/GetUtcNow", FORM, b"")]
+        for status, headers, body in answers:
+            with self.subTest(status=status, content_type=headers["Content-Type"]):
+                text = body.decode()
+                self.assertIn("outcome is unknown", text)
+                self.assertIn(f"request id {headers['X-Request-Id']}", text)
+                self.assertIn("same Idempotency-Key", text)
+                self.assertNotIn("; try again", text)
 
     def test_an_oversized_body_gets_413_as_text_or_as_json_for_json(self):
         for headers in (SOAP11, SOAP12, FORM):

@@ -8,7 +8,7 @@ namespace keeper::fuzz {
 
 struct answering_store final : core::store {
     using rc = core::result_code;
-    std::optional<std::string> find_login_secret(std::string_view) override { return "secret"; }
+    std::optional<std::string> find_login_secret(std::string_view, const core::deadline&) override { return "secret"; }
     rc authenticate(const core::audit_tag&, std::string_view, std::string_view, bool, std::chrono::seconds, int) override {
         return rc::ok;
     }
@@ -30,7 +30,7 @@ struct answering_store final : core::store {
     rc subscribe_device(const core::audit_tag&, const core::session_ref&, const core::device_subscription&) override {
         return rc::ok;
     }
-    std::optional<core::application_record> find_application(std::string_view) override {
+    std::optional<core::application_record> find_application(std::string_view, const core::deadline&) override {
         return core::application_record{"secret", core::provider::Android, true};
     }
     rc subscribe_app_device(const core::audit_tag&, std::string_view, std::string_view, const core::device_subscription&) override {

@@ -5,6 +5,8 @@
 #include <pqxx/pqxx>
 #include <string>
 
+#include "core/domain/deadline.hpp"
+
 namespace keeper::test {
 
 class fresh_database {
@@ -27,5 +29,8 @@ private:
     std::string m_url;
     std::unique_ptr<pqxx::connection> m_conn;
 };
+
+// A deadline for a store call a test makes directly: far enough for any of them.
+inline core::deadline soon() { return core::deadline::after(std::chrono::seconds{10}); }
 
 }  // namespace keeper::test

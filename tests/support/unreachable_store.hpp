@@ -14,7 +14,7 @@ struct unreachable_store : core::store {
         throw core::store_error("cannot connect to the database");
     }
 
-    std::optional<std::string> find_login_secret(std::string_view) override { fail(); }
+    std::optional<std::string> find_login_secret(std::string_view, const core::deadline&) override { fail(); }
     core::result_code authenticate(const core::audit_tag&, std::string_view, std::string_view, bool,
                                    std::chrono::seconds, int) override { fail(); }
     core::result_code check_session(const core::audit_tag&, const core::session_ref&, std::string_view) override { fail(); }
@@ -36,7 +36,7 @@ struct unreachable_store : core::store {
                                      std::string_view) override { fail(); }
     core::result_code subscribe_device(const core::audit_tag&, const core::session_ref&,
                                        const core::device_subscription&) override { fail(); }
-    std::optional<core::application_record> find_application(std::string_view) override { fail(); }
+    std::optional<core::application_record> find_application(std::string_view, const core::deadline&) override { fail(); }
     core::result_code subscribe_app_device(const core::audit_tag&, std::string_view, std::string_view,
                                            const core::device_subscription&) override { fail(); }
     core::result_code mark_sms_delivered(const core::audit_tag&, const core::session_ref&, std::int32_t) override { fail(); }

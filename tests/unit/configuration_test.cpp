@@ -94,6 +94,31 @@ BOOST_AUTO_TEST_CASE(the_shipped_config_file_shows_every_key_with_its_default) {
     BOOST_CHECK_NO_THROW(parse_settings(uncommented, {}));
 }
 
+// keeper, not nginx's timeout, answers every call: a deadline too close to nginx's is refused.
+BOOST_AUTO_TEST_CASE(a_call_budget_too_close_to_nginx_read_timeout_is_refused) {
+    BOOST_CHECK_NO_THROW(parse_settings("call_budget_ms = 28000\n", {}));
+    BOOST_CHECK_THROW(parse_settings("call_budget_ms = 28001\n", {}), config_error);
+    BOOST_CHECK_NO_THROW(parse_settings("call_budget_ms = 40000\nnginx_read_timeout_seconds = 60\n", {}));
+    BOOST_CHECK_THROW(parse_settings("nginx_read_timeout_seconds = 11\n", {}), config_error);
+}
+
+// The shipped nginx files say what the settings' defaults assume of them.
+BOOST_AUTO_TEST_CASE(the_shipped_nginx_locations_agree_with_the_defaults) {
+    std::ifstream in{std::string{KEEPER_SOURCE_DIR} + "/nginx/keeper-locations.conf"};
+    std::ostringstream text;
+    text << in.rdbuf();
+    const auto file = text.str();
+    const auto value_of = [&](const std::string& directive) {
+        const auto at = file.find("\n" + directive + " ");
+        BOOST_REQUIRE(at != std::string::npos);
+        const auto start = file.find_first_not_of(' ', at + directive.size() + 1);
+        return file.substr(start, file.find(';', start) - start);
+    };
+    const auto defaults = parse_settings("", {});
+    BOOST_TEST(value_of("fastcgi_read_timeout") == std::to_string(defaults.nginx_read_timeout.count()) + "s");
+    BOOST_TEST(value_of("client_max_body_size") == std::to_string(defaults.body_limit / 1024) + "k");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(operation_table)

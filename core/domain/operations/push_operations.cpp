@@ -26,7 +26,7 @@ result_code subscribe_app_with_tag_and_locale(call_context& ctx, const std::stri
     const auto app_key = to_lower_utf8(app_id);
     const auto user_key = to_lower_utf8(user_id);
     auto& db = ctx.db();
-    const auto app = db.find_application(app_key);
+    const auto app = db.find_application(app_key, ctx.until());
     const auto secret = app && app->enabled ? std::optional{app->secret} : std::nullopt;
     if (!auth_hash_proves(app_key, secret, user_key, auth_hash)) {
         return db.audit_only(ctx.tag(), {}, app_key, result_code::auth_failed);

@@ -16,7 +16,7 @@ result_code authenticate(call_context& ctx, const std::string& session_id, const
     auto& db = ctx.db();
     // The hash is checked here, in constant time, against the secret read first; the store then
     // counts the throttle under the login's row lock and answers 11 whatever the hash said.
-    const bool proven = auth_hash_proves(login_key, db.find_login_secret(login_key), session_key, auth_hash);
+    const bool proven = auth_hash_proves(login_key, db.find_login_secret(login_key, ctx.until()), session_key, auth_hash);
     const auto& cfg = ctx.config();
     return db.authenticate(ctx.tag(), login_key, session_key, proven, cfg.auth_failure_window, cfg.auth_max_failures);
 }

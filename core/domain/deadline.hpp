@@ -1,0 +1,30 @@
+#pragma once
+// When a call must be answered by. Set once, as the request arrives (call_budget_ms after it), and
+// handed to every wait the call makes: the pool's acquire, each statement, a commit's wait for the
+// synchronous standby, the pauses between attempts (docs/design.md, "One deadline per call").
+#include <chrono>
+
+namespace keeper::core {
+
+class deadline {
+public:
+    using clock = std::chrono::steady_clock;
+
+    explicit deadline(clock::time_point at) : m_at(at) {}
+    static deadline after(std::chrono::milliseconds budget) { return deadline{clock::now() + budget}; }
+
+    clock::time_point at() const { return m_at; }
+    bool passed() const { return clock::now() >= m_at; }
+    // Time left, zero once passed.
+    std::chrono::milliseconds left() const {
+        const auto d = std::chrono::duration_cast<std::chrono::milliseconds>(m_at - clock::now());
+        return d.count() > 0 ? d : std::chrono::milliseconds{0};
+    }
+    // The same deadline, moved earlier: what a step must finish by to leave `reserve` for the next.
+    deadline less(std::chrono::milliseconds reserve) const { return deadline{m_at - reserve}; }
+
+private:
+    clock::time_point m_at;
+};
+
+}  // namespace keeper::core

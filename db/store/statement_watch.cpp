@@ -1,0 +1,88 @@
+#include "db/store/statement_watch.hpp"
+
+#include <sys/socket.h>
+
+#include <pqxx/except>
+
+namespace keeper::db {
+
+statement_watch::statement_watch() : m_thread([this] { run(); }) {}
+
+statement_watch::~statement_watch() {
+    {
+        std::lock_guard lock{m_mutex};
+        m_stopping = true;
+    }
+    m_changed.notify_all();
+}
+
+statement_watch::guard::guard(statement_watch& watch, pqxx::connection& conn, core::deadline cancel_at,
+                              core::deadline cut_at)
+    : m_watch(watch) {
+    {
+        std::lock_guard lock{watch.m_mutex};
+        m_entry = watch.m_entries.insert(watch.m_entries.end(), entry{&conn, cancel_at, cut_at});
+    }
+    watch.m_changed.notify_all();
+}
+
+statement_watch::guard::~guard() {
+    std::unique_lock lock{m_watch.m_mutex};
+    // A cancel request in flight uses the connection: it must finish before the connection may be
+    // given back, reused or closed.
+    m_watch.m_changed.wait(lock, [&] { return !m_entry->busy; });
+    m_watch.m_entries.erase(m_entry);
+}
+
+bool statement_watch::guard::interrupted() const {
+    std::lock_guard lock{m_watch.m_mutex};
+    return m_entry->cancelled || m_entry->cut;
+}
+
+std::optional<core::deadline> statement_watch::next_due() const {
+    std::optional<core::deadline> due;
+    for (const auto& e : m_entries) {
+        if (e.cut) continue;
+        const auto at = e.cancelled ? e.cut_at : e.cancel_at;
+        if (!due || at.at() < due->at()) due = at;
+    }
+    return due;
+}
+
+void statement_watch::run() {
+    std::unique_lock lock{m_mutex};
+    while (!m_stopping) {
+        const auto due = next_due();
+        if (!due) {
+            m_changed.wait(lock);
+            continue;
+        }
+        if (!due->passed()) {
+            m_changed.wait_until(lock, due->at());
+            continue;
+        }
+        for (auto& e : m_entries) {
+            if (!e.cancelled && e.cancel_at.passed()) {
+                e.cancelled = true;
+                e.busy = true;
+                lock.unlock();  // the cancel request is a round trip to the server
+                try {
+                    e.conn->cancel_query();
+                } catch (const std::exception&) {
+                    // Not delivered: the cut at the deadline still ends the wait.
+                }
+                lock.lock();
+                e.busy = false;
+                m_changed.notify_all();
+                break;  // the list may have changed meanwhile: look again
+            }
+            if (!e.cut && e.cut_at.passed()) {
+                e.cut = true;
+                // The blocked call's read fails at once, and the store settles it as in doubt.
+                ::shutdown(e.conn->sock(), SHUT_RDWR);
+            }
+        }
+    }
+}
+
+}  // namespace keeper::db

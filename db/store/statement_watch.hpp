@@ -1,0 +1,69 @@
+#pragma once
+// Ends a statement still running at its call's deadline. PostgreSQL's statement_timeout cannot:
+// it starts again with every statement, and it does not cover a commit's wait for the synchronous
+// standby (docs/design.md, "One deadline per call"). One thread per worker process watches every
+// statement in flight. At the statement's cancel point it sends PostgreSQL a cancel request: a
+// running statement rolls back (SQLSTATE 57014), and a commit waiting for the standby stops
+// waiting, committed on the primary only. At the deadline itself it shuts the connection's socket,
+// so a call whose server no longer answers at all is still answered in time.
+#include <condition_variable>
+#include <list>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include <pqxx/connection>
+
+#include "core/domain/deadline.hpp"
+
+namespace keeper::db {
+
+class statement_watch {
+    struct entry;
+
+public:
+    statement_watch();
+    ~statement_watch();
+    statement_watch(const statement_watch&) = delete;
+    statement_watch& operator=(const statement_watch&) = delete;
+
+    // Watches conn while alive: a cancel request at cancel_at, the socket shut at cut_at. The
+    // connection must outlive the guard.
+    class guard {
+    public:
+        guard(statement_watch& watch, pqxx::connection& conn, core::deadline cancel_at, core::deadline cut_at);
+        ~guard();
+        guard(const guard&) = delete;
+        guard& operator=(const guard&) = delete;
+
+        // The statement was still running at its cancel point: whatever it answered, it was
+        // interrupted (a commit it made may be on the primary only).
+        bool interrupted() const;
+
+    private:
+        statement_watch& m_watch;
+        std::list<entry>::iterator m_entry;
+    };
+
+private:
+    struct entry {
+        pqxx::connection* conn;
+        core::deadline cancel_at;
+        core::deadline cut_at;
+        bool cancelled = false;
+        bool cut = false;
+        bool busy = false;  // a cancel request is on its way: the guard waits before it leaves
+    };
+
+    void run();
+    // The earliest time something is due; nullopt when nothing is watched.
+    std::optional<core::deadline> next_due() const;
+
+    mutable std::mutex m_mutex;
+    std::condition_variable m_changed;
+    std::list<entry> m_entries;  // guarded by m_mutex
+    bool m_stopping = false;     // guarded by m_mutex
+    std::jthread m_thread;       // last: started once the rest is ready
+};
+
+}  // namespace keeper::db
