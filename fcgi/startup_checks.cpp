@@ -31,6 +31,28 @@ db::secret_keyring load_keys(const core::settings& cfg) {
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
+// Whether a session set on one transaction is there for the next: not so behind a pooler in
+// transaction mode (PgBouncer pool_mode=transaction), which hands each transaction whichever
+// server connection is free. keeper needs its session: the timeouts and application_name it sets,
+// the statements it prepares, and the server process it records to settle an in-doubt call
+// (docs/scaling.md, "Capacity"). The probe pins one server connection in a
+// transaction on `holder`, marks `probe`'s session, frees the pinned one last, and asks again: a
+// transaction pooler serves that question from the connection freed last, which lacks the mark.
+bool session_kept(const std::string& conninfo) {
+    pqxx::connection holder{conninfo};
+    pqxx::connection probe{conninfo};
+    {
+        pqxx::work pinned{holder};
+        pinned.exec("SELECT 1");
+        // A setting of keeper's own: a pooler carries a few standard ones over (application_name
+        // among them), never this.
+        pqxx::nontransaction{probe}.exec("SET keeper.session_probe = 'kept'");
+        pinned.commit();
+    }
+    const auto r = pqxx::nontransaction{probe}.exec1("SELECT current_setting('keeper.session_probe', true)");
+    return !r[0].is_null() && r[0].as<std::string>() == "kept";
+}
+
 }  // namespace
 
 core::settings load_checked_settings(const std::string& config_path) {
@@ -54,6 +76,12 @@ database_check check_database(const core::settings& cfg) {
     try {
         pqxx::connection conn{config::worker_conninfo(cfg)};
         out.reachable = true;
+        if (!session_kept(config::worker_conninfo(cfg))) {
+            throw std::runtime_error(
+                "database_url: the workers' connections lose their session between transactions, as behind a "
+                "pooler in transaction mode; keeper needs session pooling (PgBouncer pool_mode=session; "
+                "docs/scaling.md, \"Capacity\")");
+        }
         out.found_version = db::current_schema_version(conn);
         if (out.found_version == out.needed_version) db::check_database_keys(conn, keys);
     } catch (const pqxx::broken_connection&) {

@@ -19,7 +19,7 @@ KEEPER_TEST_PACKAGES=(
   libboost-test-dev dpkg-dev man-db adduser systemd ssl-cert openssl libxml2-utils
   python3-zeep python3-jsonschema php-cli php-soap prometheus
   chromium chromium-driver python3-selenium patroni etcd-server pgbackrest
-  systemd-container debootstrap
+  systemd-container debootstrap pgbouncer
 )
 
 say() { printf '%s\n' "$*" >&2; }

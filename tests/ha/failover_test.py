@@ -35,6 +35,7 @@ from patroni_cluster import NODE_PORTS, Cluster, settled
 # defaults: 10-20 s. A switchover takes about 2 s. The bounds leave room for a slow machine.
 FAILOVER_BOUND_S, SWITCHOVER_BOUND_S, CALL_BOUND_S = 45, 10, 25
 QUIET_S = 8  # a cluster counts as steady after this long without a failed call
+STALL_S = 12  # the synchronous standby stops answering for longer than call_budget_ms (10 s)
 
 
 class FailoverUnderLoad(unittest.TestCase):
@@ -105,12 +106,30 @@ class FailoverUnderLoad(unittest.TestCase):
             self.cluster.switchover(self.cluster.primary(), dead)
             switch_gap = self.outage(writers, "switchover", switched, SWITCHOVER_BOUND_S, since_last_ack=True)
             back = self.cluster.primary()
+            # 4. The synchronous standby stops answering for longer than call_budget_ms: commits
+            # wait for it, and calls end "outcome unknown" at their deadline, never "done" for a
+            # commit the standby lacks. Once it answers again, the keyed client's repeats are
+            # answered as replays of what committed.
+            stalled = next(m["name"] for m in self.cluster.members() if m["name"] != back)
+            phases.append(("standby stalled", time.monotonic()))
+            self.cluster.pause_postgres(stalled, True)
+            try:
+                time.sleep(STALL_S)
+            finally:
+                self.cluster.pause_postgres(stalled, False)
+            self.outage(writers, "standby stalled", phases[-1][1], STALL_S + CALL_BOUND_S)
         finally:
             writers.finish()
             retrying.finish()
         self.check_writes(writers, restart, failover, switch_gap, self.failed_per_phase(writers, phases))
         self.check_retrying_client(retrying)
         self.assertEqual(back, dead, "the switchover moved the primary back to the node that died")
+        # The stall reached the calls: writes in it ended "outcome unknown" (their commits waited
+        # for the standby past the deadline), and check_writes found none of the other failures
+        # applied.
+        stall_began = dict(phases)["standby stalled"]
+        self.assertTrue(any(c[5] == "unknown" for c in writers.calls if c[2] >= stall_began),
+                        "no write in the stall ended 'outcome unknown'")
 
     def outage(self, writers, what, began, bound, since_last_ack=False, steady=settled):
         """Seconds from the event (or, for a switchover, from the last write acknowledged before
@@ -153,6 +172,9 @@ class FailoverUnderLoad(unittest.TestCase):
                    "answered_0": len(answered), "rows": sum(amounts.values()), "balance": balance}
         print("HA retrying client with keys: " + json.dumps(figures), flush=True)
         self.assertEqual(len(answered), len(retrying.intended), "every top-up got its answer, and it was 0")
+        # The stalled standby left top-ups committed whose client heard "outcome unknown": their
+        # repeats were answered from the record, once the standby had them.
+        self.assertGreater(retrying.replays, 0, "no repeat was answered as a replay")
         self.assertEqual(sorted(amounts.elements()), sorted(retrying.intended), "every top-up exactly once")
         self.assertEqual(balance, f"{sum(int(a.replace('.', '')) for a in retrying.intended) / 100:.2f}")
 

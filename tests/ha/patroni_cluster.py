@@ -186,6 +186,15 @@ class Cluster:
                 pass
         self.services[name].wait()
 
+    def pause_postgres(self, name, paused):
+        """Stops (SIGSTOP) or resumes (SIGCONT) every process of the node's PostgreSQL: a standby
+        that stops answering while its connections stay up, so the primary's commits wait for it."""
+        for pid in [self.postmaster(name)] + descendants(self.postmaster(name)):
+            try:
+                os.kill(pid, signal.SIGSTOP if paused else signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+
     # --- lifetime -----------------------------------------------------------------------------
     def spawn(self, name, cmd, env):
         """A service in a session of its own, its output in <root>/<name>.log."""
