@@ -489,18 +489,18 @@ class Chaos(unittest.TestCase):
         all end "outcome unknown", naming their request id. Once the standby is back, each top-up
         is there once, and the keyed repeat is answered as a replay (docs/design.md, "One deadline
         per call", "No acknowledgement before replication")."""
-        who = Who()
+        who, keyed_who = Who(), Who()
         unknown_before = metric("keeper_database_outcome_unknown_total")
-        key = f"stall-{os.getpid()}-{who.card}"
+        key = f"stall-{os.getpid()}-{keyed_who.card}"
         answers = {}
 
-        def call(name, amount, headers=None, card=who.card):
-            """card: the keyed top-ups use the second card, since a top-up holds its card's lock
+        def call(name, amount, headers=None, whose=who):
+            """The keyed top-ups go to another login's purse and card: a top-up holds their locks
             until its commit ends, and a commit waiting for the standby has not ended."""
             conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=40)
             started = time.monotonic()
-            conn.request("GET", f"/AccountApi.asmx/TopupPurseFromAtmCard?sessionId={who.session}&purseDest={who.purse}"
-                                f"&cardId={card}&amount={amount}", headers=headers or {})
+            conn.request("GET", f"/AccountApi.asmx/TopupPurseFromAtmCard?sessionId={whose.session}&purseDest={whose.purse}"
+                                f"&cardId={whose.card}&amount={amount}", headers=headers or {})
             r = conn.getresponse()
             answers[name] = (r.status, r.read().decode(), time.monotonic() - started, r.getheader("X-Request-Id"),
                              r.getheader("Idempotent-Replayed"))
@@ -518,9 +518,9 @@ class Chaos(unittest.TestCase):
         sql("SELECT pg_reload_conf()")
         time.sleep(1)  # the checkpointer reads it on its reload, and commits wait from then on
         try:
-            for t in in_parallel(("unkeyed", "1.01"), ("keyed", "1.02", {"Idempotency-Key": key}, who.card2)):
+            for t in in_parallel(("unkeyed", "1.01"), ("keyed", "1.02", {"Idempotency-Key": key}, keyed_who)):
                 t.join()
-            call("keyed repeat", "1.02", {"Idempotency-Key": key}, who.card2)
+            call("keyed repeat", "1.02", {"Idempotency-Key": key}, keyed_who)
             killed = in_parallel(("worker killed", "1.03"))
             self.assertTrue(wait_for(lambda: stalled_commits() > 0, 5), "the top-up's commit waits for the standby")
             for pid in workers():
@@ -543,8 +543,8 @@ class Chaos(unittest.TestCase):
         # The standby is back: what committed on the primary alone is kept, once each.
         self.assertTrue(wait_for(lambda: stalled_commits() == 0, 5))
         self.assertEqual(sorted(who.topups(who.card)), ["1.01", "1.03"])
-        self.assertEqual(who.topups(who.card2), ["1.02"])
-        call("keyed, standby back", "1.02", {"Idempotency-Key": key}, who.card2)
+        self.assertEqual(keyed_who.topups(keyed_who.card), ["1.02"])
+        call("keyed, standby back", "1.02", {"Idempotency-Key": key}, keyed_who)
         status, body, _, _, replayed = answers["keyed, standby back"]
         self.assertEqual((status, replayed), (200, "true"), body)
         self.assertTrue(body.rstrip().endswith(">0</int>"), body)
