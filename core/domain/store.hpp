@@ -46,19 +46,6 @@ public:
     using store_error::store_error;
 };
 
-// A repeat of a call made with the same Idempotency-Key and the same parameters: the store changed
-// nothing, and `result` is what the first call recorded (docs/api-decisions.md, "Idempotency-Key").
-// Not an error: the call runner answers it as the call's result, marked as a replay.
-class call_replayed : public std::exception {
-public:
-    explicit call_replayed(result_code recorded) : m_result(recorded) {}
-    result_code result() const noexcept { return m_result; }
-    const char* what() const noexcept override { return "a repeat of a call already made with this Idempotency-Key"; }
-
-private:
-    result_code m_result;
-};
-
 // The caller's Idempotency-Key names an earlier call with other parameters or another operation.
 // Nothing was changed; the fault boundary answers a client fault (422 where HTTP status carries it).
 class key_reused : public std::runtime_error {
@@ -76,7 +63,7 @@ public:
 // What every write names in its audit row. With an Idempotency-Key, the write also records the
 // key, the call's fingerprint (core/domain/call_fingerprint.hpp) and its result, in its own
 // transaction, under the caller it resolves (a session's login, the app, Authenticate's login);
-// or throws call_replayed / key_reused when the caller already used the key.
+// or marks the answer replayed / throws key_reused when the caller already used the key.
 struct audit_tag {
     std::string_view request_id;
     std::string_view operation;
@@ -90,6 +77,10 @@ struct audit_tag {
     std::string_view legacy_fingerprint;
     // When the call must be answered by: every wait in the store ends there.
     deadline until;
+    // Set by the store when the result it returns is a repeat's: the result a first call with the
+    // same Idempotency-Key and the same parameters recorded, nothing changed now
+    // (docs/api-decisions.md, "Idempotency-Key"). Null: no one asks.
+    bool* replayed = nullptr;
 };
 
 // A call's session: its id (lower case) and the configured lifetime.

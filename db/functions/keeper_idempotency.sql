@@ -2,8 +2,9 @@
 -- "Idempotency-Key"), run by keeper_audit when the worker says so (p_key_used: the first attempt's
 -- INSERT of the key met the unique index) or when the call's result is one that is not recorded
 -- (2, 3; a call whose caller is unproven, 4 and 11, does not come here). A repeat by the same
--- caller raises, so its transaction changes nothing: SQLSTATE KI200 "replay" with the recorded
--- result in the message, or KI422 when its fingerprint differs.
+-- caller raises, so its transaction changes nothing: SQLSTATE KI2nn, a replay whose recorded
+-- result is nn (KI200 to KI212: the code, not the message, carries it), or KI422 when its
+-- fingerprint differs.
 -- A call whose key is not recorded (the first call rolled back since) is recorded here as a first
 -- call would be, unless its result is 2 or 3.
 -- It runs with the caller's rights (keeper_worker may SELECT and INSERT idempotency_keys, as it may
@@ -35,8 +36,9 @@ BEGIN
     IF earlier.fingerprint <> decode(p_fingerprint, 'hex') THEN
         RAISE EXCEPTION 'keeper: Idempotency-Key already used with other parameters' USING ERRCODE = 'KI422';
     END IF;
-    RAISE EXCEPTION 'keeper: Idempotency-Key replay result=%', earlier.result USING ERRCODE = 'KI200';
+    RAISE EXCEPTION 'keeper: Idempotency-Key replay result=%', earlier.result
+        USING ERRCODE = 'KI2' || lpad(earlier.result::text, 2, '0');
 END $$;
 REVOKE ALL ON FUNCTION keeper_idempotency(text, text, text, text, integer, text, text) FROM PUBLIC;
 COMMENT ON FUNCTION keeper_idempotency(text, text, text, text, integer, text, text) IS
-    'Reads a keyed call''s recorded key: raises KI200 (a repeat: "replay result=N") or KI422 (the key with other parameters), or records the key when it is not there. Called by keeper_audit.';
+    'Reads a keyed call''s recorded key: raises KI2nn (a repeat whose recorded result is nn) or KI422 (the key with other parameters), or records the key when it is not there. Called by keeper_audit.';

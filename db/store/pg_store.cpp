@@ -41,16 +41,19 @@ struct lock_timed_out : core::not_applied {
     explicit lock_timed_out(const std::string& what) : core::not_applied(what) {}
 };
 
-// The result a repeat's KI200 "replay result=N" names (db/functions/keeper_idempotency.sql).
-core::result_code replayed_result(std::string_view message) {
-    constexpr std::string_view marker = "replay result=";
-    const auto at = message.find(marker);
-    int code = -1;
-    if (at != std::string_view::npos) {
-        const auto digits = message.substr(at + marker.size());
-        std::from_chars(digits.data(), digits.data() + digits.size(), code);
-    }
-    if (code < 0 || code > core::last_result_code) throw store_error("an Idempotency-Key replay without its result");
+// A keyed call's repeat (SQLSTATE KI2nn, db/functions/keeper_idempotency.sql): its transaction
+// changed nothing, and the first call with the key recorded `result`.
+struct replay : store_error {
+    explicit replay(core::result_code recorded) : store_error("a repeat of a keyed call"), result(recorded) {}
+    core::result_code result;
+};
+
+// The recorded result a replay's SQLSTATE carries in its last two digits (KI200 to KI212).
+std::optional<core::result_code> replayed_result(const std::string& sqlstate) {
+    if (sqlstate.size() != 5 || !sqlstate.starts_with("KI2")) return std::nullopt;
+    int code = 0;
+    const auto* end = sqlstate.data() + sqlstate.size();
+    if (std::from_chars(sqlstate.data() + 3, end, code).ptr != end || code > core::last_result_code) return std::nullopt;
     return static_cast<core::result_code>(code);
 }
 
@@ -82,7 +85,7 @@ auto translated(std::string_view what, connection_pool::lease& lease, core::runt
         if (e.sqlstate() == "23505" && std::string_view{e.what()}.find(idempotency_key_index) != std::string_view::npos) {
             throw key_recorded();
         }
-        if (e.sqlstate() == "KI200") throw core::call_replayed(replayed_result(e.what()));
+        if (const auto recorded = replayed_result(e.sqlstate())) throw replay(*recorded);
         if (e.sqlstate() == "KI422") throw core::key_reused();
         if (e.sqlstate() == "55P03") {
             if (gauges) gauges->db_lock_timeouts.fetch_add(1, std::memory_order_relaxed);
@@ -335,7 +338,7 @@ pg_store::answer pg_store::run_keyed(const core::audit_tag& tag, const Args&... 
             return attempt(false, tag.fingerprint);
         } catch (const key_recorded&) {
             try {
-                return attempt(true, tag.fingerprint);  // the recorded call (KI200, KI422), or runs if it rolled back since
+                return attempt(true, tag.fingerprint);  // the recorded call (KI2nn, KI422), or runs if it rolled back since
             } catch (const core::key_reused&) {
                 // Recorded by an earlier version, with the fingerprint it computed (call_fingerprint.hpp).
                 if (tag.legacy_fingerprint.empty() || tag.legacy_fingerprint == tag.fingerprint) throw;
@@ -347,13 +350,14 @@ pg_store::answer pg_store::run_keyed(const core::audit_tag& tag, const Args&... 
         // Unkeyed, the same wait is answered "not applied".
         if (tag.idempotency_key.empty()) throw;
         throw core::key_in_flight();
-    } catch (const core::call_replayed&) {
+    } catch (const replay& r) {
         // The recorded call may be one whose commit was made visible before the standby had it
         // (its server process ended while it waited): answered once the standby holds it.
         if (!on_standby(tag.request_id, tag.until)) {
             outcome_unknown(tag.request_id, "the recorded call was not on the synchronous standby by the call's deadline");
         }
-        throw;
+        if (tag.replayed) *tag.replayed = true;
+        return {std::nullopt, r.result};
     }
 }
 

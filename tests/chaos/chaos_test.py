@@ -413,8 +413,7 @@ class Chaos(unittest.TestCase):
                     conn.request("GET", f"/AccountApi.asmx/TopupPurseFromAtmCard?sessionId={who.session}"
                                         f"&purseDest={who.purse}&cardId={locked}&amount={amount}")
                     r = conn.getresponse()
-                    r.read()
-                    locked_calls.append((amount, r.status, time.monotonic() - started))
+                    locked_calls.append((amount, r.status, time.monotonic() - started, r.read().decode()))
                 n += 1
                 time.sleep(0.01)
         holder.stdin.close()
@@ -424,8 +423,9 @@ class Chaos(unittest.TestCase):
         self.assertEqual(load.failures, 0, "calls on other rows keep succeeding")
         self.assertLess(p99, 0.25, "DB-free calls keep answering")
         self.assertTrue(locked_calls)
-        for amount, status, took in locked_calls:
+        for amount, status, took, body in locked_calls:
             self.assertEqual(status, 500, "a call on the locked row is a server fault")
+            self.assertIn("was not applied", body, "... that says nothing was changed")
             self.assertLess(took, 3.5, "within lock_timeout (2 s) and a margin")
         stored = who.topups(locked)
         self.assertEqual(stored, [], "nothing committed for a call whose client got a fault")
@@ -549,6 +549,62 @@ class Chaos(unittest.TestCase):
         self.assertEqual((status, replayed), (200, "true"), body)
         self.assertTrue(body.rstrip().endswith(">0</int>"), body)
         self.assertTrue(wait_for(lambda: len(workers()) == POOL_WORKERS, 5))
+
+    def test_10_keys_belong_to_their_proven_caller_and_overlapping_repeats_apply_once(self):
+        """Through the running stack: a keyed top-up repeated after its client authenticated again
+        (a new session id) is answered as a replay; a keyed Authenticate with a wrong hash leaves
+        the key free for the right one; two overlapping calls with one key, the first still
+        waiting for a lock, each get 409 or a replay, and the top-up is there once
+        (docs/api-decisions.md, "Idempotency-Key")."""
+        who = Who()
+
+        def get(path, key):
+            conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=30)
+            conn.request("GET", path, headers={"Idempotency-Key": key})
+            r = conn.getresponse()
+            body = r.read().decode()
+            return r.status, body.rstrip().rsplit(">", 2)[-2].split("<")[0] if r.status == 200 else body, \
+                r.getheader("Idempotent-Replayed")
+
+        def topup(session, amount, key):
+            return get(f"/AccountApi.asmx/TopupPurseFromAtmCard?sessionId={session}&purseDest={who.purse}"
+                       f"&cardId={who.card}&amount={amount}", key)
+
+        def authenticate(session, secret, key):
+            h = hashlib.md5(f"{who.login}:{secret}:{session}".lower().encode()).hexdigest()
+            return get(f"/SimpleAuthApi.asmx/Authenticate?sessionId={session}&login={who.login}&authHash={h}", key)
+
+        base = f"edge-{os.getpid()}-{who.card}"
+        self.assertEqual(topup(who.session, "3.01", f"{base}-a"), (200, "0", None))
+        new_session = who.session + "-again"
+        self.assertEqual(authenticate(new_session, who.secret, f"{base}-auth-0")[:2], (200, "0"))
+        self.assertEqual(topup(new_session, "3.01", f"{base}-a"), (200, "0", "true"), "the repeat replays")
+
+        self.assertEqual(authenticate(who.session, "not-the-secret", f"{base}-auth")[:2], (200, "4"))
+        self.assertEqual(authenticate(who.session, who.secret, f"{base}-auth"), (200, "0", None),
+                         "the failed attempt took no key")
+
+        holder = subprocess.Popen(["psql", DATABASE_URL, "-XAtq"], stdin=subprocess.PIPE, text=True)
+        holder.stdin.write(f"BEGIN; SELECT 1 FROM cards WHERE id = {who.card} FOR UPDATE; SELECT pg_sleep(1.2); COMMIT;\n")
+        holder.stdin.flush()
+        time.sleep(0.3)
+        answers = []
+        overlapping = [threading.Thread(target=lambda: answers.append(topup(who.session, "3.02", f"{base}-b")))
+                       for _ in range(2)]
+        for t in overlapping:
+            t.start()
+            time.sleep(0.1)
+        for t in overlapping:
+            t.join()
+        holder.stdin.close()
+        holder.wait(timeout=30)
+        for status, result, replayed in answers:
+            self.assertIn((status, replayed), [(200, None), (200, "true"), (409, None)], result)
+        final = topup(who.session, "3.02", f"{base}-b")
+        self.assertEqual(final, (200, "0", "true"), "once both ended, a repeat replays")
+        self.assertEqual(sorted(who.topups(who.card)), ["3.01", "3.02"], "each top-up once")
+        RESULTS.append(("keys: re-auth, failed auth, overlap", 8, 0, 0,
+                        "overlapping answers " + ", ".join(f"{s} {r or ''}".strip() for s, _, r in answers)))
 
 
 if __name__ == "__main__":

@@ -84,6 +84,7 @@ http {{
     client_body_temp_path {cls.dir}/body;
     fastcgi_temp_path {cls.dir}/fastcgi;
     upstream keeper_pool {{ server unix:{cls.dir}/nobody-listens.sock; }}
+    map $keeper_request_id $keeper_pool {{ default keeper_pool; }}
     upstream silent_pool {{ server unix:{cls.dir}/silent.sock; }}
     server {{
         listen 127.0.0.1:{PORT};

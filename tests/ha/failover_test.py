@@ -128,7 +128,7 @@ class FailoverUnderLoad(unittest.TestCase):
         # for the standby past the deadline), and check_writes found none of the other failures
         # applied.
         stall_began = dict(phases)["standby stalled"]
-        self.assertTrue(any(c[5] == "unknown" for c in writers.calls if c[2] >= stall_began),
+        self.assertTrue(any(c[5] == "unknown" for c in writers.calls if c[3] >= stall_began),
                         "no write in the stall ended 'outcome unknown'")
 
     def outage(self, writers, what, began, bound, since_last_ack=False, steady=settled):
@@ -156,9 +156,10 @@ class FailoverUnderLoad(unittest.TestCase):
 
     @staticmethod
     def failed_per_phase(writers, phases):
-        """Failed calls of the plain writers, by the step during which they began."""
+        """Failed calls of the plain writers, by the step during which they ended: a call in flight
+        when a step begins fails because of that step."""
         bounds = [began for _, began in phases[1:]] + [float("inf")]
-        return {name: sum(1 for c in writers.calls if began <= c[2] < end and not (c[4] == 200 and c[5] == "0"))
+        return {name: sum(1 for c in writers.calls if began <= c[3] < end and not (c[4] == 200 and c[5] == "0"))
                 for (name, began), end in zip(phases, bounds)}
 
     def check_retrying_client(self, retrying):

@@ -113,6 +113,7 @@ http {{
     client_body_temp_path {self.root}/nginx/body;
     fastcgi_temp_path {self.root}/nginx/fastcgi;
     upstream keeper_pool {{ server unix:{self.root}/sock/keeper.sock; keepalive 32; }}
+    map $keeper_request_id $keeper_pool {{ default keeper_pool; }}
     server {{
         listen 127.0.0.1:{HTTP_PORT};
         include {SOURCE}/nginx/keeper-locations.conf;
