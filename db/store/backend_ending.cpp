@@ -1,5 +1,7 @@
 #include "db/store/backend_ending.hpp"
 
+#include "db/store/statements.hpp"
+
 #include <signal.h>
 #include <unistd.h>
 
@@ -64,13 +66,10 @@ const std::string& worker_application_name() {
 
 bool end_backend(pqxx::connection& conn, const backend_identity& backend, const core::deadline& until) {
     if (!backend.known()) return true;  // never opened: nothing ran
-    const auto& pid = backend.pid;
-    const auto& start = backend.started_at;
     pqxx::nontransaction tx{conn};
-    tx.exec_params("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = $1::int AND backend_start = $2::timestamptz",
-                   pid, start);
-    while (tx.exec_params1("SELECT count(*) FROM pg_stat_activity WHERE pid = $1::int AND backend_start = $2::timestamptz",
-                           pid, start)[0].as<int>() > 0) {
+    const auto name = [](const auto& s) { return std::string{s.name}; };
+    tx.exec_prepared(name(statements::end_backend), backend.pid, backend.started_at);
+    while (tx.exec_prepared1(name(statements::backend_running), backend.pid, backend.started_at)[0].as<int>() > 0) {
         if (until.passed()) return false;
         std::this_thread::sleep_for(std::chrono::milliseconds{10});
     }
@@ -81,12 +80,13 @@ bool end_dead_workers_backends(pqxx::connection& conn, const core::deadline& unt
     std::vector<backend_identity> dead;
     {
         pqxx::nontransaction tx{conn};
-        const auto rows = tx.exec_params("SELECT pid, backend_start::text, application_name FROM pg_stat_activity "
-                                         "WHERE application_name LIKE $1",
-                                         std::string{name_prefix} + "%");
+        constexpr const auto& s = statements::worker_backends;
+        const auto rows = tx.exec_prepared(std::string{s.name}, std::string{name_prefix} + "%");
         for (const auto& row : rows) {
-            const pid_t worker = worker_of_this_host(row[2].as<std::string>());
-            if (worker > 0 && !alive(worker)) dead.push_back({row[0].as<int>(), row[1].as<std::string>()});
+            const pid_t worker = worker_of_this_host(row[s.column("application_name").data()].as<std::string>());
+            if (worker > 0 && !alive(worker)) {
+                dead.push_back({row[s.column("pid").data()].as<int>(), row[s.column("backend_start").data()].as<std::string>()});
+            }
         }
     }
     for (const auto& backend : dead) {

@@ -123,9 +123,9 @@ connection_pool::preparer connection_setup(database_timeouts bounds) {
         // another worker finds this one's sessions should it die mid-call (backend_ending.hpp).
         conn.set_variable("application_name", conn.quote(worker_application_name()));
         for (const auto& s : worker_statements) conn.prepare(std::string{s.name}, std::string{s.sql});
-        const auto row = pqxx::nontransaction{conn}.exec1(
-            "SELECT pid, backend_start::text FROM pg_stat_activity WHERE pid = pg_backend_pid()");
-        return backend_identity{row[0].as<int>(), row[1].as<std::string>()};
+        constexpr const auto& s = statements::own_backend;
+        const auto row = pqxx::nontransaction{conn}.exec_prepared1(std::string{s.name});
+        return backend_identity{row[s.column("pid").data()].as<int>(), row[s.column("backend_start").data()].as<std::string>()};
     };
 }
 
@@ -477,7 +477,7 @@ bool pg_store::healthy() {
     try {
         auto lease = m_pool.acquire(core::deadline::after(m_bounds.statement));
         try {
-            pqxx::nontransaction{lease.connection()}.exec("SELECT 1");
+            pqxx::nontransaction{lease.connection()}.exec_prepared(std::string{statements::ping.name});
             return true;
         } catch (...) {
             lease.mark_broken();

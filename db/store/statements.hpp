@@ -1,5 +1,6 @@
 #pragma once
-// Every SQL statement the worker runs, each one typed handle: its name (the prepared statement's),
+// Every SQL statement the worker runs (the session settings of a new connection aside), each one
+// typed handle: its name (the prepared statement's),
 // its SQL, the names of its parameters ($1, $2, … in order) and of the columns it returns.
 // A write's statement passes the call's Idempotency-Key (empty: none), its fingerprint and
 // key_used as its last three parameters, which its function hands to keeper_audit to record or
@@ -50,6 +51,14 @@ consteval statement<P, C> make_statement(std::string_view name, std::string_view
                                          const std::string_view (&columns)[C]) {
     statement<P, C> s{name, sql, {}, {}};
     for (std::size_t i = 0; i < P; ++i) s.params[i] = params[i];
+    for (std::size_t i = 0; i < C; ++i) s.columns[i] = columns[i];
+    return s;
+}
+
+// A statement without parameters.
+template <std::size_t C>
+consteval statement<0, C> make_statement(std::string_view name, std::string_view sql, const std::string_view (&columns)[C]) {
+    statement<0, C> s{name, sql, {}, {}};
     for (std::size_t i = 0; i < C; ++i) s.columns[i] = columns[i];
     return s;
 }
@@ -130,16 +139,42 @@ inline constexpr auto call_outcome =
 inline constexpr auto await_standby =
     make_statement("await_standby", "SELECT pg_logical_emit_message(true, 'keeper', $1) AS at", {"request_id"}, {"at"});
 
+
+// The connection's own server process, named uniquely on its server: a pid alone may be reused.
+inline constexpr auto own_backend =
+    make_statement("own_backend", "SELECT pid, backend_start::text FROM pg_stat_activity WHERE pid = pg_backend_pid()",
+                   {"pid", "backend_start"});
+// Ends one server process (an in-doubt call's, or a dead worker's), and asks whether it is gone
+// (db/store/backend_ending.cpp).
+inline constexpr auto end_backend =
+    make_statement("end_backend",
+                   "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity "
+                   "WHERE pid = $1::int AND backend_start = $2::timestamptz",
+                   {"pid", "backend_start"}, {"ended"});
+inline constexpr auto backend_running =
+    make_statement("backend_running",
+                   "SELECT count(*) AS running FROM pg_stat_activity WHERE pid = $1::int AND backend_start = $2::timestamptz",
+                   {"pid", "backend_start"}, {"running"});
+// The server processes of keeper's workers, by the application_name each worker gives its own.
+inline constexpr auto worker_backends =
+    make_statement("worker_backends",
+                   "SELECT pid, backend_start::text, application_name FROM pg_stat_activity WHERE application_name LIKE $1",
+                   {"name_pattern"}, {"pid", "backend_start", "application_name"});
+// GET /health: the database answers.
+inline constexpr auto ping = make_statement("ping", "SELECT 1 AS up", {"up"});
+
 }  // namespace statements
 
 // Prepared on every new connection, in this order.
-inline constexpr std::array<statement_text, 17> worker_statements{
+inline constexpr std::array<statement_text, 22> worker_statements{
     statements::find_login_secret.text(),   statements::find_application.text(),  statements::authenticate.text(),
     statements::check_session.text(),       statements::set_account_permits.text(), statements::set_contact_permits.text(),
     statements::find_code.text(),           statements::confirm_transfer.text(),  statements::confirm_task.text(),
     statements::topup.text(),               statements::rename_profile.text(),    statements::subscribe_device.text(),
     statements::subscribe_app_device.text(), statements::mark_sms_delivered.text(), statements::audit_only.text(),
-    statements::call_outcome.text(),        statements::await_standby.text(),
+    statements::call_outcome.text(),        statements::await_standby.text(),   statements::own_backend.text(),
+    statements::end_backend.text(),         statements::backend_running.text(), statements::worker_backends.text(),
+    statements::ping.text(),
 };
 
 }  // namespace keeper::db

@@ -5,7 +5,11 @@ name from README, docs/, a man page or a comment finds it.
 - every keeper_* name in README.md, docs/*.md and docs/man/*.8 (a metric, role, SQL function,
   nginx variable, alert job) is defined somewhere outside the docs;
 - every keeperctl command they name is one keeperctl has;
-- every path of the tree named in them, or in a comment of the code, exists.
+- every path of the tree named in them, or in a comment of the code, exists;
+- every configuration key they name is one config/setting_keys.cpp defines, and docs/configuration.md
+  has a row for each of them;
+- a list of the transports names them all, as the transport table (core/wire/transport_table.cpp)
+  has them.
 Exit 1 with each finding; ctest label unit (no stack needed).
 """
 import pathlib
@@ -80,6 +84,36 @@ for p in [*DOCS, *(f for f in code_files() if "migrations" not in f.parts)]:
                 continue
             if not (ROOT / path).exists() and not (ROOT / (path + ".cpp")).exists():
                 findings.append(f"{p.relative_to(ROOT)}:{n}: names {path}, which is not in the tree")
+
+# Configuration keys: what config/setting_keys.cpp defines. A key is written as a code span; a
+# span that reads like a key (a setting's unit or kind at its end) must be one. Names of the same
+# shape that belong to PostgreSQL, nginx or Patroni are not keeper's.
+keys = set(re.findall(r'\{\{"([a-z_]+)", "', text(ROOT / "config/setting_keys.cpp")))
+KEY_SHAPE = re.compile(r"^[a-z]+(?:_[a-z0-9]+)*_(?:ms|seconds|hours|days|months|url|file|listen|rows|attempts|failures|"
+                       r"amount|limit|connections|only|namespace|form)$")
+NOT_KEYS = {"max_connections", "superuser_reserved_connections", "daily_limit", "auth_failures"}  # PostgreSQL's; columns
+for doc in DOCS:
+    for span in sorted(set(re.findall(r"`([a-z0-9_]+)(?: = [^`]*)?`", text(doc)))):
+        if KEY_SHAPE.match(span) and span not in keys and span not in NOT_KEYS and not span.startswith("keeper_"):
+            findings.append(f"{doc.relative_to(ROOT)}: names `{span}`, which is no configuration key")
+table = set(re.findall(r"^\| ([a-z_]+) \|", text(ROOT / "docs/configuration.md"), re.M)) - {"key"}
+for key in sorted(keys - table):
+    findings.append(f"docs/configuration.md: no row for the configuration key {key}")
+for key in sorted(table - keys):
+    findings.append(f"docs/configuration.md: a row for {key}, which is no configuration key")
+
+# Transports: a sentence (of the docs, or of a comment) that lists three or more of them lists all
+# of them.
+titles = re.findall(r'transport_row\{transport::\w+, "\w+", "([^"]+)"', text(ROOT / "core/wire/transport_table.cpp"))
+for p in [*DOCS, *code_files()]:
+    paragraphs = re.split(r"\n\s*(?://|#|--)?\s*\n", text(p).replace("\\-", "-"))
+    for paragraph in paragraphs:
+        flat = re.sub(r"\s*\n\s*(?://|#|--|\.B|\.I)?\s*", " ", paragraph)
+        for sentence in re.split(r"[;|]|\.\s+(?=[A-Z(`])", flat):
+            named = [t for t in titles if re.search(re.escape(t) + r"(?!\.?\d)", sentence)]
+            if 3 <= len(named) < len(titles):
+                missing = ", ".join(t for t in titles if t not in named)
+                findings.append(f"{p.relative_to(ROOT)}: lists transports without {missing}: {sentence[:100]}...")
 
 for f in findings:
     print(f)
