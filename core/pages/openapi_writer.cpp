@@ -210,6 +210,9 @@ std::string write_openapi() {
                                      "parameters by name, the result in {\"d\": ...}. The same operations over SOAP are "
                                      "described by each group's WSDL (?WSDL)."}}},
                    {"servers", {{{"url", "/"}}}},
+                   // No HTTP authentication: a call carries its credentials as parameters (sessionId,
+                   // authHash), as the contract has them (docs/api-decisions.md, "OpenAPI").
+                   {"security", doc::array()},
                    {"tags", tags},
                    {"paths", paths},
                    {"components", components()}};

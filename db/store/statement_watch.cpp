@@ -19,11 +19,13 @@ statement_watch::~statement_watch() {
 statement_watch::guard::guard(statement_watch& watch, pqxx::connection& conn, core::deadline cancel_at,
                               core::deadline cut_at)
     : m_watch(watch) {
+    bool sooner = false;
     {
         std::lock_guard lock{watch.m_mutex};
         m_entry = watch.m_entries.insert(watch.m_entries.end(), entry{&conn, cancel_at, cut_at});
+        sooner = cancel_at.at() < watch.m_sleeps_until;
     }
-    watch.m_changed.notify_all();
+    if (sooner) watch.m_changed.notify_all();
 }
 
 statement_watch::guard::~guard() {
@@ -54,10 +56,12 @@ void statement_watch::run() {
     while (!m_stopping) {
         const auto due = next_due();
         if (!due) {
+            m_sleeps_until = core::deadline::clock::time_point::max();
             m_changed.wait(lock);
             continue;
         }
         if (!due->passed()) {
+            m_sleeps_until = due->at();
             m_changed.wait_until(lock, due->at());
             continue;
         }

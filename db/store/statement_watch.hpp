@@ -63,6 +63,9 @@ private:
     std::condition_variable m_changed;
     std::list<entry> m_entries;  // guarded by m_mutex
     bool m_stopping = false;     // guarded by m_mutex
+    // Until when the thread sleeps (guarded by m_mutex): a statement is only worth waking it for
+    // when it is due earlier, so under load, with statements always in flight, none wakes it.
+    core::deadline::clock::time_point m_sleeps_until = core::deadline::clock::time_point::max();
     std::jthread m_thread;       // last: started once the rest is ready
 };
 

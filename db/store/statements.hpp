@@ -9,7 +9,7 @@
 // column the statement does not return, does not compile. All are prepared from one list
 // (worker_statements) on every new connection; tests check each list entry's SQL against its
 // parameter names (unit, statement_handles) and against the database's own column names (db,
-// pg_store_connection). The operations' work is in the keeper_* functions of db/migrations/;
+// pg_store_connection). The operations' work is in the keeper_* functions of db/functions/;
 // each statement is one round trip in autocommit (the function's statement is its transaction).
 #include <array>
 #include <cstddef>

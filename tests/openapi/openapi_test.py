@@ -4,6 +4,9 @@ every JSON answer the tests receive.
 - The document passes @seriousme/openapi-schema-validator (npm; scripts/test installs it with
   `npm ci` from tests/openapi/package-lock.json into KEEPER_TEST_NODE_TOOLS), and a broken copy
   of it does not (the check can fail).
+- It passes Redocly's linter (@redocly/cli, pinned in the same lock file) with its recommended
+  rules (tests/openapi/redocly.yaml), with neither an error nor a warning; it warns of a copy with
+  an operation that lacks its operationId.
 - GET /openapi.json through nginx answers the committed document byte for byte.
 - Every JSON answer is an instance of the document's schema for its operation and status (JSON
   Schema 2020-12, Debian's python3-jsonschema): the golden JSON cases replayed here, and every JSON
@@ -28,6 +31,15 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOC_PATH = ROOT / "docs" / "openapi.json"
 PORT = int(os.environ["KEEPER_TEST_PORT"])
 VALIDATOR = pathlib.Path(os.environ["KEEPER_TEST_NODE_TOOLS"]) / "node_modules" / ".bin" / "validate-api"
+REDOCLY = pathlib.Path(os.environ["KEEPER_TEST_NODE_TOOLS"]) / "node_modules" / ".bin" / "redocly"
+
+
+def redocly_lint(path):
+    """(exit status, what it said) of Redocly's linter on the document at path; no telemetry."""
+    env = dict(os.environ, REDOCLY_TELEMETRY="off", REDOCLY_SUPPRESS_UPDATE_NOTICE="true")
+    out = subprocess.run([str(REDOCLY), "lint", "--format=summary", "--config", str(ROOT / "tests/openapi/redocly.yaml"),
+                          str(path)], capture_output=True, text=True, env=env, timeout=120)
+    return out.returncode, out.stdout + out.stderr
 CAPTURE = os.environ.get("KEEPER_TEST_JSON_CAPTURE", "")
 DOC = json.loads(DOC_PATH.read_text())
 
@@ -101,6 +113,20 @@ class OpenApiDocument(unittest.TestCase):
             json.dump(broken, f)
             f.flush()
             self.assertNotEqual(validate_api(f.name).returncode, 0)
+
+    def test_the_document_passes_redocly_lint_without_a_warning(self):
+        status, said = redocly_lint(DOC_PATH)
+        self.assertEqual(status, 0, said)
+        self.assertNotRegex(said, r"(?m)^\s*(error|warning)\s", said)
+
+    def test_redocly_lint_warns_of_an_operation_without_its_id(self):
+        broken = copy.deepcopy(DOC)
+        del next(iter(broken["paths"].values()))["post"]["operationId"]
+        with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+            json.dump(broken, f)
+            f.flush()
+            _, said = redocly_lint(f.name)
+        self.assertRegex(said, r"(?m)^\s*warning\s+operation-operationId: 1", said)
 
     def test_the_stack_serves_the_committed_document(self):
         status, _, body = call("GET", "/openapi.json", "", "")

@@ -1,6 +1,6 @@
 #pragma once
-// A database of its own for a test module: created from db/migrations at start, dropped at the
-// end. Tests on it see exactly the schema the migrations build.
+// A database of its own for a test module: built by db/migrations and db/functions at start,
+// dropped at the end. Tests on it see exactly the schema the migrations build.
 #include <memory>
 #include <pqxx/pqxx>
 #include <string>
