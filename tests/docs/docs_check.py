@@ -2,8 +2,8 @@
 """What the docs and comments name exists (../shared/STYLE.md point 16): a newcomer who follows a
 name from README, docs/, a man page or a comment finds it.
 
-- every keeper_* name in README.md, docs/*.md and docs/man/*.8 (a metric, role, SQL function,
-  nginx variable, alert job) is defined somewhere outside the docs;
+- every keeper_* name in README.md, docs/*.md, docs/man/*.8 and the code's comments (a metric,
+  role, SQL function, nginx variable, alert job) is defined by code outside a comment;
 - every keeperctl command they name is one keeperctl has;
 - every path of the tree named in them, or in a comment of the code, exists;
 - every configuration key they name is one config/setting_keys.cpp defines, and docs/configuration.md
@@ -37,17 +37,28 @@ def text(p):
 
 findings = []
 
-# keeper_* names: defined where the code, SQL, config and packaging are.
-defined = set()
+# keeper_* names: defined by the code, SQL, config and packaging (outside their comments), and
+# named in the docs and in comments.
+COMMENT = re.compile(r"(?://|#|--)\s?(.*)$")
+# A test may name something only to show it is absent, so what the tests define counts for the
+# tests' own comments alone.
+defined, defined_by_tests, in_comments = set(), set(), []
 for p in code_files():
-    if p.parts[len(ROOT.parts)] == "tests":
-        continue  # a test may name something only to show it is absent
-    defined.update(re.findall(r"keeper_[a-z0-9_]+", text(p)))
-for doc in DOCS:
-    for name in sorted(set(re.findall(r"keeper_[a-z0-9_]+", text(doc)))):
-        base = re.sub(r"_(bucket|sum|count)$", "", name)
-        if name not in defined and base not in defined and not name.endswith("_"):
-            findings.append(f"{doc.relative_to(ROOT)}: names {name}, which nothing defines")
+    in_tests = p.parts[len(ROOT.parts)] == "tests"
+    for n, line in enumerate(text(p).splitlines(), 1):
+        comment = COMMENT.search(line)
+        names = re.findall(r"keeper_[a-z0-9_]+", line[:comment.start()] if comment else line)
+        (defined_by_tests if in_tests else defined).update(names)
+        if comment:
+            in_comments += [(f"{p.relative_to(ROOT)}:{n}", name, in_tests)
+                            for name in re.findall(r"keeper_[a-z0-9_]+", comment.group(1))]
+named = [(str(doc.relative_to(ROOT)), name, False) for doc in DOCS
+         for name in sorted(set(re.findall(r"keeper_[a-z0-9_]+", text(doc))))]
+for where, name, in_tests in named + in_comments:
+    known = defined | defined_by_tests if in_tests else defined
+    base = re.sub(r"_(bucket|sum|count)$", "", name)
+    if name not in known and base not in known and not name.endswith("_"):
+        findings.append(f"{where}: names {name}, which nothing defines")
 
 # keeperctl commands, as commands are written (in code spans and code blocks of the Markdown, and
 # anywhere in a man page): the table in db/keeperctl/keeperctl.cpp and the three it answers itself.
@@ -71,7 +82,6 @@ for doc in DOCS:
 
 # Paths of the tree, in the docs and in the code's comments.
 TREE = r"(?<![\w/.-])((?:core|db|fcgi|config|nginx|systemd|packaging|scripts|tests|docs|bench|cmake)/[\w./@-]*[\w@-])"
-COMMENT = re.compile(r"(?://|#|--)\s?(.*)$")
 # Applied migrations are never edited (their checksums are recorded), so their comments keep the
 # paths of their day; placeholders such as NNNN_name.sql name no file.
 for p in [*DOCS, *(f for f in code_files() if "migrations" not in f.parts)]:
