@@ -39,4 +39,23 @@ sed -E '/^ *#/d; s/job=\\?"[a-z_]+\\?"//g' "$root/packaging/prometheus/keeper-al
   sed -E 's/_(bucket|sum|count)$//' | sort -u | while read -r name; do
     grep -q "^# TYPE $name " "$work/metrics.txt" || { echo "not exported by keeper: $name"; exit 1; }
   done
+# Every metric the docs name is exported too: a name in README, docs/ or a man page that shares its
+# family (its first two words, as keeper_database_) with an exported series must be one.
+python3 - "$root" "$work/metrics.txt" <<'PY'
+import pathlib, re, sys
+root, exported_file = pathlib.Path(sys.argv[1]), sys.argv[2]
+exported = set(re.findall(r"^# TYPE (keeper_[a-z_]+) ", open(exported_file).read(), re.M))
+families = {"_".join(n.split("_")[:2]) + "_" for n in exported}
+# nginx's variables ($keeper_request_id) share a family's words and are no series.
+variables = {v for f in (root / "nginx").glob("*.conf") for v in re.findall(r"\$(keeper_[a-z_]+)", f.read_text())}
+docs = [root / "README.md", *sorted((root / "docs").glob("*.md")), *sorted((root / "docs/man").glob("*.8"))]
+missing = []
+for doc in docs:
+    for name in sorted(set(re.findall(r"keeper_[a-z_]+[a-z]", doc.read_text(encoding="utf-8")))):
+        base = re.sub(r"_(bucket|sum|count)$", "", name)
+        if any(name.startswith(f) for f in families) and base not in exported and name not in variables:
+            missing.append(f"{doc.relative_to(root)}: {name}")
+print("\n".join(f"named in the docs, not exported: {m}" for m in missing))
+sys.exit(1 if missing else 0)
+PY
 echo "every series used is exported"
