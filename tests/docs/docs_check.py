@@ -4,7 +4,7 @@ name from README, docs/, a man page or a comment finds it.
 
 - every keeper_* name in README.md, docs/*.md, docs/man/*.8 and the code's comments (a metric,
   role, SQL function, nginx variable, alert job) is defined by code outside a comment;
-- every keeperctl command they name is one keeperctl has;
+- every keeperctl command and option they name is one keeperctl has;
 - every path of the tree named in them, or in a comment of the code, exists;
 - every configuration key they name is one config/setting_keys.cpp defines, and docs/configuration.md
   has a row for each of them;
@@ -75,10 +75,15 @@ def command_text(doc):
     return "\n".join(spans + blocks)
 
 
+options = set(re.findall(r'"(--[a-z][a-z-]*)', source))
 for doc in DOCS:
     for cmd in re.findall(r"keeperctl(?: --config \S+)? ([a-z][a-z-]*)", command_text(doc)):
         if cmd not in commands and not (cmd.endswith("-") and any(c.startswith(cmd) for c in commands)):
             findings.append(f"{doc.relative_to(ROOT)}: keeperctl {cmd}: no such command ({', '.join(sorted(commands))})")
+    for invocation in re.findall(r"keeperctl((?: [^\s`|;&]+)+)", command_text(doc)):
+        for option in re.findall(r"(--[a-z][a-z-]*)", invocation):
+            if option not in options:
+                findings.append(f"{doc.relative_to(ROOT)}: keeperctl {option}: no such option ({', '.join(sorted(options))})")
 
 # Paths of the tree, in the docs and in the code's comments.
 TREE = r"(?<![\w/.-])((?:core|db|fcgi|config|nginx|systemd|packaging|scripts|tests|docs|bench|cmake)/[\w./@-]*[\w@-])"
