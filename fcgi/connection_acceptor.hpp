@@ -1,23 +1,12 @@
 #pragma once
-// Hands the worker's threads FastCGI connections from the listening socket that all worker
-// processes share, and wakes them all when the worker stops. keeper accepts connections itself
-// (libfcgi's FCGX_Accept_r then only reads requests from them) so that a stop can wake threads
-// waiting for a connection without touching threads that wait for the next request on a kept
-// connection: those must go on serving until nginx closes the connection, or a request nginx is
-// sending on it at that moment would be lost.
-//
-// New connections are spread over the worker processes in turn. Each process waits on the socket
-// through one epoll set registered with EPOLLEXCLUSIVE, and one of its idle threads at a time
-// waits in it (the others queue on a mutex). The kernel wakes the first waiting set in the
-// socket's wait queue, in the order the sets were registered; after each accept the process
-// registers its set again, which puts it at the back. Without that, the first process's idle
-// threads took every connection while it had one (measured: 48 of 56 kept connections on two of
-// eight processes), and calls queued for those two processes' database connections while the
-// others' stood idle (docs/performance.md).
-//
-// A second listening socket, the retry socket, takes what nginx sends again after the worker that
-// had a request died with it (nginx's `backup` upstream server; docs/design.md, "In-doubt calls"):
-// every request on a connection from it is marked as sent before.
+// Hands the worker's threads FastCGI connections from the listening socket all worker processes
+// share, and wakes them all when the worker stops. keeper accepts connections itself (libfcgi then
+// only reads requests from them) so that a stop wakes the threads waiting for a connection without
+// touching those waiting for the next request on a kept connection, which serve on until nginx
+// closes it. One idle thread per process waits in an epoll set registered with EPOLLEXCLUSIVE and
+// registered again after each accept, so new connections go to the processes in turn and all their
+// database connections share the load. A connection from the retry socket marks its requests as
+// sent before. docs/design.md, "The process model" and "In-doubt calls".
 #include <mutex>
 #include <optional>
 
