@@ -115,7 +115,7 @@ http_response route(const http_request& req, store& st, const settings& cfg, con
     log.op = call.op;
     // Only a write takes a key: a read is safe to repeat, so its header is not even read.
     const auto key = call.op->effect == call_effect::writes ? read_idempotency_key(req.idempotency_key) : std::nullopt;
-    const auto until = req.arrived ? deadline{*req.arrived + cfg.call_budget} : deadline::after(cfg.call_budget);
+    const deadline until{req.arrived.value_or(deadline::clock::now()) + cfg.call_budget};
     const auto ran = run_call(call, st, cfg, {req.request_id, key, req.retried, until});
     record_outcome(log, ran.value);
     auto response = write_result(log.via, *call.op, ran.value, cfg.api_namespace);
@@ -125,6 +125,20 @@ http_response route(const http_request& req, store& st, const settings& cfg, con
         log.replayed = true;
     }
     return response;
+}
+
+// A server fault's reason: what the client may do next, where keeper knows it (docs/design.md,
+// "One deadline per call"); never what failed inside, which goes to the log.
+std::string server_fault_reason(const std::exception* e, const std::string& request_id) {
+    if (dynamic_cast<const not_applied*>(e)) {
+        return "The call was not applied (request id " + request_id +
+               "): the database did not do it in time. Nothing was changed; it may be repeated.";
+    }
+    if (dynamic_cast<const outcome_unknown*>(e)) {
+        return "The outcome of the call is unknown (request id " + request_id +
+               "): it may or may not have been applied. Check before repeating it.";
+    }
+    return "Server was unable to process request (request id " + request_id + ").";
 }
 
 // The request's answer is this fault, in its transport's shape.
@@ -155,24 +169,14 @@ handled_request handle_request(const http_request& request, store& st, const set
                                 "nothing was changed. Repeat it with the same key."});
         out.response.headers.emplace_back("Retry-After", "1");
         return out;
-    } catch (const not_applied& e) {
-        out.log.detail = e.what();
-        answer_fault(out, fault{fault_kind::server,
-            "The call was not applied (request id " + request.request_id +
-            "): the database did not do it in time. Nothing was changed; it may be repeated."});
-        return out;
-    } catch (const outcome_unknown& e) {
-        out.log.detail = e.what();
-        answer_fault(out, fault{fault_kind::server,
-            "The outcome of the call is unknown (request id " + request.request_id +
-            "): it may or may not have been applied. Check before repeating it."});
-        return out;
     } catch (const std::exception& e) {
         out.log.detail = e.what();
+        answer_fault(out, fault{fault_kind::server, server_fault_reason(&e, request.request_id)});
+        return out;
     } catch (...) {
         out.log.detail = "unknown exception";
     }
-    answer_fault(out, fault{fault_kind::server, "Server was unable to process request (request id " + request.request_id + ")."});
+    answer_fault(out, fault{fault_kind::server, server_fault_reason(nullptr, request.request_id)});
     return out;
 }
 

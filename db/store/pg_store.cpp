@@ -41,6 +41,10 @@ struct lock_timed_out : core::not_applied {
     explicit lock_timed_out(const std::string& what) : core::not_applied(what) {}
 };
 
+// Why a commit the call made, or found recorded, is not acknowledged (docs/design.md, "No
+// acknowledgement before replication"); for the log's detail.
+constexpr std::string_view not_on_standby = "its commit was not on the synchronous standby by the call's deadline";
+
 // A keyed call's repeat (SQLSTATE KI2nn, db/functions/keeper_idempotency.sql): its transaction
 // changed nothing, and the first call with the key recorded `result`.
 struct replay : store_error {
@@ -245,13 +249,13 @@ std::optional<core::result_code> pg_store::settle_with(EndFirst&& end_first, std
             });
             break;
         } catch (const store_error&) {
-            if (!pause_before_retry(until, attempt)) outcome_unknown(request_id, "not settled by the call's deadline");
+            if (!pause_before_retry(until, attempt)) give_up_unknown(request_id, "not settled by the call's deadline");
         }
     }
     // Ending the first attempt's server process makes a commit that waited for the standby visible
     // here before the standby has it: a failover now would lose what the answer acknowledges.
     if (outcome && !on_standby(request_id, until)) {
-        outcome_unknown(request_id, "its commit was not on the synchronous standby by the call's deadline");
+        give_up_unknown(request_id, not_on_standby);
     }
     return outcome;
 }
@@ -272,7 +276,7 @@ bool pg_store::on_standby(std::string_view request_id, const core::deadline& unt
     }
 }
 
-void pg_store::outcome_unknown(std::string_view request_id, std::string_view why) {
+void pg_store::give_up_unknown(std::string_view request_id, std::string_view why) {
     if (m_gauges) m_gauges->db_outcome_unknown.fetch_add(1, std::memory_order_relaxed);
     throw core::outcome_unknown(request_id, why);
 }
@@ -315,7 +319,7 @@ pqxx::result pg_store::run_once(std::string_view name, call_ref call, const Args
     // waiting for the synchronous standby: on the primary only, so neither done nor undone.
     if (!call.request_id.empty() && watched.interrupted()) {
         lease.mark_broken();
-        outcome_unknown(call.request_id, "its commit was not on the synchronous standby by the call's deadline");
+        give_up_unknown(call.request_id, not_on_standby);
     }
     return result;
 }
@@ -354,7 +358,7 @@ pg_store::answer pg_store::run_keyed(const core::audit_tag& tag, const Args&... 
         // The recorded call may be one whose commit was made visible before the standby had it
         // (its server process ended while it waited): answered once the standby holds it.
         if (!on_standby(tag.request_id, tag.until)) {
-            outcome_unknown(tag.request_id, "the recorded call was not on the synchronous standby by the call's deadline");
+            give_up_unknown(tag.request_id, not_on_standby);
         }
         if (tag.replayed) *tag.replayed = true;
         return {std::nullopt, r.result};

@@ -127,7 +127,8 @@ private:
     // Whether every commit made so far, a settled call's included, is on the synchronous standby
     // (when there is one) by the deadline: the await_standby statement returned uninterrupted.
     bool on_standby(std::string_view request_id, const core::deadline& until);
-    [[noreturn]] void outcome_unknown(std::string_view request_id, std::string_view why);
+    // Counts the call as answered "outcome unknown" and throws core::outcome_unknown.
+    [[noreturn]] void give_up_unknown(std::string_view request_id, std::string_view why);
     // Sleeps before the next attempt, unless that would pass the cancel point or too many calls
     // wait already: then false.
     bool pause_before_retry(const core::deadline& until, int attempt);

@@ -22,7 +22,7 @@ statement_watch::guard::guard(statement_watch& watch, pqxx::connection& conn, co
     bool sooner = false;
     {
         std::lock_guard lock{watch.m_mutex};
-        m_entry = watch.m_entries.insert(watch.m_entries.end(), entry{&conn, cancel_at, cut_at});
+        m_entry = watch.m_entries.emplace(watch.m_entries.end(), &conn, cancel_at, cut_at);
         sooner = cancel_at.at() < watch.m_sleeps_until;
     }
     if (sooner) watch.m_changed.notify_all();
@@ -36,10 +36,7 @@ statement_watch::guard::~guard() {
     m_watch.m_entries.erase(m_entry);
 }
 
-bool statement_watch::guard::interrupted() const {
-    std::lock_guard lock{m_watch.m_mutex};
-    return m_entry->cancelled || m_entry->cut;
-}
+bool statement_watch::guard::interrupted() const { return m_entry->cancelled || m_entry->cut; }
 
 std::optional<core::deadline> statement_watch::next_due() const {
     std::optional<core::deadline> due;

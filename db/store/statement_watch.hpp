@@ -6,6 +6,7 @@
 // running statement rolls back (SQLSTATE 57014), and a commit waiting for the standby stops
 // waiting, committed on the primary only. At the deadline itself it shuts the connection's socket,
 // so a call whose server no longer answers at all is still answered in time.
+#include <atomic>
 #include <condition_variable>
 #include <list>
 #include <mutex>
@@ -50,8 +51,10 @@ private:
         pqxx::connection* conn;
         core::deadline cancel_at;
         core::deadline cut_at;
-        bool cancelled = false;
-        bool cut = false;
+        // Written by the watch thread under m_mutex; read by the guard's thread without it, once
+        // its statement has answered.
+        std::atomic<bool> cancelled = false;
+        std::atomic<bool> cut = false;
         bool busy = false;  // a cancel request is on its way: the guard waits before it leaves
     };
 
