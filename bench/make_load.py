@@ -70,13 +70,13 @@ def lua(path, op, bodies, keyed=False):
 # as the worker sends it. R4 also reads the login's secret first, as the worker does.
 REQUEST_ID = measure.time_ordered_id("clock_timestamp()")
 CEILING = {
-    "R2": ["SELECT keeper_set_account_permits({rid}, 'SetAccountPermits', 'bench-session-' || :u, 86400, "
-           "random() < 0.5, random() < 0.5, random() < 0.5, '', '', false);"],
-    "R3": ["SELECT keeper_topup({rid}, 'TopupPurseFromAtmCard', 'bench-session-' || :u, 86400, "
-           "'Z' || lpad(:u::text, 12, '0'), :u, ((1 + floor(random() * 999)) / 100)::numeric, 15000, 50000, '', '', false);"],
+    "R2": ["SELECT keeper_set_account_permits(ROW({rid}, 'SetAccountPermits', '', '', false)::keeper_call, "
+           "'bench-session-' || :u, 86400, random() < 0.5, random() < 0.5, random() < 0.5);"],
+    "R3": ["SELECT keeper_topup(ROW({rid}, 'TopupPurseFromAtmCard', '', '', false)::keeper_call, 'bench-session-' || :u, 86400, "
+           "'Z' || lpad(:u::text, 12, '0'), :u, ((1 + floor(random() * 999)) / 100)::numeric, 15000, 50000);"],
     "R4": ["SELECT shared_secret FROM logins WHERE login = 'bench' || :u;",
-           "SELECT keeper_authenticate({rid}, 'Authenticate', 'bench' || :u, 'bench-session-' || :u, true, 900, 5, "
-           "'', '', false);"],
+           "SELECT keeper_authenticate(ROW({rid}, 'Authenticate', '', '', false)::keeper_call, 'bench' || :u, "
+           "'bench-session-' || :u, true, 900, 5);"],
 }
 
 

@@ -1,17 +1,16 @@
 -- keeper_audit: A call's audit row, written in the call's own transaction. Every call's
 -- transaction ends here, with its caller and result known, so this is also where a keyed call's
 -- Idempotency-Key is recorded (docs/design.md, "Idempotency keys"). Every write function passes
--- its last three parameters on: the key ('' or NULL: none), the parameters' fingerprint (SHA-256,
--- hex) and key_used.
+-- on its first parameter, the call's frame (the keeper_call type: request id, operation, key ('':
+-- none), the parameters' fingerprint as SHA-256 hex, key_used), which only this function and
+-- keeper_idempotency read.
 -- The first call with a key records it by a plain INSERT: a repeat fails it on the unique index
 -- (23505, after waiting for the first call's transaction should it still be open), its
--- transaction changes nothing, and the worker runs it again with p_key_used, which reads the
+-- transaction changes nothing, and the worker runs it again with key_used, which reads the
 -- recorded call instead (keeper_idempotency). A first call so pays one row and one index entry;
 -- an ON CONFLICT clause or a look-up before the INSERT would cost every first call what only a
 -- repeat needs.
-CREATE OR REPLACE FUNCTION keeper_audit(p_request_id text, p_operation text, p_login text, p_app_id text, p_result integer,
-                                        p_key text DEFAULT NULL, p_fingerprint text DEFAULT NULL,
-                                        p_key_used boolean DEFAULT false)
+CREATE OR REPLACE FUNCTION keeper_audit(p_call keeper_call, p_login text, p_app_id text, p_result integer)
 RETURNS integer LANGUAGE plpgsql AS $$
 BEGIN
     -- A key belongs to the caller its credentials prove. With no caller known (an unknown
@@ -19,18 +18,18 @@ BEGIN
     -- (authentication failed) and 11 (too many attempts, whatever the hash said); such a call
     -- neither takes the key from its owner nor learns what the owner's call answered. 2 and 3
     -- (the session: authenticate, then repeat with the same key) look up, and record nothing.
-    IF p_key <> '' AND num_nonnulls(p_login, p_app_id) > 0 AND p_result NOT IN (4, 11) THEN
-        IF p_key_used OR p_result IN (2, 3) THEN
-            PERFORM keeper_idempotency(p_request_id, p_operation, p_login, p_app_id, p_result, p_key, p_fingerprint);
+    IF p_call.key <> '' AND num_nonnulls(p_login, p_app_id) > 0 AND p_result NOT IN (4, 11) THEN
+        IF p_call.key_used OR p_result IN (2, 3) THEN
+            PERFORM keeper_idempotency(p_call, p_login, p_app_id, p_result);
         ELSE
             INSERT INTO idempotency_keys (login, app_id, key, operation, fingerprint, result, request_id)
-            VALUES (p_login, CASE WHEN p_login IS NULL THEN p_app_id END, p_key, p_operation, decode(p_fingerprint, 'hex'),
-                    p_result, p_request_id);
+            VALUES (p_login, CASE WHEN p_login IS NULL THEN p_app_id END, p_call.key, p_call.operation,
+                    decode(p_call.fingerprint, 'hex'), p_result, p_call.request_id);
         END IF;
     END IF;
     INSERT INTO audit_log (login, app_id, operation, result, request_id)
-    VALUES (p_login, p_app_id, p_operation, p_result, p_request_id);
+    VALUES (p_login, p_app_id, p_call.operation, p_result, p_call.request_id);
     RETURN p_result;
 END $$;
-COMMENT ON FUNCTION keeper_audit(text, text, text, text, integer, text, text, boolean) IS
+COMMENT ON FUNCTION keeper_audit(keeper_call, text, text, integer) IS
     'Writes a call''s audit row (and, with an Idempotency-Key, its key row, or through keeper_idempotency the recorded call''s answer) and returns its result. Called alone for calls refused before any other database work (wrong authHash).';

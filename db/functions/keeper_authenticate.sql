@@ -4,9 +4,8 @@
 -- The failure count over auth_failures must stay an index range scan whatever the statistics
 -- say: PL/pgSQL keeps the plan made while the table was empty, so the function runs with
 -- enable_seqscan off (docs/schema.md, "Functions").
-CREATE OR REPLACE FUNCTION keeper_authenticate(p_request_id text, p_operation text, p_login text, p_session text,
-                                               p_proven boolean, p_window_seconds integer, p_max_failures integer,
-                                               p_key text, p_fingerprint text, p_key_used boolean)
+CREATE OR REPLACE FUNCTION keeper_authenticate(p_call keeper_call, p_login text, p_session text,
+                                               p_proven boolean, p_window_seconds integer, p_max_failures integer)
 RETURNS integer LANGUAGE plpgsql SET enable_seqscan = off AS $$
 DECLARE
     v_login_id bigint;
@@ -42,7 +41,7 @@ BEGIN
             v_result := 4;
         END IF;
     END IF;
-    RETURN keeper_audit(p_request_id, p_operation, p_login, NULL, v_result, p_key, p_fingerprint, p_key_used);
+    RETURN keeper_audit(p_call, p_login, NULL, v_result);
 END $$;
-COMMENT ON FUNCTION keeper_authenticate(text, text, text, text, boolean, integer, integer, text, text, boolean) IS
+COMMENT ON FUNCTION keeper_authenticate(keeper_call, text, text, boolean, integer, integer) IS
     'Authenticate''s transaction. p_proven: the worker found authHash right for the login''s secret (the secret never leaves the worker''s reach as a hash comparison in SQL).';

@@ -1,9 +1,8 @@
 -- keeper_code_hash: First step of FinishCodeProtectedOperation and TelepaySchedulerConfirmCreate: the worker
 -- reads the stored code hash here, checks the code itself in constant time, then sends its verdict
 -- to keeper_confirm_transfer or keeper_confirm_task.
-CREATE OR REPLACE FUNCTION keeper_code_hash(p_request_id text, p_operation text, p_session text, p_ttl_seconds integer,
+CREATE OR REPLACE FUNCTION keeper_code_hash(p_call keeper_call, p_session text, p_ttl_seconds integer,
                                  p_kind text, p_id bigint, p_task_id integer,
-                                 p_key text, p_fingerprint text, p_key_used boolean,
                                  OUT result integer, OUT login_id bigint, OUT login text, OUT code_hash text)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -22,8 +21,8 @@ BEGIN
         result := 5;  -- not this login's, or none: one answer
     END IF;
     IF result <> 0 THEN
-        PERFORM keeper_audit(p_request_id, p_operation, login, NULL, result, p_key, p_fingerprint, p_key_used);  -- the call ends here
+        PERFORM keeper_audit(p_call, login, NULL, result);  -- the call ends here
     END IF;
 END $$;
-COMMENT ON FUNCTION keeper_code_hash(text, text, text, integer, text, bigint, integer, text, text, boolean) IS
+COMMENT ON FUNCTION keeper_code_hash(keeper_call, text, integer, text, bigint, integer) IS
     'First step of FinishCodeProtectedOperation (p_kind transfer, p_id tranId) and TelepaySchedulerConfirmCreate (p_kind task, p_id profileId, p_task_id taskId): result 0 with the stored code hash, or the final result (2, 3, 5), audited.';

@@ -1,7 +1,6 @@
 -- keeper_confirm_task: TelepaySchedulerConfirmCreate's transaction, given the worker's verdict on the code.
-CREATE OR REPLACE FUNCTION keeper_confirm_task(p_request_id text, p_operation text, p_login_id bigint, p_login text,
-                                    p_profile_id integer, p_task_id integer, p_matches boolean, p_max_attempts integer,
-                                    p_key text, p_fingerprint text, p_key_used boolean)
+CREATE OR REPLACE FUNCTION keeper_confirm_task(p_call keeper_call, p_login_id bigint, p_login text,
+                                    p_profile_id integer, p_task_id integer, p_matches boolean, p_max_attempts integer)
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
     t record;
@@ -12,7 +11,7 @@ BEGIN
      WHERE k.profile_id = p_profile_id AND k.id = p_task_id AND p.login_id = p_login_id
        FOR UPDATE OF k;
     IF NOT FOUND THEN
-        RETURN keeper_audit(p_request_id, p_operation, p_login, NULL, 5, p_key, p_fingerprint, p_key_used);
+        RETURN keeper_audit(p_call, p_login, NULL, 5);
     END IF;
     d := keeper_decide_code(t.status, t.expired, t.failed_attempts, p_matches, p_max_attempts);
     IF d.action = 'complete' THEN
@@ -22,7 +21,7 @@ BEGIN
                status = CASE WHEN d.action = 'lock' THEN 'locked' ELSE status END
          WHERE profile_id = p_profile_id AND id = p_task_id;
     END IF;
-    RETURN keeper_audit(p_request_id, p_operation, p_login, NULL, d.result, p_key, p_fingerprint, p_key_used);
+    RETURN keeper_audit(p_call, p_login, NULL, d.result);
 END $$;
-COMMENT ON FUNCTION keeper_confirm_task(text, text, bigint, text, integer, integer, boolean, integer, text, text, boolean) IS
+COMMENT ON FUNCTION keeper_confirm_task(keeper_call, bigint, text, integer, integer, boolean, integer) IS
     'TelepaySchedulerConfirmCreate''s transaction: p_matches is the worker''s verdict on the confirmation code.';

@@ -1,7 +1,6 @@
 -- keeper_confirm_transfer: FinishCodeProtectedOperation's transaction, given the worker's verdict on the code.
-CREATE OR REPLACE FUNCTION keeper_confirm_transfer(p_request_id text, p_operation text, p_login_id bigint, p_login text,
-                                        p_tran_id bigint, p_matches boolean, p_max_attempts integer,
-                                        p_key text, p_fingerprint text, p_key_used boolean)
+CREATE OR REPLACE FUNCTION keeper_confirm_transfer(p_call keeper_call, p_login_id bigint, p_login text,
+                                        p_tran_id bigint, p_matches boolean, p_max_attempts integer)
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
     t record;
@@ -10,7 +9,7 @@ BEGIN
     SELECT status, failed_attempts, expires_at <= now() AS expired INTO t
       FROM protected_transfers WHERE id = p_tran_id AND login_id = p_login_id FOR UPDATE;
     IF NOT FOUND THEN
-        RETURN keeper_audit(p_request_id, p_operation, p_login, NULL, 5, p_key, p_fingerprint, p_key_used);
+        RETURN keeper_audit(p_call, p_login, NULL, 5);
     END IF;
     d := keeper_decide_code(t.status, t.expired, t.failed_attempts, p_matches, p_max_attempts);
     IF d.action = 'complete' THEN
@@ -20,7 +19,7 @@ BEGIN
                status = CASE WHEN d.action = 'lock' THEN 'locked' ELSE status END
          WHERE id = p_tran_id;
     END IF;
-    RETURN keeper_audit(p_request_id, p_operation, p_login, NULL, d.result, p_key, p_fingerprint, p_key_used);
+    RETURN keeper_audit(p_call, p_login, NULL, d.result);
 END $$;
-COMMENT ON FUNCTION keeper_confirm_transfer(text, text, bigint, text, bigint, boolean, integer, text, text, boolean) IS
+COMMENT ON FUNCTION keeper_confirm_transfer(keeper_call, bigint, text, bigint, boolean, integer) IS
     'FinishCodeProtectedOperation''s transaction: p_matches is the worker''s verdict on the protection code.';

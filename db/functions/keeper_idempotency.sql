@@ -1,5 +1,5 @@
 -- keeper_idempotency: a keyed call whose key may be recorded already (docs/api-decisions.md,
--- "Idempotency-Key"), run by keeper_audit when the worker says so (p_key_used: the first attempt's
+-- "Idempotency-Key"), run by keeper_audit when the worker says so (key_used: the first attempt's
 -- INSERT of the key met the unique index) or when the call's result is one that is not recorded
 -- (2, 3; a call whose caller is unproven, 4 and 11, does not come here). A repeat by the same
 -- caller raises, so its transaction changes nothing: SQLSTATE KI2nn, a replay whose recorded
@@ -10,8 +10,7 @@
 -- It runs with the caller's rights (keeper_worker may SELECT and INSERT idempotency_keys, as it may
 -- topups): a SECURITY DEFINER function with its own search_path switches role and path on every
 -- call, which measured about a tenth of a keyed call's cost in the database.
-CREATE OR REPLACE FUNCTION keeper_idempotency(p_request_id text, p_operation text, p_login text, p_app_id text,
-                                              p_result integer, p_key text, p_fingerprint text)
+CREATE OR REPLACE FUNCTION keeper_idempotency(p_call keeper_call, p_login text, p_app_id text, p_result integer)
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
     v_app_id text := CASE WHEN p_login IS NULL THEN p_app_id END;
@@ -19,26 +18,26 @@ DECLARE
 BEGIN
     IF p_result NOT IN (2, 3) THEN
         INSERT INTO idempotency_keys (login, app_id, key, operation, fingerprint, result, request_id)
-        VALUES (p_login, v_app_id, p_key, p_operation, decode(p_fingerprint, 'hex'), p_result, p_request_id)
+        VALUES (p_login, v_app_id, p_call.key, p_call.operation, decode(p_call.fingerprint, 'hex'), p_result, p_call.request_id)
         ON CONFLICT DO NOTHING;
         IF FOUND THEN
             RETURN;
         END IF;
     END IF;
     IF p_login IS NOT NULL THEN
-        SELECT fingerprint, result INTO earlier FROM idempotency_keys WHERE login = p_login AND app_id IS NULL AND key = p_key;
+        SELECT fingerprint, result INTO earlier FROM idempotency_keys WHERE login = p_login AND app_id IS NULL AND key = p_call.key;
     ELSE
-        SELECT fingerprint, result INTO earlier FROM idempotency_keys WHERE login IS NULL AND app_id = v_app_id AND key = p_key;
+        SELECT fingerprint, result INTO earlier FROM idempotency_keys WHERE login IS NULL AND app_id = v_app_id AND key = p_call.key;
     END IF;
     IF NOT FOUND THEN
         RETURN;
     END IF;
-    IF earlier.fingerprint <> decode(p_fingerprint, 'hex') THEN
+    IF earlier.fingerprint <> decode(p_call.fingerprint, 'hex') THEN
         RAISE EXCEPTION 'keeper: Idempotency-Key already used with other parameters' USING ERRCODE = 'KI422';
     END IF;
     RAISE EXCEPTION 'keeper: Idempotency-Key replay result=%', earlier.result
         USING ERRCODE = 'KI2' || lpad(earlier.result::text, 2, '0');
 END $$;
-REVOKE ALL ON FUNCTION keeper_idempotency(text, text, text, text, integer, text, text) FROM PUBLIC;
-COMMENT ON FUNCTION keeper_idempotency(text, text, text, text, integer, text, text) IS
+REVOKE ALL ON FUNCTION keeper_idempotency(keeper_call, text, text, integer) FROM PUBLIC;
+COMMENT ON FUNCTION keeper_idempotency(keeper_call, text, text, integer) IS
     'Reads a keyed call''s recorded key: raises KI2nn (a repeat whose recorded result is nn) or KI422 (the key with other parameters), or records the key when it is not there. Called by keeper_audit.';

@@ -1,7 +1,6 @@
 -- keeper_mark_sms_delivered: MarkPushSmsAsDelivered.
-CREATE OR REPLACE FUNCTION keeper_mark_sms_delivered(p_request_id text, p_operation text, p_session text, p_ttl_seconds integer,
-                                          p_sms_id integer,
-                                          p_key text, p_fingerprint text, p_key_used boolean)
+CREATE OR REPLACE FUNCTION keeper_mark_sms_delivered(p_call keeper_call, p_session text, p_ttl_seconds integer,
+                                          p_sms_id integer)
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
     s record := keeper_session(p_session, p_ttl_seconds);
@@ -14,6 +13,6 @@ BEGIN
             v_result := 5;
         END IF;
     END IF;
-    RETURN keeper_audit(p_request_id, p_operation, s.login, NULL, v_result, p_key, p_fingerprint, p_key_used);
+    RETURN keeper_audit(p_call, s.login, NULL, v_result);
 END $$;
-COMMENT ON FUNCTION keeper_mark_sms_delivered(text, text, text, integer, integer, text, text, boolean) IS 'MarkPushSmsAsDelivered.';
+COMMENT ON FUNCTION keeper_mark_sms_delivered(keeper_call, text, integer, integer) IS 'MarkPushSmsAsDelivered.';

@@ -1,8 +1,7 @@
 -- keeper_set_contact_permits: SetContactPermitsEx: the four flags for (login, wmid), replaced.
-CREATE OR REPLACE FUNCTION keeper_set_contact_permits(p_request_id text, p_operation text, p_session text, p_ttl_seconds integer,
+CREATE OR REPLACE FUNCTION keeper_set_contact_permits(p_call keeper_call, p_session text, p_ttl_seconds integer,
                                            p_wmid text, p_payments boolean, p_invoices boolean, p_messages boolean,
-                                           p_dont_use_confirmation boolean,
-                                           p_key text, p_fingerprint text, p_key_used boolean)
+                                           p_dont_use_confirmation boolean)
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
     s record := keeper_session(p_session, p_ttl_seconds);
@@ -14,7 +13,7 @@ BEGIN
             accept_invoices = EXCLUDED.accept_invoices, accept_messages = EXCLUDED.accept_messages,
             dont_use_confirmation = EXCLUDED.dont_use_confirmation, updated_at = now();
     END IF;
-    RETURN keeper_audit(p_request_id, p_operation, s.login, NULL, s.code, p_key, p_fingerprint, p_key_used);
+    RETURN keeper_audit(p_call, s.login, NULL, s.code);
 END $$;
-COMMENT ON FUNCTION keeper_set_contact_permits(text, text, text, integer, text, boolean, boolean, boolean, boolean, text, text, boolean) IS
+COMMENT ON FUNCTION keeper_set_contact_permits(keeper_call, text, integer, text, boolean, boolean, boolean, boolean) IS
     'SetContactPermitsEx.';

@@ -1,14 +1,13 @@
 -- keeper_subscribe_app_device: SubscribeAppWithTagAndLocale, once the worker has checked the application's authHash.
-CREATE OR REPLACE FUNCTION keeper_subscribe_app_device(p_request_id text, p_operation text, p_app_id text, p_user_id text,
-                                            p_provider text, p_push_user text, p_tag integer, p_locale integer,
-                                            p_key text, p_fingerprint text, p_key_used boolean)
+CREATE OR REPLACE FUNCTION keeper_subscribe_app_device(p_call keeper_call, p_app_id text, p_user_id text,
+                                            p_provider text, p_push_user text, p_tag integer, p_locale integer)
 RETURNS integer LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO app_push_subscriptions (provider, push_service_user_id, app_id, user_id, tag, locale)
     VALUES (p_provider, p_push_user, p_app_id, p_user_id, p_tag, p_locale)
     ON CONFLICT (provider, push_service_user_id) DO UPDATE SET app_id = EXCLUDED.app_id, user_id = EXCLUDED.user_id,
         tag = EXCLUDED.tag, locale = EXCLUDED.locale, updated_at = now();
-    RETURN keeper_audit(p_request_id, p_operation, NULL, p_app_id, 0, p_key, p_fingerprint, p_key_used);
+    RETURN keeper_audit(p_call, NULL, p_app_id, 0);
 END $$;
-COMMENT ON FUNCTION keeper_subscribe_app_device(text, text, text, text, text, text, integer, integer, text, text, boolean) IS
+COMMENT ON FUNCTION keeper_subscribe_app_device(keeper_call, text, text, text, text, integer, integer) IS
     'SubscribeAppWithTagAndLocale once the worker has checked authHash against the application''s secret.';

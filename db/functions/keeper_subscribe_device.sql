@@ -1,7 +1,6 @@
 -- keeper_subscribe_device: SubscribeWithTagAndLocale: a device that moves to another login moves.
-CREATE OR REPLACE FUNCTION keeper_subscribe_device(p_request_id text, p_operation text, p_session text, p_ttl_seconds integer,
-                                        p_provider text, p_push_user text, p_tag integer, p_locale integer,
-                                        p_key text, p_fingerprint text, p_key_used boolean)
+CREATE OR REPLACE FUNCTION keeper_subscribe_device(p_call keeper_call, p_session text, p_ttl_seconds integer,
+                                        p_provider text, p_push_user text, p_tag integer, p_locale integer)
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
     s record := keeper_session(p_session, p_ttl_seconds);
@@ -12,7 +11,7 @@ BEGIN
         ON CONFLICT (provider, push_service_user_id) DO UPDATE SET login_id = EXCLUDED.login_id, tag = EXCLUDED.tag,
             locale = EXCLUDED.locale, updated_at = now();
     END IF;
-    RETURN keeper_audit(p_request_id, p_operation, s.login, NULL, s.code, p_key, p_fingerprint, p_key_used);
+    RETURN keeper_audit(p_call, s.login, NULL, s.code);
 END $$;
-COMMENT ON FUNCTION keeper_subscribe_device(text, text, text, integer, text, text, integer, integer, text, text, boolean) IS
+COMMENT ON FUNCTION keeper_subscribe_device(keeper_call, text, integer, text, text, integer, integer) IS
     'SubscribeWithTagAndLocale: the device moves to this login if another had it.';

@@ -112,7 +112,7 @@ std::vector<std::string> roles_sql(pqxx::connection_base& conn) {
     // The one function that reads history for the workers: a call's own outcome by request id.
     sql.push_back("GRANT EXECUTE ON FUNCTION " + schema + ".keeper_call_outcome(text) TO " + worker);
     // Recording a keyed call and recognising its repeat (it runs with the worker's own rights).
-    sql.push_back("GRANT EXECUTE ON FUNCTION " + schema + ".keeper_idempotency(text, text, text, text, integer, text, text) TO " + worker);
+    sql.push_back("GRANT EXECUTE ON FUNCTION " + schema + ".keeper_idempotency(keeper_call, text, text, integer) TO " + worker);
     sql.push_back("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA partman TO " + maintain);
     sql.push_back("GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA partman TO " + maintain);
     sql.push_back("GRANT EXECUTE ON ALL PROCEDURES IN SCHEMA partman TO " + maintain);

@@ -141,6 +141,10 @@ consteval bool is_prepared(std::string_view name) {
 }
 
 std::string text(std::string_view v) { return std::string{v}; }
+// SQL NULL for an empty value: the audit row's login and app_id when the call named none.
+std::optional<std::string> none_if_empty(std::string_view v) {
+    return v.empty() ? std::nullopt : std::optional<std::string>{v};
+}
 std::chrono::seconds::rep seconds(std::chrono::seconds s) { return s.count(); }
 
 core::result_code as_result(const pqxx::field& f) { return static_cast<core::result_code>(f.as<int>()); }
@@ -324,9 +328,11 @@ pqxx::result pg_store::run_once(std::string_view name, call_ref call, const Args
     return result;
 }
 
+// An unkeyed call: its frame (statements.hpp, call_frame) with no key.
 template <const auto& S, typename... Args>
 core::result_code pg_store::run_call(const core::audit_tag& tag, const Args&... args) {
-    const auto a = run<S>({tag.request_id, tag.retried, tag.until}, text(tag.request_id), args...);
+    const auto a = run<S>({tag.request_id, tag.retried, tag.until}, text(tag.request_id), text(tag.operation), std::string{},
+                          std::string{}, false, args...);
     return a.rows ? as_result(a.rows->at(0)[S.column("result").data()]) : a.recorded;
 }
 
@@ -334,8 +340,8 @@ template <const auto& S, typename... Args>
 pg_store::answer pg_store::run_keyed(const core::audit_tag& tag, const Args&... args) {
     const auto attempt = [&](bool key_used, std::string_view fingerprint) {
         // A retried call's first attempt is settled once, before it runs at all.
-        return run<S>({tag.request_id, tag.retried && !key_used, tag.until}, text(tag.request_id), text(tag.operation), args...,
-                      text(tag.idempotency_key), text(fingerprint), key_used);
+        return run<S>({tag.request_id, tag.retried && !key_used, tag.until}, text(tag.request_id), text(tag.operation),
+                      text(tag.idempotency_key), text(fingerprint), key_used, args...);
     };
     try {
         try {
@@ -386,8 +392,7 @@ core::result_code pg_store::authenticate(const core::audit_tag& tag, std::string
 
 core::result_code pg_store::check_session(const core::audit_tag& tag, const core::session_ref& session,
                                           std::string_view app_id) {
-    return run_call<statements::check_session>(tag, text(tag.operation), text(session.session_id),
-                    seconds(session.ttl), text(app_id));
+    return run_call<statements::check_session>(tag, text(session.session_id), seconds(session.ttl), text(app_id));
 }
 
 core::result_code pg_store::set_account_permits(const core::audit_tag& tag, const core::session_ref& session,
@@ -473,7 +478,7 @@ core::result_code pg_store::mark_sms_delivered(const core::audit_tag& tag, const
 
 core::result_code pg_store::audit_only(const core::audit_tag& tag, std::string_view login, std::string_view app_id,
                                        core::result_code result) {
-    return run_keyed_call<statements::audit_only>(tag, text(login), text(app_id),
+    return run_keyed_call<statements::audit_only>(tag, none_if_empty(login), none_if_empty(app_id),
                     static_cast<int>(result));
 }
 

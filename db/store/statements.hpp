@@ -2,9 +2,10 @@
 // Every SQL statement the worker runs (the session settings of a new connection aside), each one
 // typed handle: its name (the prepared statement's),
 // its SQL, the names of its parameters ($1, $2, … in order) and of the columns it returns.
-// A write's statement passes the call's Idempotency-Key (empty: none), its fingerprint and
-// key_used as its last three parameters, which its function hands to keeper_audit to record or
-// check (db/functions/keeper_audit.sql).
+// A call that writes an audit row passes the call's frame first (call_frame: request id,
+// operation, Idempotency-Key, fingerprint, key_used) as one keeper_call value, which its function
+// hands to keeper_audit to record or check (db/functions/keeper_audit.sql); call_statement writes
+// that part of the SQL, so the frame is defined here once.
 // pg_store.cpp runs them by handle: a call with the wrong number of arguments, or a read of a
 // column the statement does not return, does not compile. All are prepared from one list
 // (worker_statements) on every new connection; tests check each list entry's SQL against its
@@ -26,15 +27,38 @@ struct statement_text {
     std::span<const std::string_view> columns;
 };
 
+// A statement's SQL, held by the handle itself: call_statement composes it at compile time.
+struct sql_text {
+    static constexpr std::size_t capacity = 320;
+    std::array<char, capacity> chars{};
+    std::size_t size = 0;
+
+    consteval void append(std::string_view part) {
+        if (size + part.size() > capacity) throw "statement longer than sql_text::capacity";  // does not compile
+        for (const char c : part) chars[size++] = c;
+    }
+    consteval void append_number(std::size_t n) {
+        char digits[20];
+        std::size_t count = 0;
+        do {
+            digits[count++] = static_cast<char>('0' + n % 10);
+            n /= 10;
+        } while (n != 0);
+        while (count > 0) append(std::string_view{&digits[--count], 1});
+    }
+    constexpr std::string_view view() const { return {chars.data(), size}; }
+};
+
 template <std::size_t P, std::size_t C>
 struct statement {
     std::string_view name;
-    std::string_view sql;
+    sql_text sql_chars;
     std::array<std::string_view, P> params;
     std::array<std::string_view, C> columns;
 
     static constexpr std::size_t param_count = P;
 
+    constexpr std::string_view sql() const { return sql_chars.view(); }
     // The name of a column this statement returns; any other name is a compile error. (Its data()
     // is the string literal's, so it also serves as a C string.)
     consteval std::string_view column(std::string_view wanted) const {
@@ -43,13 +67,14 @@ struct statement {
         }
         throw "statement does not return this column";  // not a constant expression: does not compile
     }
-    constexpr statement_text text() const { return {name, sql, params, columns}; }
+    constexpr statement_text text() const { return {name, sql(), params, columns}; }
 };
 
 template <std::size_t P, std::size_t C>
 consteval statement<P, C> make_statement(std::string_view name, std::string_view sql, const std::string_view (&params)[P],
                                          const std::string_view (&columns)[C]) {
-    statement<P, C> s{name, sql, {}, {}};
+    statement<P, C> s{name, {}, {}, {}};
+    s.sql_chars.append(sql);
     for (std::size_t i = 0; i < P; ++i) s.params[i] = params[i];
     for (std::size_t i = 0; i < C; ++i) s.columns[i] = columns[i];
     return s;
@@ -58,8 +83,47 @@ consteval statement<P, C> make_statement(std::string_view name, std::string_view
 // A statement without parameters.
 template <std::size_t C>
 consteval statement<0, C> make_statement(std::string_view name, std::string_view sql, const std::string_view (&columns)[C]) {
-    statement<0, C> s{name, sql, {}, {}};
+    statement<0, C> s{name, {}, {}, {}};
+    s.sql_chars.append(sql);
     for (std::size_t i = 0; i < C; ++i) s.columns[i] = columns[i];
+    return s;
+}
+
+// The frame of every call that writes an audit row, in the order of the keeper_call type's fields
+// (db/migrations/0015_call_frame.sql). pg_store passes these first.
+inline constexpr std::array<std::string_view, 5> call_frame{"request_id", "operation", "idempotency_key", "fingerprint",
+                                                            "key_used"};
+
+// A call of an operation's function: "SELECT function(ROW($1, …, $5)::keeper_call, $6, …) AS result",
+// or, for a function with several OUT columns, "SELECT a, b FROM function(…)". Its parameters are
+// the frame's, then params.
+template <std::size_t P, std::size_t C = 1>
+consteval statement<call_frame.size() + P, C> call_statement(std::string_view name, std::string_view function,
+                                                             const std::string_view (&params)[P],
+                                                             const std::string_view (&columns)[C] = {"result"}) {
+    constexpr std::size_t F = call_frame.size();
+    statement<F + P, C> s{name, {}, {}, {}};
+    for (std::size_t i = 0; i < F; ++i) s.params[i] = call_frame[i];
+    for (std::size_t i = 0; i < P; ++i) s.params[F + i] = params[i];
+    for (std::size_t i = 0; i < C; ++i) s.columns[i] = columns[i];
+    const bool scalar = C == 1 && columns[0] == "result";
+    s.sql_chars.append("SELECT ");
+    if (!scalar) {
+        for (std::size_t i = 0; i < C; ++i) {
+            s.sql_chars.append(i ? ", " : "");
+            s.sql_chars.append(columns[i]);
+        }
+        s.sql_chars.append(" FROM ");
+    }
+    s.sql_chars.append(function);
+    s.sql_chars.append("(ROW(");
+    for (std::size_t i = 1; i <= F + P; ++i) {
+        if (i > 1) s.sql_chars.append(i == F + 1 ? ")::keeper_call, " : ", ");
+        s.sql_chars.append("$");
+        s.sql_chars.append_number(i);
+    }
+    s.sql_chars.append(P == 0 ? ")::keeper_call)" : ")");
+    s.sql_chars.append(scalar ? " AS result" : "");
     return s;
 }
 
@@ -71,64 +135,33 @@ inline constexpr auto find_application =
     make_statement("find_application", "SELECT shared_secret, push_provider, enabled FROM applications WHERE app_id = $1",
                    {"app_id"}, {"shared_secret", "push_provider", "enabled"});
 inline constexpr auto authenticate =
-    make_statement("authenticate",
-                   "SELECT keeper_authenticate($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS result",
-                   {"request_id", "operation", "login", "session", "proven", "window_seconds", "max_failures", "idempotency_key", "fingerprint", "key_used"}, {"result"});
+    call_statement("authenticate", "keeper_authenticate", {"login", "session", "proven", "window_seconds", "max_failures"});
 inline constexpr auto check_session =
-    make_statement("check_session", "SELECT keeper_check_session($1, $2, $3, $4, $5) AS result",
-                   {"request_id", "operation", "session", "ttl_seconds", "app_id"}, {"result"});
+    call_statement("check_session", "keeper_check_session", {"session", "ttl_seconds", "app_id"});
 inline constexpr auto set_account_permits =
-    make_statement("set_account_permits",
-                   "SELECT keeper_set_account_permits($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS result",
-                   {"request_id", "operation", "session", "ttl_seconds", "payments", "invoices", "messages", "idempotency_key", "fingerprint", "key_used"}, {"result"});
+    call_statement("set_account_permits", "keeper_set_account_permits", {"session", "ttl_seconds", "payments", "invoices", "messages"});
 inline constexpr auto set_contact_permits =
-    make_statement("set_contact_permits",
-                   "SELECT keeper_set_contact_permits($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS result",
-                   {"request_id", "operation", "session", "ttl_seconds", "wmid", "payments", "invoices", "messages",
-                    "dont_use_confirmation", "idempotency_key", "fingerprint", "key_used"},
-                   {"result"});
+    call_statement("set_contact_permits", "keeper_set_contact_permits", {"session", "ttl_seconds", "wmid", "payments", "invoices", "messages",
+                    "dont_use_confirmation"});
 inline constexpr auto find_code =
-    make_statement("find_code",
-                   "SELECT result, login_id, login, code_hash "
-                   "FROM keeper_code_hash($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-                   {"request_id", "operation", "session", "ttl_seconds", "kind", "id", "task_id", "idempotency_key", "fingerprint", "key_used"},
+    call_statement("find_code", "keeper_code_hash", {"session", "ttl_seconds", "kind", "id", "task_id"},
                    {"result", "login_id", "login", "code_hash"});
 inline constexpr auto confirm_transfer =
-    make_statement("confirm_transfer",
-                   "SELECT keeper_confirm_transfer($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS result",
-                   {"request_id", "operation", "login_id", "login", "tran_id", "matches", "max_attempts", "idempotency_key", "fingerprint", "key_used"}, {"result"});
+    call_statement("confirm_transfer", "keeper_confirm_transfer", {"login_id", "login", "tran_id", "matches", "max_attempts"});
 inline constexpr auto confirm_task =
-    make_statement("confirm_task",
-                   "SELECT keeper_confirm_task($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) AS result",
-                   {"request_id", "operation", "login_id", "login", "profile_id", "task_id", "matches", "max_attempts", "idempotency_key", "fingerprint", "key_used"},
-                   {"result"});
+    call_statement("confirm_task", "keeper_confirm_task", {"login_id", "login", "profile_id", "task_id", "matches", "max_attempts"});
 inline constexpr auto topup =
-    make_statement("topup",
-                   "SELECT keeper_topup($1, $2, $3, $4, $5, $6, $7::numeric, $8::numeric, $9::numeric, $10, $11, $12) AS result",
-                   {"request_id", "operation", "session", "ttl_seconds", "purse", "card_id", "amount", "max_amount",
-                    "default_daily_limit", "idempotency_key", "fingerprint", "key_used"},
-                   {"result"});
+    call_statement("topup", "keeper_topup", {"session", "ttl_seconds", "purse", "card_id", "amount", "max_amount", "default_daily_limit"});
 inline constexpr auto rename_profile =
-    make_statement("rename_profile",
-                   "SELECT keeper_rename_profile($1, $2, $3, $4, $5, $6, $7, $8, $9) AS result",
-                   {"request_id", "operation", "session", "ttl_seconds", "profile_id", "name", "idempotency_key", "fingerprint", "key_used"}, {"result"});
+    call_statement("rename_profile", "keeper_rename_profile", {"session", "ttl_seconds", "profile_id", "name"});
 inline constexpr auto subscribe_device =
-    make_statement("subscribe_device",
-                   "SELECT keeper_subscribe_device($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) AS result",
-                   {"request_id", "operation", "session", "ttl_seconds", "provider", "push_user", "tag", "locale", "idempotency_key", "fingerprint", "key_used"},
-                   {"result"});
+    call_statement("subscribe_device", "keeper_subscribe_device", {"session", "ttl_seconds", "provider", "push_user", "tag", "locale"});
 inline constexpr auto subscribe_app_device =
-    make_statement("subscribe_app_device",
-                   "SELECT keeper_subscribe_app_device($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) AS result",
-                   {"request_id", "operation", "app_id", "user_id", "provider", "push_user", "tag", "locale", "idempotency_key", "fingerprint", "key_used"}, {"result"});
+    call_statement("subscribe_app_device", "keeper_subscribe_app_device", {"app_id", "user_id", "provider", "push_user", "tag", "locale"});
 inline constexpr auto mark_sms_delivered =
-    make_statement("mark_sms_delivered",
-                   "SELECT keeper_mark_sms_delivered($1, $2, $3, $4, $5, $6, $7, $8) AS result",
-                   {"request_id", "operation", "session", "ttl_seconds", "sms_id", "idempotency_key", "fingerprint", "key_used"}, {"result"});
+    call_statement("mark_sms_delivered", "keeper_mark_sms_delivered", {"session", "ttl_seconds", "sms_id"});
 inline constexpr auto audit_only =
-    make_statement("audit_only",
-                   "SELECT keeper_audit($1, $2, NULLIF($3, ''), NULLIF($4, ''), $5, $6, $7, $8) AS result",
-                   {"request_id", "operation", "login", "app_id", "result", "idempotency_key", "fingerprint", "key_used"}, {"result"});
+    call_statement("audit_only", "keeper_audit", {"login", "app_id", "result"});
 // How an in-doubt call ended: the result its audit row recorded, NULL when it did not happen.
 inline constexpr auto call_outcome =
     make_statement("call_outcome", "SELECT keeper_call_outcome($1) AS result", {"request_id"}, {"result"});

@@ -39,30 +39,32 @@ BOOST_AUTO_TEST_CASE(names_are_unique_and_columns_named) {
 
 BOOST_AUTO_TEST_CASE(a_handle_knows_its_columns_at_compile_time) {
     static_assert(statements::find_code.column("code_hash") == "code_hash");
-    static_assert(statements::topup.param_count == 12);
+    static_assert(statements::topup.param_count == 12);  // the frame's 5, then 7
     BOOST_TEST(statements::find_application.column("enabled") == "enabled");
 }
 
-// A write that forgot the key would run again on every repeat of a keyed call.
-BOOST_AUTO_TEST_CASE(every_write_passes_its_idempotency_key_last) {
-    const std::set<std::string_view> reads{"find_login_secret", "find_application", "check_session", "call_outcome", "await_standby",
+// A write without the frame would write no audit row, or run again on every repeat of a keyed call.
+BOOST_AUTO_TEST_CASE(every_write_passes_the_call_frame_first) {
+    const std::set<std::string_view> reads{"find_login_secret", "find_application", "call_outcome", "await_standby",
                                               "own_backend", "end_backend", "backend_running", "worker_backends", "ping"};
     int writes = 0;
     for (const auto& s : worker_statements) {
         if (reads.contains(s.name)) continue;
         ++writes;
         BOOST_TEST_CONTEXT(s.name) {
-            const auto n = s.params.size();
-            BOOST_TEST(s.params.front() == "request_id");
-            BOOST_TEST(s.params[n - 3] == "idempotency_key");
-            BOOST_TEST(s.params[n - 2] == "fingerprint");
-            BOOST_TEST(s.params[n - 1] == "key_used");
-            const auto last = "$" + std::to_string(n - 2) + ", $" + std::to_string(n - 1) + ", $" + std::to_string(n) + ")";
-            BOOST_TEST(std::string{s.sql}.find(last) != std::string::npos);
-            BOOST_TEST(std::string{s.sql}.find("($1, ") != std::string::npos);
+            BOOST_TEST_REQUIRE(s.params.size() >= call_frame.size());
+            for (std::size_t i = 0; i < call_frame.size(); ++i) BOOST_TEST(s.params[i] == call_frame[i]);
+            BOOST_TEST(std::string{s.sql}.find("(ROW($1, $2, $3, $4, $5)::keeper_call") != std::string::npos);
         }
     }
-    BOOST_TEST(writes == 12);
+    BOOST_TEST(writes == 13);
+}
+
+BOOST_AUTO_TEST_CASE(a_call_statement_is_composed_around_the_frame) {
+    BOOST_TEST(statements::set_account_permits.sql() ==
+               "SELECT keeper_set_account_permits(ROW($1, $2, $3, $4, $5)::keeper_call, $6, $7, $8, $9, $10) AS result");
+    BOOST_TEST(statements::find_code.sql() ==
+               "SELECT result, login_id, login, code_hash FROM keeper_code_hash(ROW($1, $2, $3, $4, $5)::keeper_call, $6, $7, $8, $9, $10)");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
