@@ -217,15 +217,17 @@ class RetryingClient(Threads):
 
 
 class Who:
-    """A login with a session, a purse and a card with no practical daily limit, for one scenario."""
+    """A login with a session, two purses and two cards with no practical daily limit, for one scenario."""
     ids = itertools.count(1)
 
     def __init__(self):
         n = (os.getpid() % 1000) * 100 + next(self.ids)
         self.login, self.secret, self.session = f"chaos{n}", f"chaos-secret-{n}", f"chaos-session-{n}"
         self.purse, self.card, self.card2 = f"Z{800000000000 + n}", 800000 + n * 2, 800001 + n * 2
+        self.purse2 = f"Y{800000000000 + n}"
         sql(f"INSERT INTO logins (login, shared_secret) VALUES ('{self.login}', '{self.secret}')")
-        sql(f"INSERT INTO purses (purse, login_id) SELECT '{self.purse}', id FROM logins WHERE login = '{self.login}'")
+        for purse in (self.purse, self.purse2):
+            sql(f"INSERT INTO purses (purse, login_id) SELECT '{purse}', id FROM logins WHERE login = '{self.login}'")
         for card in (self.card, self.card2):
             sql(f"INSERT INTO cards (id, login_id, daily_limit) SELECT {card}, id, 999999999 FROM logins WHERE login = '{self.login}'")
         h = hashlib.md5(f"{self.login}:{self.secret}:{self.session}".lower().encode()).hexdigest()
@@ -389,11 +391,12 @@ class Chaos(unittest.TestCase):
 
     def test_6_a_row_locked_for_15_seconds_stalls_only_its_own_calls(self):
         who = Who()
-        # The locked card gets top-ups of its own, from one thread; the load goes on another card.
+        # Top-ups of card2 into purse2, whose row is locked, from one thread; the load goes on the
+        # other card and purse.
         locked = who.card2
         timeouts = metric("keeper_database_lock_timeouts_total")
         holder = subprocess.Popen(["psql", DATABASE_URL, "-XAtq"], stdin=subprocess.PIPE, text=True)
-        holder.stdin.write(f"BEGIN; SELECT 1 FROM cards WHERE id = {locked} FOR UPDATE; SELECT pg_sleep(15); COMMIT;\n")
+        holder.stdin.write(f"BEGIN; SELECT 1 FROM purses WHERE purse = '{who.purse2}' FOR UPDATE; SELECT pg_sleep(15); COMMIT;\n")
         holder.stdin.flush()
         time.sleep(0.5)
         db_free = []
@@ -411,7 +414,7 @@ class Chaos(unittest.TestCase):
                     amount = f"7{n}.01"
                     started = time.monotonic()
                     conn.request("GET", f"/AccountApi.asmx/TopupPurseFromAtmCard?sessionId={who.session}"
-                                        f"&purseDest={who.purse}&cardId={locked}&amount={amount}")
+                                        f"&purseDest={who.purse2}&cardId={locked}&amount={amount}")
                     r = conn.getresponse()
                     locked_calls.append((amount, r.status, time.monotonic() - started, r.read().decode()))
                 n += 1
@@ -419,7 +422,7 @@ class Chaos(unittest.TestCase):
         holder.stdin.close()
         holder.wait(timeout=30)
         p99 = sorted(db_free)[int(len(db_free) * 0.99)]
-        self.check("card row locked 15 s", who, load, f"GetUtcNow p99 {p99 * 1000:.1f} ms")
+        self.check("purse row locked 15 s", who, load, f"GetUtcNow p99 {p99 * 1000:.1f} ms")
         self.assertEqual(load.failures, 0, "calls on other rows keep succeeding")
         self.assertLess(p99, 0.25, "DB-free calls keep answering")
         self.assertTrue(locked_calls)
@@ -585,7 +588,7 @@ class Chaos(unittest.TestCase):
                          "the failed attempt took no key")
 
         holder = subprocess.Popen(["psql", DATABASE_URL, "-XAtq"], stdin=subprocess.PIPE, text=True)
-        holder.stdin.write(f"BEGIN; SELECT 1 FROM cards WHERE id = {who.card} FOR UPDATE; SELECT pg_sleep(1.2); COMMIT;\n")
+        holder.stdin.write(f"BEGIN; SELECT 1 FROM purses WHERE purse = '{who.purse}' FOR UPDATE; SELECT pg_sleep(1.2); COMMIT;\n")
         holder.stdin.flush()
         time.sleep(0.3)
         answers = []

@@ -261,7 +261,7 @@ BOOST_AUTO_TEST_CASE(a_keyed_call_that_waits_past_lock_timeout_gets_409_and_chan
                                     {std::chrono::milliseconds{300}, std::chrono::milliseconds{5000}}};
     pqxx::connection other{keeper::test::shared_database().url()};
     pqxx::work holder{other};
-    holder.exec("SELECT 1 FROM cards WHERE id = " + std::to_string(card) + " FOR UPDATE");
+    holder.exec("SELECT 1 FROM purses WHERE purse = '" + purse + "' FOR UPDATE");  // the top-up's UPDATE waits
     const auto busy = topup(alice, purse, card, "3", key, &short_wait);
     BOOST_TEST(busy.status == 409);
     BOOST_TEST(busy.retry_after == "1");

@@ -408,6 +408,22 @@ BOOST_AUTO_TEST_CASE(the_worker_role_can_append_to_history_but_never_rewrite_it_
     BOOST_TEST(count(db.sql(), "SELECT count(*) FROM audit_log WHERE request_id = 'r1'") == 1);
 }
 
+// Top-ups name their card and purse without foreign keys (keeper_topup checks both): no role, the
+// owner included, deletes either, directly, by TRUNCATE, or by deleting their login.
+BOOST_AUTO_TEST_CASE(cards_and_purses_are_never_deleted_not_even_by_the_owner) {
+    fresh_database db{"never_deleted"};
+    exec(db.sql(), "INSERT INTO logins (login, shared_secret) VALUES ('kept', 's')");
+    exec(db.sql(), "INSERT INTO purses (purse, login_id) SELECT 'Z000000000007', id FROM logins");
+    exec(db.sql(), "INSERT INTO cards (id, login_id) SELECT 7, id FROM logins");
+    for (const std::string refused : {"DELETE FROM cards", "DELETE FROM purses", "TRUNCATE cards", "TRUNCATE purses CASCADE",
+                                      "DELETE FROM logins"}) {
+        const auto state = outcome_of(db.url(), refused);
+        BOOST_TEST(state.find("are never deleted") != std::string::npos, refused << ": " << state);
+    }
+    BOOST_TEST(count(db.sql(), "SELECT count(*) FROM cards") + count(db.sql(), "SELECT count(*) FROM purses") == 2);
+    BOOST_TEST(count(db.sql(), "SELECT count(*) FROM pg_constraint WHERE conrelid = 'topups'::regclass AND contype = 'f'") == 0);
+}
+
 BOOST_AUTO_TEST_CASE(maintenance_and_provisioning_do_their_job_and_no_more) {
     old_database old{15};
     std::ostringstream out;

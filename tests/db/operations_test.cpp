@@ -171,7 +171,7 @@ BOOST_AUTO_TEST_CASE(a_call_waiting_on_a_locked_row_fails_after_lock_timeout_and
     };
     pqxx::connection other{keeper::test::shared_database().url()};
     pqxx::work holder{other};
-    holder.exec("SELECT 1 FROM cards WHERE id = " + std::to_string(card) + " FOR UPDATE");
+    holder.exec("SELECT 1 FROM purses WHERE purse = '" + purse + "' FOR UPDATE");  // the top-up's UPDATE waits
     const auto started = std::chrono::steady_clock::now();
     const auto refused = topup_on(short_wait);
     const auto waited = std::chrono::steady_clock::now() - started;
