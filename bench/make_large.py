@@ -120,8 +120,8 @@ def audit_rows():
         for lo, hi in chunks(1, per_month):
             at = f"{start} + ({end} - {start}) * (i::float8 / {per_month})"
             statements.append(f"""
-INSERT INTO audit_log (at, login, app_id, operation, result, request_id)
-SELECT t, 'bench' || (1 + floor(random() * {LOGINS})::bigint), NULL,
+INSERT INTO audit_log (at, login_id, app_id, operation, result, request_id)
+SELECT t, 1 + floor(random() * {LOGINS})::bigint, NULL,
        (ARRAY['SetAccountPermits', 'TopupPurseFromAtmCard', 'Authenticate', 'CheckSessionEx',
               'SubscribeWithTagAndLocale', 'RenameTelepayProfile'])[1 + floor(random() * 6)::int],
        CASE WHEN random() < 0.95 THEN 0 ELSE 5 END, {request_id('t', 'i')}

@@ -10,26 +10,39 @@
 -- recorded call instead (keeper_idempotency). A first call so pays one row and one index entry;
 -- an ON CONFLICT clause or a look-up before the INSERT would cost every first call what only a
 -- repeat needs.
-CREATE OR REPLACE FUNCTION keeper_audit(p_call keeper_call, p_login text, p_app_id text, p_result integer)
+-- The row names the caller's login by id. p_login is the login's name when the caller has it at
+-- hand (a keyed call's key row is per login name), or a name the call only claimed: stored in the
+-- row only when no login has it.
+CREATE OR REPLACE FUNCTION keeper_audit(p_call keeper_call, p_login_id bigint, p_login text, p_app_id text, p_result integer)
 RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+    v_login_id bigint := p_login_id;
+    v_login text := p_login;
 BEGIN
+    IF v_login_id IS NULL AND v_login IS NOT NULL THEN
+        SELECT id INTO v_login_id FROM logins WHERE login = v_login;  -- a claimed login (wrong authHash)
+    END IF;
     -- A key belongs to the caller its credentials prove. With no caller known (an unknown
     -- session) nothing is recorded or looked up, nor when the login or app is only claimed: 4
     -- (authentication failed) and 11 (too many attempts, whatever the hash said); such a call
     -- neither takes the key from its owner nor learns what the owner's call answered. 2 and 3
     -- (the session: authenticate, then repeat with the same key) look up, and record nothing.
-    IF p_call.key <> '' AND num_nonnulls(p_login, p_app_id) > 0 AND p_result NOT IN (4, 11) THEN
+    IF p_call.key <> '' AND num_nonnulls(v_login_id, p_app_id) > 0 AND p_result NOT IN (4, 11) THEN
+        IF v_login IS NULL AND v_login_id IS NOT NULL THEN
+            SELECT login INTO v_login FROM logins WHERE id = v_login_id;
+        END IF;
         IF p_call.key_used OR p_result IN (2, 3) THEN
-            PERFORM keeper_idempotency(p_call, p_login, p_app_id, p_result);
+            PERFORM keeper_idempotency(p_call, v_login, p_app_id, p_result);
         ELSE
             INSERT INTO idempotency_keys (login, app_id, key, operation, fingerprint, result, request_id)
-            VALUES (p_login, CASE WHEN p_login IS NULL THEN p_app_id END, p_call.key, p_call.operation,
+            VALUES (v_login, CASE WHEN v_login IS NULL THEN p_app_id END, p_call.key, p_call.operation,
                     decode(p_call.fingerprint, 'hex'), p_result, p_call.request_id);
         END IF;
     END IF;
-    INSERT INTO audit_log (login, app_id, operation, result, request_id)
-    VALUES (p_login, p_app_id, p_call.operation, p_result, p_call.request_id);
+    INSERT INTO audit_log (login_id, login, app_id, operation, result, request_id)
+    VALUES (v_login_id, CASE WHEN v_login_id IS NULL THEN v_login END, p_app_id, p_call.operation, p_result,
+            p_call.request_id);
     RETURN p_result;
 END $$;
-COMMENT ON FUNCTION keeper_audit(keeper_call, text, text, integer) IS
+COMMENT ON FUNCTION keeper_audit(keeper_call, bigint, text, text, integer) IS
     'Writes a call''s audit row (and, with an Idempotency-Key, its key row, or through keeper_idempotency the recorded call''s answer) and returns its result. Called alone for calls refused before any other database work (wrong authHash).';

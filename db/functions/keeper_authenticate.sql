@@ -41,7 +41,7 @@ BEGIN
             v_result := 4;
         END IF;
     END IF;
-    RETURN keeper_audit(p_call, p_login, NULL, v_result);
+    RETURN keeper_audit(p_call, v_login_id, p_login, NULL, v_result);
 END $$;
 COMMENT ON FUNCTION keeper_authenticate(keeper_call, text, text, boolean, integer, integer) IS
     'Authenticate''s transaction. p_proven: the worker found authHash right for the login''s secret (the secret never leaves the worker''s reach as a hash comparison in SQL).';

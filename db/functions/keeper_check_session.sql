@@ -6,9 +6,9 @@ DECLARE
     s record := keeper_session(p_session, p_ttl_seconds);
 BEGIN
     IF s.code <> 0 THEN
-        RETURN keeper_audit(p_call, s.login, NULL, s.code);
+        RETURN keeper_audit(p_call, s.login_id, NULL, NULL, s.code);
     END IF;
-    RETURN keeper_audit(p_call, s.login, p_app_id,
+    RETURN keeper_audit(p_call, s.login_id, NULL, p_app_id,
         CASE WHEN EXISTS (SELECT 1 FROM applications WHERE app_id = p_app_id AND enabled) THEN 0 ELSE 10 END);
 END $$;
 COMMENT ON FUNCTION keeper_check_session(keeper_call, text, integer, text) IS 'CheckSessionEx.';

@@ -9,7 +9,6 @@ DECLARE
     s record := keeper_session(p_session, p_ttl_seconds);
 BEGIN
     login_id := s.login_id;
-    login := s.login;
     result := s.code;
     IF result = 0 AND p_kind = 'transfer' THEN
         SELECT t.code_hash INTO code_hash FROM protected_transfers t WHERE t.id = p_id AND t.login_id = s.login_id;
@@ -20,8 +19,10 @@ BEGIN
     IF result = 0 AND code_hash IS NULL THEN
         result := 5;  -- not this login's, or none: one answer
     END IF;
-    IF result <> 0 THEN
-        PERFORM keeper_audit(p_call, login, NULL, result);  -- the call ends here
+    IF result = 0 THEN
+        SELECT l.login INTO login FROM logins l WHERE l.id = s.login_id;  -- the second step's key row names it
+    ELSE
+        PERFORM keeper_audit(p_call, login_id, NULL, NULL, result);  -- the call ends here
     END IF;
 END $$;
 COMMENT ON FUNCTION keeper_code_hash(keeper_call, text, integer, text, bigint, integer) IS

@@ -11,7 +11,7 @@ BEGIN
      WHERE k.profile_id = p_profile_id AND k.id = p_task_id AND p.login_id = p_login_id
        FOR UPDATE OF k;
     IF NOT FOUND THEN
-        RETURN keeper_audit(p_call, p_login, NULL, 5);
+        RETURN keeper_audit(p_call, p_login_id, p_login, NULL, 5);
     END IF;
     d := keeper_decide_code(t.status, t.expired, t.failed_attempts, p_matches, p_max_attempts);
     IF d.action = 'complete' THEN
@@ -21,7 +21,7 @@ BEGIN
                status = CASE WHEN d.action = 'lock' THEN 'locked' ELSE status END
          WHERE profile_id = p_profile_id AND id = p_task_id;
     END IF;
-    RETURN keeper_audit(p_call, p_login, NULL, d.result);
+    RETURN keeper_audit(p_call, p_login_id, p_login, NULL, d.result);
 END $$;
 COMMENT ON FUNCTION keeper_confirm_task(keeper_call, bigint, text, integer, integer, boolean, integer) IS
     'TelepaySchedulerConfirmCreate''s transaction: p_matches is the worker''s verdict on the confirmation code.';

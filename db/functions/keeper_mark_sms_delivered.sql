@@ -13,6 +13,6 @@ BEGIN
             v_result := 5;
         END IF;
     END IF;
-    RETURN keeper_audit(p_call, s.login, NULL, v_result);
+    RETURN keeper_audit(p_call, s.login_id, NULL, NULL, v_result);
 END $$;
 COMMENT ON FUNCTION keeper_mark_sms_delivered(keeper_call, text, integer, integer) IS 'MarkPushSmsAsDelivered.';

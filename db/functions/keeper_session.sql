@@ -1,16 +1,16 @@
--- keeper_session: Resolves a sessionId to its login for every call that carries one.
+-- keeper_session: Resolves a sessionId to its login for every call that carries one: sessions
+-- alone, since the audit row names the login by id.
 CREATE OR REPLACE FUNCTION keeper_session(p_session text, p_ttl_seconds integer,
-                               OUT code integer, OUT login_id bigint, OUT login text)
+                               OUT code integer, OUT login_id bigint)
 LANGUAGE plpgsql STABLE AS $$
 BEGIN
-    SELECT s.login_id, l.login,
-           CASE WHEN s.authenticated_at + p_ttl_seconds * interval '1 second' > now() THEN 0 ELSE 3 END
-      INTO login_id, login, code
-      FROM sessions s JOIN logins l ON l.id = s.login_id
+    SELECT s.login_id, CASE WHEN s.authenticated_at + p_ttl_seconds * interval '1 second' > now() THEN 0 ELSE 3 END
+      INTO login_id, code
+      FROM sessions s
      WHERE s.session_id = p_session;
     IF NOT FOUND THEN
         code := 2;
     END IF;
 END $$;
 COMMENT ON FUNCTION keeper_session(text, integer) IS
-    'Resolves a sessionId: code 0 valid, 2 unknown or never authenticated, 3 expired; with the session''s login (also when expired, for the audit row).';
+    'Resolves a sessionId: code 0 valid, 2 unknown or never authenticated, 3 expired; with the session''s login id (also when expired, for the audit row).';

@@ -11,6 +11,6 @@ BEGIN
         ON CONFLICT (login_id) DO UPDATE SET accept_payments = EXCLUDED.accept_payments,
             accept_invoices = EXCLUDED.accept_invoices, accept_messages = EXCLUDED.accept_messages, updated_at = now();
     END IF;
-    RETURN keeper_audit(p_call, s.login, NULL, s.code);
+    RETURN keeper_audit(p_call, s.login_id, NULL, NULL, s.code);
 END $$;
 COMMENT ON FUNCTION keeper_set_account_permits(keeper_call, text, integer, boolean, boolean, boolean) IS 'SetAccountPermits.';

@@ -13,7 +13,7 @@ BEGIN
             accept_invoices = EXCLUDED.accept_invoices, accept_messages = EXCLUDED.accept_messages,
             dont_use_confirmation = EXCLUDED.dont_use_confirmation, updated_at = now();
     END IF;
-    RETURN keeper_audit(p_call, s.login, NULL, s.code);
+    RETURN keeper_audit(p_call, s.login_id, NULL, NULL, s.code);
 END $$;
 COMMENT ON FUNCTION keeper_set_contact_permits(keeper_call, text, integer, text, boolean, boolean, boolean, boolean) IS
     'SetContactPermitsEx.';

@@ -11,7 +11,7 @@ BEGIN
         ON CONFLICT (provider, push_service_user_id) DO UPDATE SET login_id = EXCLUDED.login_id, tag = EXCLUDED.tag,
             locale = EXCLUDED.locale, updated_at = now();
     END IF;
-    RETURN keeper_audit(p_call, s.login, NULL, s.code);
+    RETURN keeper_audit(p_call, s.login_id, NULL, NULL, s.code);
 END $$;
 COMMENT ON FUNCTION keeper_subscribe_device(keeper_call, text, integer, text, text, integer, integer) IS
     'SubscribeWithTagAndLocale: the device moves to this login if another had it.';

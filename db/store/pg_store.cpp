@@ -478,8 +478,9 @@ core::result_code pg_store::mark_sms_delivered(const core::audit_tag& tag, const
 
 core::result_code pg_store::audit_only(const core::audit_tag& tag, std::string_view login, std::string_view app_id,
                                        core::result_code result) {
-    return run_keyed_call<statements::audit_only>(tag, none_if_empty(login), none_if_empty(app_id),
-                    static_cast<int>(result));
+    // The login as the call named it: keeper_audit finds its id.
+    return run_keyed_call<statements::audit_only>(tag, std::optional<std::int64_t>{}, none_if_empty(login),
+                    none_if_empty(app_id), static_cast<int>(result));
 }
 
 bool pg_store::healthy() {

@@ -161,7 +161,7 @@ inline constexpr auto subscribe_app_device =
 inline constexpr auto mark_sms_delivered =
     call_statement("mark_sms_delivered", "keeper_mark_sms_delivered", {"session", "ttl_seconds", "sms_id"});
 inline constexpr auto audit_only =
-    call_statement("audit_only", "keeper_audit", {"login", "app_id", "result"});
+    call_statement("audit_only", "keeper_audit", {"login_id", "login", "app_id", "result"});
 // How an in-doubt call ended: the result its audit row recorded, NULL when it did not happen.
 inline constexpr auto call_outcome =
     make_statement("call_outcome", "SELECT keeper_call_outcome($1) AS result", {"request_id"}, {"result"});

@@ -400,12 +400,12 @@ BOOST_AUTO_TEST_CASE(every_session_operation_resolves_the_session_first) {
 }
 
 BOOST_AUTO_TEST_CASE(every_call_that_uses_the_database_is_audited_once) {
-    const auto before = count("SELECT count(*) FROM audit_log WHERE login = '" + alice.login + "'");
+    const auto before = count("SELECT count(*) FROM audit_calls WHERE login = '" + alice.login + "'");
     account_permits(alice, "1", "1", "1");
     subscribe(alice, "Android", unique("d"));
     delivered(alice, next_id());
-    BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE login = '" + alice.login + "'") == before + 3);
-    BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE login = '" + alice.login + "' AND operation = 'MarkPushSmsAsDelivered' AND result = 5") == 1);
+    BOOST_TEST(count("SELECT count(*) FROM audit_calls WHERE login = '" + alice.login + "'") == before + 3);
+    BOOST_TEST(count("SELECT count(*) FROM audit_calls WHERE login = '" + alice.login + "' AND operation = 'MarkPushSmsAsDelivered' AND result = 5") == 1);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -125,12 +125,18 @@ BOOST_AUTO_TEST_CASE(invalid_formats_answer_1_and_change_nothing) {
 }
 
 BOOST_AUTO_TEST_CASE(each_call_leaves_one_audit_row_without_the_hash) {
-    const auto before = count("SELECT count(*) FROM audit_log WHERE login = '" + login + "'");
+    const auto before = count("SELECT count(*) FROM audit_calls WHERE login = '" + login + "'");
     authenticate(session, login, wrong_hash);
     authenticate_with_secret(session, login, secret);
-    BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE login = '" + login + "'") == before + 2);
-    BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE login = '" + login + "' AND operation = 'Authenticate' AND result = 4") == 1);
+    BOOST_TEST(count("SELECT count(*) FROM audit_calls WHERE login = '" + login + "'") == before + 2);
+    BOOST_TEST(count("SELECT count(*) FROM audit_calls WHERE login = '" + login + "' AND operation = 'Authenticate' AND result = 4") == 1);
     BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE request_id = '' OR request_id IS NULL") == 0);
+    // By id, the name only for a login that does not exist.
+    BOOST_TEST(count("SELECT count(*) FROM audit_log a JOIN logins l ON l.id = a.login_id WHERE l.login = '" + login +
+                     "' AND a.login IS NULL") == before + 2);
+    const auto ghost = unique("ghost");
+    BOOST_TEST(authenticate(session, ghost, wrong_hash) == 4);
+    BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE login = '" + ghost + "' AND login_id IS NULL") == 1);
     const auto hash = keeper::core::expected_auth_hash(login, secret, session);
     BOOST_TEST(count("SELECT count(*) FROM audit_log a WHERE a::text LIKE '%" + hash + "%' OR a::text LIKE '%" + wrong_hash + "%'") == 0);
 }

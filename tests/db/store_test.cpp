@@ -166,7 +166,7 @@ BOOST_AUTO_TEST_CASE(a_call_whose_server_process_ended_before_it_committed_runs_
 BOOST_AUTO_TEST_CASE(a_call_that_committed_before_its_answer_was_lost_answers_its_recorded_result) {
     in_doubt_topup t{*this};
     // As if the first run had committed with result 9: the store must answer that, not run again.
-    const auto result = t.run([&] { exec("SELECT keeper_audit(ROW('" + t.request_id + "', 'TopupPurseFromAtmCard', '', '', false)::keeper_call, NULL, NULL, 9)"); });
+    const auto result = t.run([&] { exec("SELECT keeper_audit(ROW('" + t.request_id + "', 'TopupPurseFromAtmCard', '', '', false)::keeper_call, NULL, NULL, NULL, 9)"); });
     BOOST_TEST(static_cast<int>(result) == 9);
     BOOST_TEST(t.topups() == 0);
     BOOST_TEST(t.audit_rows() == 1);
@@ -218,7 +218,7 @@ struct retried_topup {
 
 BOOST_AUTO_TEST_CASE(a_retried_call_whose_first_attempt_committed_answers_its_recorded_result) {
     retried_topup t{*this};
-    pqxx::nontransaction{t.first_attempt}.exec("SELECT keeper_audit(ROW('" + t.request_id + "', 'TopupPurseFromAtmCard', '', '', false)::keeper_call, NULL, NULL, 9)");
+    pqxx::nontransaction{t.first_attempt}.exec("SELECT keeper_audit(ROW('" + t.request_id + "', 'TopupPurseFromAtmCard', '', '', false)::keeper_call, NULL, NULL, NULL, 9)");
     BOOST_TEST(static_cast<int>(t.run_again()) == 9);
     BOOST_TEST(t.topups() == 0);
     BOOST_TEST(t.sessions_named(t.dead_worker) == 0);  // the dead worker's session was ended
@@ -228,7 +228,7 @@ BOOST_AUTO_TEST_CASE(a_retried_call_whose_first_attempt_committed_answers_its_re
 BOOST_AUTO_TEST_CASE(a_retried_call_whose_first_attempt_was_still_open_runs_once) {
     retried_topup t{*this};
     pqxx::work open{t.first_attempt};  // the first attempt, uncommitted when its worker died
-    open.exec("SELECT keeper_audit(ROW('" + t.request_id + "', 'TopupPurseFromAtmCard', '', '', false)::keeper_call, NULL, NULL, 9)");
+    open.exec("SELECT keeper_audit(ROW('" + t.request_id + "', 'TopupPurseFromAtmCard', '', '', false)::keeper_call, NULL, NULL, NULL, 9)");
     BOOST_TEST(static_cast<int>(t.run_again()) == 0);  // ended, rolled back: the call runs
     BOOST_TEST(t.topups() == 1);
     BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE request_id = '" + t.request_id + "'") == 1);
