@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <thread>
+#include <tuple>
 
 #include "db/store/backend_ending.hpp"
 #include "db/store/statements.hpp"
@@ -146,6 +147,14 @@ std::optional<std::string> none_if_empty(std::string_view v) {
     return v.empty() ? std::nullopt : std::optional<std::string>{v};
 }
 std::chrono::seconds::rep seconds(std::chrono::seconds s) { return s.count(); }
+
+// A call's frame: the first arguments of every statement that writes an audit row, in the order
+// of statements.hpp's call_frame.
+auto frame_of(const core::audit_tag& tag, std::string_view key, std::string_view fingerprint, bool key_used) {
+    auto frame = std::make_tuple(text(tag.request_id), text(tag.operation), text(key), text(fingerprint), key_used);
+    static_assert(std::tuple_size_v<decltype(frame)> == call_frame.size());
+    return frame;
+}
 
 core::result_code as_result(const pqxx::field& f) { return static_cast<core::result_code>(f.as<int>()); }
 
@@ -328,11 +337,15 @@ pqxx::result pg_store::run_once(std::string_view name, call_ref call, const Args
     return result;
 }
 
-// An unkeyed call: its frame (statements.hpp, call_frame) with no key.
+template <const auto& S, typename Frame, typename... Args>
+pg_store::answer pg_store::run_framed(call_ref call, const Frame& frame, const Args&... args) {
+    return std::apply([&](const auto&... f) { return run<S>(call, f..., args...); }, frame);
+}
+
+// An unkeyed call: its frame with no key.
 template <const auto& S, typename... Args>
 core::result_code pg_store::run_call(const core::audit_tag& tag, const Args&... args) {
-    const auto a = run<S>({tag.request_id, tag.retried, tag.until}, text(tag.request_id), text(tag.operation), std::string{},
-                          std::string{}, false, args...);
+    const auto a = run_framed<S>({tag.request_id, tag.retried, tag.until}, frame_of(tag, {}, {}, false), args...);
     return a.rows ? as_result(a.rows->at(0)[S.column("result").data()]) : a.recorded;
 }
 
@@ -340,8 +353,8 @@ template <const auto& S, typename... Args>
 pg_store::answer pg_store::run_keyed(const core::audit_tag& tag, const Args&... args) {
     const auto attempt = [&](bool key_used, std::string_view fingerprint) {
         // A retried call's first attempt is settled once, before it runs at all.
-        return run<S>({tag.request_id, tag.retried && !key_used, tag.until}, text(tag.request_id), text(tag.operation),
-                      text(tag.idempotency_key), text(fingerprint), key_used, args...);
+        return run_framed<S>({tag.request_id, tag.retried && !key_used, tag.until},
+                             frame_of(tag, tag.idempotency_key, fingerprint, key_used), args...);
     };
     try {
         try {

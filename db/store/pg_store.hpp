@@ -98,13 +98,17 @@ private:
     // One attempt, watched: cancelled at the call's cancel point, cut at its deadline.
     template <typename... Args>
     pqxx::result run_once(std::string_view name, call_ref call, const Args&... args);
-    // For the keeper_* functions that return the call's result code in their column "result";
-    // the statement's first parameter is the call's request id (from tag), then args.
+    // A statement that writes an audit row: the call's frame (statements.hpp, call_frame) as its
+    // first arguments, then args.
+    template <const auto& S, typename Frame, typename... Args>
+    answer run_framed(call_ref call, const Frame& frame, const Args&... args);
+    // For the keeper_* functions that return the call's result code in their column "result":
+    // the frame from tag, without a key, then args.
     template <const auto& S, typename... Args>
     core::result_code run_call(const core::audit_tag& tag, const Args&... args);
-    // A write's statement: request id and operation first, Idempotency-Key, fingerprint and
-    // key_used last (statements.hpp), the call's own arguments between them. A repeat of a keyed
-    // call meets the recorded key and runs again with key_used, which answers the recorded call.
+    // A write's statement: the frame from tag, with its Idempotency-Key, then args. A repeat of a
+    // keyed call meets the recorded key and runs again with key_used, which answers the recorded
+    // call.
     template <const auto& S, typename... Args>
     answer run_keyed(const core::audit_tag& tag, const Args&... args);
     template <const auto& S, typename... Args>
