@@ -35,23 +35,37 @@ in_ct() {  # runs a command in the booted container, as root, with a clean envir
   nsenter -t "$leader" -a env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
     LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"
 }
+# The container's PID 1 as the host sees it: the child of systemd-nspawn that is PID 1 in its own
+# PID namespace ("NSpid: <host pid> 1"). nspawn's first child is a short-lived helper that forks
+# the container's init and exits, so "the first child" can name a process that is gone a moment
+# later.
+container_init() {
+  local child
+  for child in $(pgrep -P "$nspawn_pid"); do
+    awk '$1 == "NSpid:" && NF == 3 && $3 == 1 { found = 1 } END { exit !found }' "/proc/$child/status" 2>/dev/null &&
+      { echo "$child"; return 0; }
+  done
+  return 1
+}
 boot() {
   setsid systemd-nspawn -q -D "$ROOT" -b --register=no --keep-unit --private-network -M "keeper-deploy-$$" \
     >>"$WORK/console.log" 2>&1 </dev/null &
   nspawn_pid=$!
   leader=""
-  for _ in $(seq 100); do
-    leader=$(pgrep -P "$nspawn_pid" | head -n 1) && [ -n "$leader" ] && break
+  for _ in $(seq 200); do
+    leader=$(container_init) && break
+    kill -0 "$nspawn_pid" 2>/dev/null || break
     sleep 0.1
   done
-  [ -n "$leader" ] || { say "the container did not start"; tail -n 20 "$WORK/console.log" >&2; return 1; }
-  local state
+  [ -n "$leader" ] || { say "the container did not start"; tail -n 30 "$WORK/console.log" >&2; return 1; }
+  local state=""
   for _ in $(seq 120); do
-    state=$(in_ct systemctl is-system-running 2>/dev/null) && break
+    kill -0 "$leader" 2>/dev/null || { say "the container's init exited"; tail -n 30 "$WORK/console.log" >&2; return 1; }
+    state=$(in_ct systemctl is-system-running 2>/dev/null)
     case $state in running|degraded) break ;; esac
     sleep 0.5
   done
-  [ "$state" = running ] || { say "the container's systemd: $state"; in_ct systemctl --failed --no-pager >&2; }
+  [ "$state" = running ] || { say "the container's systemd: $state"; in_ct systemctl --failed --no-pager >&2; tail -n 30 "$WORK/console.log" >&2; }
 }
 wait_container_gone() {
   for _ in $(seq 300); do kill -0 "$nspawn_pid" 2>/dev/null || return 0; sleep 0.1; done
