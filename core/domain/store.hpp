@@ -100,14 +100,12 @@ struct application_record {
 struct code_lookup {
     result_code result = result_code::not_found;
     std::int64_t login_id = 0;
-    std::string login;
     std::string code_hash;  // core/domain/code_hash.hpp format
 };
 
 // Who proved what: passed from a read to the write that follows it.
 struct coded_call {
     std::int64_t login_id = 0;
-    std::string_view login;
     bool code_matches = false;
     int max_attempts = 0;
 };

@@ -3,7 +3,7 @@
 -- to keeper_confirm_transfer or keeper_confirm_task.
 CREATE OR REPLACE FUNCTION keeper_code_hash(p_call keeper_call, p_session text, p_ttl_seconds integer,
                                  p_kind text, p_id bigint, p_task_id integer,
-                                 OUT result integer, OUT login_id bigint, OUT login text, OUT code_hash text)
+                                 OUT result integer, OUT login_id bigint, OUT code_hash text)
 LANGUAGE plpgsql AS $$
 DECLARE
     s record := keeper_session(p_session, p_ttl_seconds);
@@ -19,11 +19,9 @@ BEGIN
     IF result = 0 AND code_hash IS NULL THEN
         result := 5;  -- not this login's, or none: one answer
     END IF;
-    IF result = 0 THEN
-        SELECT l.login INTO login FROM logins l WHERE l.id = s.login_id;  -- the second step's key row names it
-    ELSE
+    IF result <> 0 THEN
         PERFORM keeper_audit(p_call, login_id, NULL, NULL, result);  -- the call ends here
     END IF;
 END $$;
 COMMENT ON FUNCTION keeper_code_hash(keeper_call, text, integer, text, bigint, integer) IS
-    'First step of FinishCodeProtectedOperation (p_kind transfer, p_id tranId) and TelepaySchedulerConfirmCreate (p_kind task, p_id profileId, p_task_id taskId): result 0 with the stored code hash, or the final result (2, 3, 5), audited.';
+    'First step of FinishCodeProtectedOperation (p_kind transfer, p_id tranId) and TelepaySchedulerConfirmCreate (p_kind task, p_id profileId, p_task_id taskId): result 0 with the login id and the stored code hash, or the final result (2, 3, 5), audited.';

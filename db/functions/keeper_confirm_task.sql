@@ -1,5 +1,5 @@
 -- keeper_confirm_task: TelepaySchedulerConfirmCreate's transaction, given the worker's verdict on the code.
-CREATE OR REPLACE FUNCTION keeper_confirm_task(p_call keeper_call, p_login_id bigint, p_login text,
+CREATE OR REPLACE FUNCTION keeper_confirm_task(p_call keeper_call, p_login_id bigint,
                                     p_profile_id integer, p_task_id integer, p_matches boolean, p_max_attempts integer)
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
@@ -11,7 +11,7 @@ BEGIN
      WHERE k.profile_id = p_profile_id AND k.id = p_task_id AND p.login_id = p_login_id
        FOR UPDATE OF k;
     IF NOT FOUND THEN
-        RETURN keeper_audit(p_call, p_login_id, p_login, NULL, 5);
+        RETURN keeper_audit(p_call, p_login_id, NULL, NULL, 5);
     END IF;
     d := keeper_decide_code(t.status, t.expired, t.failed_attempts, p_matches, p_max_attempts);
     IF d.action = 'complete' THEN
@@ -21,7 +21,7 @@ BEGIN
                status = CASE WHEN d.action = 'lock' THEN 'locked' ELSE status END
          WHERE profile_id = p_profile_id AND id = p_task_id;
     END IF;
-    RETURN keeper_audit(p_call, p_login_id, p_login, NULL, d.result);
+    RETURN keeper_audit(p_call, p_login_id, NULL, NULL, d.result);
 END $$;
-COMMENT ON FUNCTION keeper_confirm_task(keeper_call, bigint, text, integer, integer, boolean, integer) IS
+COMMENT ON FUNCTION keeper_confirm_task(keeper_call, bigint, integer, integer, boolean, integer) IS
     'TelepaySchedulerConfirmCreate''s transaction: p_matches is the worker''s verdict on the confirmation code.';

@@ -173,7 +173,6 @@ core::code_lookup pg_store::code_lookup_of(const answer& a) {
     out.result = as_result(row[s.column("result").data()]);
     if (out.result == core::result_code::ok) {
         out.login_id = row[s.column("login_id").data()].as<std::int64_t>();
-        out.login = row[s.column("login").data()].as<std::string>();
         out.code_hash = row[s.column("code_hash").data()].as<std::string>();
     }
     return out;
@@ -429,8 +428,7 @@ core::code_lookup pg_store::find_transfer_code(const core::audit_tag& tag, const
 
 core::result_code pg_store::confirm_transfer(const core::audit_tag& tag, const core::coded_call& call,
                                              std::int64_t tran_id) {
-    return run_keyed_call<statements::confirm_transfer>(tag, call.login_id, text(call.login),
-                    tran_id, call.code_matches, call.max_attempts);
+    return run_keyed_call<statements::confirm_transfer>(tag, call.login_id, tran_id, call.code_matches, call.max_attempts);
 }
 
 core::code_lookup pg_store::find_task_code(const core::audit_tag& tag, const core::session_ref& session,
@@ -442,8 +440,7 @@ core::code_lookup pg_store::find_task_code(const core::audit_tag& tag, const cor
 
 core::result_code pg_store::confirm_task(const core::audit_tag& tag, const core::coded_call& call,
                                          std::int32_t profile_id, std::int32_t task_id) {
-    return run_keyed_call<statements::confirm_task>(tag, call.login_id, text(call.login),
-                    profile_id, task_id, call.code_matches, call.max_attempts);
+    return run_keyed_call<statements::confirm_task>(tag, call.login_id, profile_id, task_id, call.code_matches, call.max_attempts);
 }
 
 core::result_code pg_store::topup(const core::audit_tag& tag, const core::session_ref& session,

@@ -145,11 +145,11 @@ inline constexpr auto set_contact_permits =
                     "dont_use_confirmation"});
 inline constexpr auto find_code =
     call_statement("find_code", "keeper_code_hash", {"session", "ttl_seconds", "kind", "id", "task_id"},
-                   {"result", "login_id", "login", "code_hash"});
+                   {"result", "login_id", "code_hash"});
 inline constexpr auto confirm_transfer =
-    call_statement("confirm_transfer", "keeper_confirm_transfer", {"login_id", "login", "tran_id", "matches", "max_attempts"});
+    call_statement("confirm_transfer", "keeper_confirm_transfer", {"login_id", "tran_id", "matches", "max_attempts"});
 inline constexpr auto confirm_task =
-    call_statement("confirm_task", "keeper_confirm_task", {"login_id", "login", "profile_id", "task_id", "matches", "max_attempts"});
+    call_statement("confirm_task", "keeper_confirm_task", {"login_id", "profile_id", "task_id", "matches", "max_attempts"});
 inline constexpr auto topup =
     call_statement("topup", "keeper_topup", {"session", "ttl_seconds", "purse", "card_id", "amount", "max_amount", "default_daily_limit"});
 inline constexpr auto rename_profile =

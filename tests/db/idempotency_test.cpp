@@ -154,6 +154,8 @@ BOOST_AUTO_TEST_CASE(a_repeated_wrong_code_spends_no_attempt) {
     const auto repeat = finish("4321", right);
     BOOST_TEST(repeat.result == 0);
     BOOST_TEST(repeat.replayed);
+    // The confirmation carries its login by id; the key row still names the login.
+    BOOST_TEST(scalar("SELECT login FROM idempotency_keys WHERE key = '" + right + "'") == alice.login);
 }
 
 BOOST_AUTO_TEST_CASE(applications_and_authenticate_keep_keys_under_their_own_caller) {

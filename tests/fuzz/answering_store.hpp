@@ -18,11 +18,11 @@ struct answering_store final : core::store {
         return rc::ok;
     }
     core::code_lookup find_transfer_code(const core::audit_tag&, const core::session_ref&, std::int64_t) override {
-        return {rc::ok, 1, "login", "sha256$00$00"};
+        return {rc::ok, 1, "sha256$00$00"};
     }
     rc confirm_transfer(const core::audit_tag&, const core::coded_call&, std::int64_t) override { return rc::ok; }
     core::code_lookup find_task_code(const core::audit_tag&, const core::session_ref&, std::int32_t, std::int32_t) override {
-        return {rc::ok, 1, "login", "sha256$00$00"};
+        return {rc::ok, 1, "sha256$00$00"};
     }
     rc confirm_task(const core::audit_tag&, const core::coded_call&, std::int32_t, std::int32_t) override { return rc::ok; }
     rc topup(const core::audit_tag&, const core::session_ref&, const core::topup_request&) override { return rc::ok; }

@@ -64,7 +64,7 @@ BOOST_AUTO_TEST_CASE(a_call_statement_is_composed_around_the_frame) {
     BOOST_TEST(statements::set_account_permits.sql() ==
                "SELECT keeper_set_account_permits(ROW($1, $2, $3, $4, $5)::keeper_call, $6, $7, $8, $9, $10) AS result");
     BOOST_TEST(statements::find_code.sql() ==
-               "SELECT result, login_id, login, code_hash FROM keeper_code_hash(ROW($1, $2, $3, $4, $5)::keeper_call, $6, $7, $8, $9, $10)");
+               "SELECT result, login_id, code_hash FROM keeper_code_hash(ROW($1, $2, $3, $4, $5)::keeper_call, $6, $7, $8, $9, $10)");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

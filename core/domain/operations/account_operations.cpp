@@ -33,7 +33,7 @@ result_code finish_code_protected_operation(call_context& ctx, const std::string
     const auto session_key = to_lower_ascii(session_id);
     const auto found = ctx.db().find_transfer_code(ctx.tag(), ctx.session(session_key), tran_id);
     if (found.result != result_code::ok) return found.result;
-    const coded_call call{found.login_id, found.login, code_matches(found.code_hash, protection_code),
+    const coded_call call{found.login_id, code_matches(found.code_hash, protection_code),
                           ctx.config().code_max_attempts};
     return ctx.db().confirm_transfer(ctx.tag(), call, tran_id);
 }

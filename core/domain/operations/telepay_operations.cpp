@@ -15,7 +15,7 @@ result_code telepay_scheduler_confirm_create(call_context& ctx, const std::strin
     const auto session_key = to_lower_ascii(session_id);
     const auto found = ctx.db().find_task_code(ctx.tag(), ctx.session(session_key), profile_id, task_id);
     if (found.result != result_code::ok) return found.result;
-    const coded_call call{found.login_id, found.login, code_matches(found.code_hash, code),
+    const coded_call call{found.login_id, code_matches(found.code_hash, code),
                           ctx.config().code_max_attempts};
     return ctx.db().confirm_task(ctx.tag(), call, profile_id, task_id);
 }
