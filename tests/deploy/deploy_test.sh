@@ -145,7 +145,11 @@ t=$(now)
 package() { (cd "$1" && cpack -G DEB -B "$2" -D CPACK_OUTPUT_FILE_PREFIX="$2" >/dev/null); }  # package BUILD_DIR OUT_DIR
 package "$KEEPER_TEST_BUILD_DIR" "$WORK/pkg-current" || { echo "0 passed, 1 failed (cpack)"; exit 1; }
 next_build=$KEEPER_TEST_BUILD_DIR-deploy-next
+# The same compiler flags as the tree's build, through its compiler launcher (scripts/lib/stack.sh,
+# compiler_launcher): all but the embedded migrations come from ccache.
+launcher=$(grep -m 1 '^CMAKE_CXX_COMPILER_LAUNCHER:' "$KEEPER_TEST_BUILD_DIR/CMakeCache.txt" | cut -d= -f2-)
 { cmake -S "$SRC" -B "$next_build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKEEPER_TESTS=OFF \
+    ${launcher:+-DCMAKE_CXX_COMPILER_LAUNCHER="$launcher"} \
     -DKEEPER_EXTRA_MIGRATIONS_DIR="$HERE/next-migrations" -DKEEPER_PACKAGE_VERSION="$NEXT_VERSION" &&
   cmake --build "$next_build" -j "$(nproc)" --target keeper-fcgi keeperctl &&
   package "$next_build" "$WORK/pkg-next"; } >"$WORK/next-build.log" 2>&1 ||
