@@ -24,8 +24,3 @@ CREATE VIEW audit_calls AS
 SELECT a.id, a.at, COALESCE(l.login, a.login) AS login, a.app_id, a.operation, a.result, a.request_id
   FROM audit_log a LEFT JOIN logins l ON l.id = a.login_id;
 COMMENT ON VIEW audit_calls IS 'audit_log with each row''s login by name (login_id resolved through logins, else the name the row holds). For one login''s calls use keeper_login_calls, which reads the hour-led indexes.';
-
--- Their results change shape: defined again by db/functions/ after this migration.
-DROP FUNCTION IF EXISTS keeper_login_calls(text, timestamptz, timestamptz);
-DROP FUNCTION IF EXISTS keeper_session(text, integer);
-DROP FUNCTION IF EXISTS keeper_audit(keeper_call, text, text, integer);

@@ -134,7 +134,8 @@ BOOST_AUTO_TEST_CASE(the_daily_limit_sum_reads_one_small_table_by_index_never_th
     BOOST_TEST(plan.find("\"Index Cond\": \"((card_id = $1) AND") != std::string::npos, plan);
     BOOST_TEST(plan.find("Seq Scan") == std::string::npos, plan);
     BOOST_TEST(plan.find("\"Filter\"") == std::string::npos, plan);
-    const auto body = text(c, "SELECT prosrc FROM pg_proc WHERE proname = 'keeper_topup'");
+    const auto body = text(c, "SELECT prosrc FROM pg_proc WHERE oid = "
+                                 "'keeper_topup(keeper_call, text, integer, text, bigint, numeric, numeric, numeric)'::regprocedure");
     BOOST_TEST(body.find("FROM card_recent_topups") != std::string::npos);
     BOOST_TEST(body.find("FROM topups") == std::string::npos);  // the partitioned table is only written
 }
@@ -408,7 +409,7 @@ BOOST_AUTO_TEST_CASE(the_worker_role_can_append_to_history_but_never_rewrite_it_
                                       "DELETE FROM logins", "UPDATE logins SET shared_secret = 'x'", "INSERT INTO cards (id, login_id) VALUES (9, 1)",
                                       "CREATE TABLE t (x int)", "CREATE TEMP TABLE t (x int)", "DROP TABLE sessions",
                                       "ALTER TABLE sessions ADD COLUMN x int", "CREATE INDEX ON sessions (login_id)",
-                                      "CREATE FUNCTION f() RETURNS int LANGUAGE sql AS 'SELECT 1'", "DROP FUNCTION keeper_audit",
+                                      "CREATE FUNCTION f() RETURNS int LANGUAGE sql AS 'SELECT 1'", "DROP FUNCTION keeper_audit(keeper_call, bigint, text, text, integer)",
                                       "ALTER TABLE audit_log DETACH PARTITION audit_log_default"}) {
         const auto state = outcome_of(worker, refused);
         BOOST_TEST(state == "refused", refused << ": " << state);

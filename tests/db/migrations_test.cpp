@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <sstream>
 
@@ -33,7 +34,9 @@ BOOST_AUTO_TEST_CASE(every_file_is_applied_once_with_its_checksum) {
 }
 
 // Each file of db/functions defines the one function it is named for, and a fresh install records
-// every file as current.
+// every file as current. keeper_previous_release.sql is the one exception: it defines functions
+// named by other files, under the previous release's arguments, for that release's workers during
+// an upgrade.
 BOOST_AUTO_TEST_CASE(every_function_file_is_applied_and_defines_the_function_it_is_named_for) {
     auto& conn = shared_database().sql();
     const auto status = db::definition_status(conn);
@@ -41,15 +44,27 @@ BOOST_AUTO_TEST_CASE(every_function_file_is_applied_and_defines_the_function_it_
     BOOST_TEST(status.size() >= 15u);
     for (const auto& s : status) BOOST_TEST(db::to_string(s.state) == std::string{"current"}, s.name);
     pqxx::work tx{conn};
-    for (const auto& d : db::known_definitions()) {
+    const std::string previous_release = "keeper_previous_release";
+    const auto& definitions = db::known_definitions();
+    const auto previous = std::find_if(definitions.begin(), definitions.end(),
+                                       [&](const auto& d) { return d.name == previous_release; });
+    BOOST_TEST_REQUIRE((previous != definitions.end()));
+    std::size_t previous_release_functions = 0;
+    for (const auto& d : definitions) {
+        if (d.name == previous_release) continue;
+        const bool also_previous = previous->sql.find("CREATE OR REPLACE FUNCTION " + d.name + "(") != std::string::npos;
+        previous_release_functions += also_previous ? 1 : 0;
         BOOST_TEST(tx.exec_params1("SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
-                                   "WHERE n.nspname = current_schema() AND p.proname = $1", d.name)[0].as<int>() == 1,
+                                   "WHERE n.nspname = current_schema() AND p.proname = $1", d.name)[0].as<int>() ==
+                       (also_previous ? 2 : 1),
                    d.name);
         BOOST_TEST(d.sql.find("CREATE OR REPLACE FUNCTION " + d.name + "(") != std::string::npos, d.name);
     }
+    BOOST_TEST(previous_release_functions == 13u);  // keeper_audit and the 12 functions the workers call
     // No function outside db/functions: a numbered migration that defined one would be a second home.
     BOOST_TEST(tx.exec1("SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
-                        "WHERE n.nspname = current_schema()")[0].as<std::size_t>() == db::known_definitions().size());
+                        "WHERE n.nspname = current_schema()")[0].as<std::size_t>() ==
+               db::known_definitions().size() - 1 + previous_release_functions);
     for (const auto& m : db::known_migrations()) {
         BOOST_TEST(m.sql.find("CREATE FUNCTION") == std::string::npos, m.name);
         BOOST_TEST(m.sql.find("CREATE OR REPLACE FUNCTION") == std::string::npos, m.name);

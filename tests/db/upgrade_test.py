@@ -13,6 +13,10 @@ rows). This test restores it, runs this build's `keeperctl migrate`, and checks:
   - `keeperctl status` lists every function of db/functions as current, and a second migrate
     changes nothing;
   - a function whose recorded checksum differs is applied again, alone.
+tests/db/fixtures/schema-14.sql.gz is the previous release's database (schema version 14 with its
+functions, a login, a purse and a card): its workers' calls (fixtures/previous_release_calls.sql)
+answer the same before and after this build's migrate, and its functions then equal a fresh
+install's (docs/schema.md, "While an upgrade runs").
 docs/schema.md ("Functions") describes the layout."""
 import gzip
 import os
@@ -22,6 +26,8 @@ import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
 FIXTURE = HERE / "fixtures" / "schema-7.sql.gz"
+PREVIOUS_RELEASE = HERE / "fixtures" / "schema-14.sql.gz"
+PREVIOUS_RELEASE_CALLS = HERE / "fixtures" / "previous_release_calls.sql"
 FUNCTIONS = sorted(p.stem for p in (HERE.parents[1] / "db" / "functions").glob("*.sql"))
 
 
@@ -29,6 +35,16 @@ def psql(url: str, sql: str) -> str:
     done = subprocess.run(["psql", "-X", "-q", "-tA", "-v", "ON_ERROR_STOP=1", "-d", url, "-c", sql],
                           capture_output=True, text=True, check=True)
     return done.stdout.strip()
+
+
+def restore(url: str, dump: pathlib.Path) -> None:
+    subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", url], input=gzip.decompress(dump.read_bytes()),
+                   capture_output=True, check=True)
+
+
+def previous_release_calls(url: str, run: str) -> str:
+    return subprocess.run(["psql", "-X", "-q", "-tA", "-v", f"n={run}", "-d", url, "-f", str(PREVIOUS_RELEASE_CALLS)],
+                          capture_output=True, text=True, check=True).stdout.strip()
 
 
 def keeperctl(url: str, *args: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -83,8 +99,8 @@ def recorded_checksums(url: str) -> str:
 
 def main() -> int:
     admin = os.environ["KEEPER_TEST_ADMIN_URL"]
-    names = [f"keeper_upgrade_{os.getpid()}_{kind}" for kind in ("old", "fresh")]
-    old, fresh = (f"{admin} dbname={n}" for n in names)
+    names = [f"keeper_upgrade_{os.getpid()}_{kind}" for kind in ("old", "fresh", "previous")]
+    old, fresh, previous = (f"{admin} dbname={n}" for n in names)
     problems = []
 
     def expect(ok: bool, what: str) -> None:
@@ -96,8 +112,7 @@ def main() -> int:
         for n in names:
             psql(admin, f"DROP DATABASE IF EXISTS {n}")
             psql(admin, f"CREATE DATABASE {n}")
-        subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", old], input=gzip.decompress(FIXTURE.read_bytes()),
-                       capture_output=True, check=True)
+        restore(old, FIXTURE)
         old_columns = columns(old)
         before = data_digest(old)
         rows = sum(int(v.split(":")[0]) for v in before.values())
@@ -122,7 +137,9 @@ def main() -> int:
                 print(f"--- {name} upgraded:\n{upgraded_functions.get(name)}\n--- fresh:\n{fresh_functions.get(name)}")
         expect(upgraded_functions == fresh_functions,
                f"all {len(fresh_functions)} functions' pg_get_functiondef and comments equal a fresh install's")
-        expect(len(fresh_functions) == len(FUNCTIONS), f"{len(FUNCTIONS)} functions, one per file")
+        named = {n.split("(")[0] for n in fresh_functions}
+        expect(named == set(FUNCTIONS) - {"keeper_previous_release"},
+               f"{len(FUNCTIONS) - 1} function names, one per file (and keeper_previous_release.sql's signatures of them)")
         expect(parent_indexes(old) == parent_indexes(fresh), "the tables' indexes equal a fresh install's")
 
         status = keeperctl(old, "status")
@@ -136,6 +153,16 @@ def main() -> int:
         expect("changed  keeper_audit" in keeperctl(old, "status", check=False).stdout, "keeperctl status shows a changed function")
         changed = keeperctl(old, "migrate").stdout
         expect(changed.count("defined") == 1 and "defined keeper_audit\n" in changed, f"a changed function is applied again, alone: {changed!r}")
+
+        restore(previous, PREVIOUS_RELEASE)
+        before = previous_release_calls(previous, "before")
+        expect(before.split() == ["0", "10", "0", "0", "5|1", "5", "5", "4"], f"the previous release's calls on its schema: {before!r}")
+        keeperctl(previous, "migrate")
+        after = previous_release_calls(previous, "after")
+        expect(after == before, f"the previous release's calls answer the same after migrate: {after!r}")
+        expect(psql(previous, "SELECT balance FROM purses WHERE purse = 'Z000000000001'") == "2.50", "both top-ups applied")
+        expect(psql(previous, "SELECT count(*) FROM audit_calls WHERE login = 'alice'") == "16", "every call audited, by login")
+        expect(functions(previous) == fresh_functions, "the previous release's functions, migrated, equal a fresh install's")
     finally:
         for n in names:
             subprocess.run(["psql", "-X", "-q", "-d", admin, "-c", f"DROP DATABASE IF EXISTS {n} WITH (FORCE)"], capture_output=True)

@@ -52,6 +52,8 @@ for p in code_files():
         if comment:
             in_comments += [(f"{p.relative_to(ROOT)}:{n}", name, in_tests)
                             for name in re.findall(r"keeper_[a-z0-9_]+", comment.group(1))]
+# A file of db/functions is a definition by its name (keeperctl status lists it), whatever it defines.
+defined.update(p.stem for p in (ROOT / "db/functions").glob("*.sql"))
 named = [(str(doc.relative_to(ROOT)), name, False) for doc in DOCS
          for name in sorted(set(re.findall(r"keeper_[a-z0-9_]+", text(doc))))]
 for where, name, in_tests in named + in_comments:
