@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <string>
 
+#include "core/api/http_status.hpp"
+
 namespace keeper::fcgi {
 namespace {
 
@@ -58,20 +60,6 @@ std::string read_body(FCGX_Request& r, std::size_t limit, bool& too_large) {
     return body;
 }
 
-const char* reason_phrase(int status) {
-    switch (status) {
-        case 200: return "OK";
-        case 400: return "Bad Request";
-        case 404: return "Not Found";
-        case 405: return "Method Not Allowed";
-        case 413: return "Payload Too Large";
-        case 415: return "Unsupported Media Type";
-        case 422: return "Unprocessable Content";
-        case 503: return "Service Unavailable";
-        default: return "Internal Server Error";
-    }
-}
-
 }  // namespace
 
 core::http_request read_request(FCGX_Request& r, std::size_t body_limit) {
@@ -102,7 +90,9 @@ core::http_request read_request(FCGX_Request& r, std::size_t body_limit) {
 }
 
 void write_response(FCGX_Request& r, const core::http_response& res, const std::string& request_id) {
-    std::string head = "Status: " + std::to_string(res.status) + " " + reason_phrase(res.status) + "\r\n";
+    // A status without a phrase would still be read by its code (a unit test keeps the table whole).
+    const auto phrase = core::reason_phrase(res.status);
+    std::string head = "Status: " + std::to_string(res.status) + (phrase ? " " + std::string{*phrase} : "") + "\r\n";
     head += "Content-Type: " + res.content_type + "\r\n";
     head += "Content-Length: " + std::to_string(res.body.size()) + "\r\n";
     head += "X-Request-Id: " + request_id + "\r\n";

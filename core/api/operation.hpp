@@ -34,6 +34,13 @@ enum class call_effect { reads, writes };
 
 using result_value = std::variant<result_code, utc_time, std::string>;
 
+// What a handler answered: its value, and whether the store answered it as a keyed repeat
+// (store_result::replayed), which the answer then says.
+struct call_result {
+    result_value value;
+    bool replayed = false;
+};
+
 struct param_spec {
     std::string_view name;
     param_type type;
@@ -48,7 +55,7 @@ struct operation {
     result_type result;
     std::vector<result_code> results;  // the int results it can give (empty for dateTime/string)
     // Decoded arguments, one per param, of the declared types, in declaration order.
-    result_value (*invoke)(call_context&, const std::vector<param_value>&);
+    call_result (*invoke)(call_context&, const std::vector<param_value>&);
 };
 
 namespace detail {
@@ -63,6 +70,7 @@ template <> struct param_type_of<provider> { static constexpr auto value = param
 
 template <typename T> struct result_type_of;
 template <> struct result_type_of<result_code> { static constexpr auto value = result_type::int32; };
+template <> struct result_type_of<store_result> { static constexpr auto value = result_type::int32; };
 template <> struct result_type_of<utc_time> { static constexpr auto value = result_type::date_time; };
 template <> struct result_type_of<std::string> { static constexpr auto value = result_type::string; };
 
@@ -74,11 +82,15 @@ struct handler_traits<R (*)(call_context&, A...)> {
     static constexpr std::size_t arity = sizeof...(A);
 };
 
+template <typename R>
+call_result answer_of(R&& r) { return {result_value{std::forward<R>(r)}}; }
+inline call_result answer_of(store_result r) { return {result_value{r.code}, r.replayed}; }
+
 template <auto Handler>
-result_value invoke(call_context& ctx, const std::vector<param_value>& values) {
+call_result invoke(call_context& ctx, const std::vector<param_value>& values) {
     using traits = handler_traits<decltype(Handler)>;
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
-        return result_value{Handler(ctx, std::get<std::tuple_element_t<I, typename traits::args>>(values[I])...)};
+        return answer_of(Handler(ctx, std::get<std::tuple_element_t<I, typename traits::args>>(values[I])...));
     }(std::make_index_sequence<traits::arity>{});
 }
 

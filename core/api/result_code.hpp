@@ -22,3 +22,18 @@ enum class result_code : int {
 inline constexpr int last_result_code = 12;
 
 }  // namespace keeper::core
+
+namespace keeper::core {
+
+// A result code as a store answered it: the call's own, or, for a repeat of a keyed call, the
+// result the first call with the same Idempotency-Key recorded, nothing changed now
+// (docs/api-decisions.md, "Idempotency-Key"). The answer then says so (Idempotent-Replayed).
+struct store_result {
+    constexpr store_result(result_code c, bool was_replayed = false) : code(c), replayed(was_replayed) {}  // NOLINT: a plain code converts
+    result_code code;
+    bool replayed;
+
+    friend constexpr bool operator==(const store_result& r, result_code c) { return r.code == c; }
+};
+
+}  // namespace keeper::core

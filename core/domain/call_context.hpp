@@ -31,11 +31,8 @@ public:
     store& db() { return m_store; }
 
     audit_tag tag() const {
-        return {m_request_id, m_operation, m_key.key, m_key.fingerprint, m_retried, m_key.legacy_fingerprint, m_until,
-                &m_replayed};
+        return {m_request_id, m_operation, m_key.key, m_key.fingerprint, m_retried, m_key.legacy_fingerprint, m_until};
     }
-    // The store answered a repeat of a keyed call with its recorded result (audit_tag::replayed).
-    bool replayed() const { return m_replayed; }
     const deadline& until() const { return m_until; }
     // session_id already lower-cased by the caller (sessions are stored lower case).
     session_ref session(std::string_view session_id) const { return {session_id, m_settings.session_ttl}; }
@@ -48,7 +45,6 @@ private:
     call_key m_key;
     bool m_retried;
     deadline m_until;
-    mutable bool m_replayed = false;  // written by the store through the tag
 };
 
 }  // namespace keeper::core

@@ -10,8 +10,7 @@ call_result run_call(const decoded_call& call, store& st, const settings& cfg, c
         key = {*origin.idempotency_key, call_fingerprint(call), legacy_call_fingerprint(call)};
     }
     call_context ctx{st, cfg, origin.request_id, call.op->name, std::move(key), origin.retried, origin.until};
-    auto value = call.op->invoke(ctx, call.args);
-    return {std::move(value), ctx.replayed()};
+    return call.op->invoke(ctx, call.args);
 }
 
 }  // namespace keeper::core

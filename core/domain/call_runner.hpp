@@ -13,11 +13,6 @@
 
 namespace keeper::core {
 
-struct call_result {
-    result_value value;
-    bool replayed = false;  // the result a first call with the same Idempotency-Key recorded
-};
-
 // What the request adds to a call besides its arguments.
 struct call_origin {
     std::string request_id;

@@ -63,7 +63,7 @@ public:
 // What every write names in its audit row. With an Idempotency-Key, the write also records the
 // key, the call's fingerprint (core/domain/call_fingerprint.hpp) and its result, in its own
 // transaction, under the caller it resolves (a session's login, the app, Authenticate's login);
-// or marks the answer replayed / throws key_reused when the caller already used the key.
+// or answers a replayed store_result / throws key_reused when the caller already used the key.
 struct audit_tag {
     std::string_view request_id;
     std::string_view operation;
@@ -77,10 +77,6 @@ struct audit_tag {
     std::string_view legacy_fingerprint;
     // When the call must be answered by: every wait in the store ends there.
     deadline until;
-    // Set by the store when the result it returns is a repeat's: the result a first call with the
-    // same Idempotency-Key and the same parameters recorded, nothing changed now
-    // (docs/api-decisions.md, "Idempotency-Key"). Null: no one asks.
-    bool* replayed = nullptr;
 };
 
 // A call's session: its id (lower case) and the configured lifetime.
@@ -101,6 +97,7 @@ struct code_lookup {
     result_code result = result_code::not_found;
     std::int64_t login_id = 0;
     std::string code_hash;  // core/domain/code_hash.hpp format
+    bool replayed = false;  // a keyed repeat's recorded final result (store_result::replayed)
 };
 
 // Who proved what: passed from a read to the write that follows it.
@@ -133,39 +130,39 @@ public:
     virtual std::optional<std::string> find_login_secret(std::string_view login, const deadline& until) = 0;
     // Authenticate's transaction: the throttle (counted under the login's row lock), then binding
     // (or renewing) the session when `proven`, else recording the failure.
-    virtual result_code authenticate(const audit_tag& tag, std::string_view login, std::string_view session_id,
+    virtual store_result authenticate(const audit_tag& tag, std::string_view login, std::string_view session_id,
                                      bool proven, std::chrono::seconds failure_window, int max_failures) = 0;
 
-    virtual result_code check_session(const audit_tag& tag, const session_ref& session, std::string_view app_id) = 0;
+    virtual store_result check_session(const audit_tag& tag, const session_ref& session, std::string_view app_id) = 0;
 
-    virtual result_code set_account_permits(const audit_tag& tag, const session_ref& session, bool payments,
+    virtual store_result set_account_permits(const audit_tag& tag, const session_ref& session, bool payments,
                                             bool invoices, bool messages) = 0;
-    virtual result_code set_contact_permits(const audit_tag& tag, const session_ref& session, std::string_view wmid,
+    virtual store_result set_contact_permits(const audit_tag& tag, const session_ref& session, std::string_view wmid,
                                             bool payments, bool invoices, bool messages,
                                             bool dont_use_confirmation) = 0;
 
     virtual code_lookup find_transfer_code(const audit_tag& tag, const session_ref& session, std::int64_t tran_id) = 0;
-    virtual result_code confirm_transfer(const audit_tag& tag, const coded_call& call, std::int64_t tran_id) = 0;
+    virtual store_result confirm_transfer(const audit_tag& tag, const coded_call& call, std::int64_t tran_id) = 0;
     virtual code_lookup find_task_code(const audit_tag& tag, const session_ref& session, std::int32_t profile_id,
                                        std::int32_t task_id) = 0;
-    virtual result_code confirm_task(const audit_tag& tag, const coded_call& call, std::int32_t profile_id,
+    virtual store_result confirm_task(const audit_tag& tag, const coded_call& call, std::int32_t profile_id,
                                      std::int32_t task_id) = 0;
 
-    virtual result_code topup(const audit_tag& tag, const session_ref& session, const topup_request& topup) = 0;
+    virtual store_result topup(const audit_tag& tag, const session_ref& session, const topup_request& topup) = 0;
 
-    virtual result_code rename_profile(const audit_tag& tag, const session_ref& session, std::int32_t profile_id,
+    virtual store_result rename_profile(const audit_tag& tag, const session_ref& session, std::int32_t profile_id,
                                        std::string_view name) = 0;
 
-    virtual result_code subscribe_device(const audit_tag& tag, const session_ref& session,
+    virtual store_result subscribe_device(const audit_tag& tag, const session_ref& session,
                                          const device_subscription& device) = 0;
     // SubscribeAppWithTagAndLocale: the application (app_id lower case), if registered. Reads only.
     virtual std::optional<application_record> find_application(std::string_view app_id, const deadline& until) = 0;
-    virtual result_code subscribe_app_device(const audit_tag& tag, std::string_view app_id, std::string_view user_id,
+    virtual store_result subscribe_app_device(const audit_tag& tag, std::string_view app_id, std::string_view user_id,
                                              const device_subscription& device) = 0;
-    virtual result_code mark_sms_delivered(const audit_tag& tag, const session_ref& session, std::int32_t sms_id) = 0;
+    virtual store_result mark_sms_delivered(const audit_tag& tag, const session_ref& session, std::int32_t sms_id) = 0;
 
     // The audit row of a call refused by a check made in the worker (a wrong authHash); returns result.
-    virtual result_code audit_only(const audit_tag& tag, std::string_view login, std::string_view app_id,
+    virtual store_result audit_only(const audit_tag& tag, std::string_view login, std::string_view app_id,
                                    result_code result) = 0;
 
     // True when the database answers now (GET /health). Never throws.

@@ -54,7 +54,7 @@ std::size_t connection_pool::waiting() {
 }
 
 void connection_pool::release(std::size_t index) {
-    std::unique_ptr<pqxx::connection> dead;  // closed outside the lock
+    std::shared_ptr<pqxx::connection> dead;  // closed outside the lock (or by a cancel still on its way)
     std::unique_lock lock{m_mutex};
     auto& s = m_slots[index];
     if (s.broken) {
@@ -102,7 +102,7 @@ pqxx::connection& connection_pool::lease::connection() {
         m_pool->count(&core::runtime_gauges::db_connections_lost);
     }
     try {
-        auto conn = std::make_unique<pqxx::connection>(m_pool->m_conninfo);
+        auto conn = std::make_shared<pqxx::connection>(m_pool->m_conninfo);
         s.identity = m_pool->m_prepare(*conn);
         s.conn = std::move(conn);
     } catch (...) {
@@ -116,6 +116,8 @@ pqxx::connection& connection_pool::lease::connection() {
 void connection_pool::lease::mark_broken() {
     if (m_pool) m_pool->m_slots[m_slot].broken = true;
 }
+
+std::shared_ptr<pqxx::connection> connection_pool::lease::shared() const { return m_pool->m_slots[m_slot].conn; }
 
 const backend_identity& connection_pool::lease::identity() const { return m_pool->m_slots[m_slot].identity; }
 

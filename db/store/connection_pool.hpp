@@ -45,6 +45,9 @@ public:
         // The slot's open connection, opened (and prepared) now if it was not. Throws
         // pqxx::broken_connection when the database cannot be reached.
         pqxx::connection& connection();
+        // The same connection, shared: a cancel request on its way keeps it open
+        // (statement_watch.hpp). Call connection() first.
+        std::shared_ptr<pqxx::connection> shared() const;
         // The connection is unusable (lost, or its state unknown): closed when given back.
         void mark_broken();
         // What the preparer returned for the slot's connection (kept after it broke; unknown
@@ -70,7 +73,7 @@ public:
 
 private:
     struct slot {
-        std::unique_ptr<pqxx::connection> conn;
+        std::shared_ptr<pqxx::connection> conn;
         backend_identity identity;
         bool broken = false;
         bool in_use = false;

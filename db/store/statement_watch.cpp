@@ -16,27 +16,33 @@ statement_watch::~statement_watch() {
     m_changed.notify_all();
 }
 
-statement_watch::guard::guard(statement_watch& watch, pqxx::connection& conn, core::deadline cancel_at,
-                              core::deadline cut_at)
+statement_watch::guard::guard(statement_watch& watch, std::shared_ptr<pqxx::connection> conn,
+                              core::deadline cancel_at, core::deadline cut_at)
     : m_watch(watch) {
     bool sooner = false;
     {
         std::lock_guard lock{watch.m_mutex};
-        m_entry = watch.m_entries.emplace(watch.m_entries.end(), &conn, cancel_at, cut_at);
+        m_entry = watch.m_entries.emplace(watch.m_entries.end(), std::move(conn), cancel_at, cut_at);
         sooner = cancel_at.at() < watch.m_sleeps_until;
     }
     if (sooner) watch.m_changed.notify_all();
 }
 
-statement_watch::guard::~guard() {
-    std::unique_lock lock{m_watch.m_mutex};
-    // A cancel request in flight uses the connection: it must finish before the connection may be
-    // given back, reused or closed.
-    m_watch.m_changed.wait(lock, [&] { return !m_entry->busy; });
-    m_watch.m_entries.erase(m_entry);
+statement_watch::guard::~guard() { finish(); }
+
+bool statement_watch::guard::finish() {
+    if (!m_finished) {
+        std::lock_guard lock{m_watch.m_mutex};  // the watch thread decides under it: nothing comes later
+        m_interrupted = m_entry->cancelled || m_entry->cut;
+        m_watch.m_entries.erase(m_entry);
+        m_finished = true;
+    }
+    return m_interrupted;
 }
 
-bool statement_watch::guard::interrupted() const { return m_entry->cancelled || m_entry->cut; }
+bool statement_watch::guard::interrupted() const {
+    return m_finished ? m_interrupted : m_entry->cancelled || m_entry->cut;
+}
 
 std::optional<core::deadline> statement_watch::next_due() const {
     std::optional<core::deadline> due;
@@ -46,6 +52,23 @@ std::optional<core::deadline> statement_watch::next_due() const {
         if (!due || at.at() < due->at()) due = at;
     }
     return due;
+}
+
+void statement_watch::send_cancel(std::shared_ptr<pqxx::connection> conn) {
+    if (m_cancels->fetch_add(1) >= cancels_in_flight_limit) {
+        m_cancels->fetch_sub(1);
+        return;
+    }
+    // The thread holds the connection (and so its socket and cancel key) until the request is
+    // made, and closes it if the call has given it up meanwhile.
+    std::thread{[conn = std::move(conn), cancels = m_cancels] {
+        try {
+            conn->cancel_query();
+        } catch (const std::exception&) {
+            // Not delivered: the cut at the deadline still ends the wait.
+        }
+        cancels->fetch_sub(1);
+    }}.detach();
 }
 
 void statement_watch::run() {
@@ -65,21 +88,11 @@ void statement_watch::run() {
         for (auto& e : m_entries) {
             if (!e.cancelled && e.cancel_at.passed()) {
                 e.cancelled = true;
-                e.busy = true;
-                lock.unlock();  // the cancel request is a round trip to the server
-                try {
-                    e.conn->cancel_query();
-                } catch (const std::exception&) {
-                    // Not delivered: the cut at the deadline still ends the wait.
-                }
-                lock.lock();
-                e.busy = false;
-                m_changed.notify_all();
-                break;  // the list may have changed meanwhile: look again
+                send_cancel(e.conn);
             }
             if (!e.cut && e.cut_at.passed()) {
                 e.cut = true;
-                // The blocked call's read fails at once, and the store settles it as in doubt.
+                // The blocked call's read fails at once, and the executor settles it as in doubt.
                 ::shutdown(e.conn->sock(), SHUT_RDWR);
             }
         }

@@ -82,6 +82,31 @@ BOOST_AUTO_TEST_CASE(an_unreachable_database_is_a_server_fault_once_the_budget_i
     BOOST_TEST(!nowhere.healthy());
 }
 
+// A statement still running at its cancel point is cancelled, and its connection is closed rather
+// than given back to the pool: a cancel request still on its way could otherwise reach the next
+// call's statement (db/store/statement_lease.hpp). The next call opens a new connection.
+BOOST_AUTO_TEST_CASE(a_connection_whose_statement_was_interrupted_never_serves_another_call) {
+    keeper::core::runtime_gauges gauges;
+    const keeper::db::database_timeouts bounds{std::chrono::milliseconds{5000}, std::chrono::milliseconds{5000},
+                                               std::chrono::milliseconds{1000}, 4};
+    keeper::db::pg_store one{keeper::test::shared_database().url(), 1, bounds, nullptr, &gauges};
+    const auto login = unique("held");
+    add_login(login, "secret");
+    BOOST_TEST(one.find_login_secret(login, keeper::core::deadline::after(bounds.budget)).has_value());
+    BOOST_TEST(gauges.db_connections_open.load() == 1);
+    {
+        pqxx::work holder{sql()};
+        holder.exec("LOCK TABLE logins IN ACCESS EXCLUSIVE MODE");
+        BOOST_CHECK_THROW(one.find_login_secret(login, keeper::core::deadline::after(bounds.budget)),
+                          keeper::core::not_applied);
+        BOOST_TEST(gauges.db_statement_timeouts.load() == 1u);
+        BOOST_TEST(gauges.db_connections_open.load() == 0);  // closed, not pooled
+        BOOST_TEST(gauges.db_connections_lost.load() == 1u);
+    }
+    BOOST_TEST(one.find_login_secret(login, keeper::core::deadline::after(bounds.budget)).has_value());
+    BOOST_TEST(gauges.db_connections_open.load() == 1);
+}
+
 // After a switchover the host a connection knew as primary may answer as a standby: "cannot
 // execute … in a read-only transaction" (25006). Nothing was done, so the call runs again on a new
 // connection, within its budget, and succeeds where the primary is. Here the old connection is
@@ -102,7 +127,7 @@ BOOST_AUTO_TEST_CASE(a_call_a_standby_refused_runs_again_on_a_new_connection) {
     BOOST_TEST(!one_connection.find_login_secret(unique("nobody"), soon()));  // read-only again
     exec("ALTER DATABASE \"" + database + "\" RESET default_transaction_read_only");
     // Now "the primary has moved": the open connection still refuses, the retry's new one writes.
-    BOOST_TEST(static_cast<int>(check()) == 2);  // session_not_found
+    BOOST_TEST(static_cast<int>(check().code) == 2);  // session_not_found
     BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE operation = 'CheckSessionEx' AND request_id LIKE 'rid%'") >= 1);
 }
 
@@ -127,7 +152,7 @@ struct in_doubt_topup {
     }
 
     // Runs the top-up while the card is locked; `meanwhile` runs before its server process is ended.
-    keeper::core::result_code run(const std::function<void()>& meanwhile) {
+    keeper::core::store_result run(const std::function<void()>& meanwhile) {
         pqxx::connection holder{keeper::test::shared_database().url()};
         pqxx::work lock{holder};
         lock.exec("SELECT pg_advisory_xact_lock(2, hashint8(" + std::to_string(card) + "))");
@@ -155,7 +180,7 @@ struct in_doubt_topup {
 BOOST_AUTO_TEST_CASE(a_call_whose_server_process_ended_before_it_committed_runs_again_once) {
     in_doubt_topup t{*this};
     const auto result = t.run([] {});
-    BOOST_TEST(static_cast<int>(result) == 0);
+    BOOST_TEST(static_cast<int>(result.code) == 0);
     BOOST_TEST(t.topups() == 1);  // applied once: the first run never committed
     BOOST_TEST(t.audit_rows() == 1);
     BOOST_TEST(t.gauges.db_in_doubt_rerun.load() == 1u);
@@ -167,7 +192,7 @@ BOOST_AUTO_TEST_CASE(a_call_that_committed_before_its_answer_was_lost_answers_it
     in_doubt_topup t{*this};
     // As if the first run had committed with result 9: the store must answer that, not run again.
     const auto result = t.run([&] { exec("SELECT keeper_audit(ROW('" + t.request_id + "', 'TopupPurseFromAtmCard', '', '', false)::keeper_call, NULL, NULL, NULL, 9)"); });
-    BOOST_TEST(static_cast<int>(result) == 9);
+    BOOST_TEST(static_cast<int>(result.code) == 9);
     BOOST_TEST(t.topups() == 0);
     BOOST_TEST(t.audit_rows() == 1);
     BOOST_TEST(t.gauges.db_in_doubt_recorded.load() == 1u);
@@ -205,7 +230,7 @@ struct retried_topup {
     }
     ~retried_topup() { waitpid(dead_worker, nullptr, 0); }
 
-    keeper::core::result_code run_again() {
+    keeper::core::store_result run_again() {
         keeper::core::call_context ctx{f.store, f.cfg, request_id, "TopupPurseFromAtmCard", {}, true};
         return f.store.topup(ctx.tag(), ctx.session(session), {purse, card, "10.50", "15000", "50000"});
     }
@@ -219,7 +244,7 @@ struct retried_topup {
 BOOST_AUTO_TEST_CASE(a_retried_call_whose_first_attempt_committed_answers_its_recorded_result) {
     retried_topup t{*this};
     pqxx::nontransaction{t.first_attempt}.exec("SELECT keeper_audit(ROW('" + t.request_id + "', 'TopupPurseFromAtmCard', '', '', false)::keeper_call, NULL, NULL, NULL, 9)");
-    BOOST_TEST(static_cast<int>(t.run_again()) == 9);
+    BOOST_TEST(static_cast<int>(t.run_again().code) == 9);
     BOOST_TEST(t.topups() == 0);
     BOOST_TEST(t.sessions_named(t.dead_worker) == 0);  // the dead worker's session was ended
     BOOST_TEST(t.sessions_named(getpid()) >= 1);       // a live worker's was not
@@ -229,7 +254,7 @@ BOOST_AUTO_TEST_CASE(a_retried_call_whose_first_attempt_was_still_open_runs_once
     retried_topup t{*this};
     pqxx::work open{t.first_attempt};  // the first attempt, uncommitted when its worker died
     open.exec("SELECT keeper_audit(ROW('" + t.request_id + "', 'TopupPurseFromAtmCard', '', '', false)::keeper_call, NULL, NULL, NULL, 9)");
-    BOOST_TEST(static_cast<int>(t.run_again()) == 0);  // ended, rolled back: the call runs
+    BOOST_TEST(static_cast<int>(t.run_again().code) == 0);  // ended, rolled back: the call runs
     BOOST_TEST(t.topups() == 1);
     BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE request_id = '" + t.request_id + "'") == 1);
     BOOST_TEST(t.sessions_named(t.dead_worker) == 0);

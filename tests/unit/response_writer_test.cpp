@@ -4,6 +4,9 @@
 
 #include "core/domain/operation_table.hpp"
 #include "core/wire/response_writer.hpp"
+#include "core/api/http_status.hpp"
+
+#include <set>
 #include "core/api/text_util.hpp"
 
 #include <libxml/parser.h>
@@ -128,6 +131,31 @@ BOOST_AUTO_TEST_CASE(a_fault_quoting_hostile_bytes_is_well_formed_xml_and_printa
     for (const unsigned char c : text.substr(0, text.size() - 2)) BOOST_TEST((c >= 0x20 && c != 0x7F), "byte " << int{c});
     BOOST_TEST(utf8_length(text).has_value());
     BOOST_TEST(std::string{fault(fault_kind::client, std::string(100000, 'x')).what()}.size() <= fault_reason_max_bytes + 3);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// The FastCGI front writes the reason phrase of core/api/http_status.hpp: every status a fault or
+// a result can carry, over every transport, must be there (a 409 once went out as "409 Internal
+// Server Error").
+BOOST_AUTO_TEST_SUITE(response_statuses)
+
+BOOST_AUTO_TEST_CASE(every_status_keeper_sends_has_its_reason_phrase) {
+    std::set<int> sent;
+    for (std::size_t t = 0; t < transport_count; ++t) {
+        for (std::size_t k = 0; k < fault_kind_count; ++k) {
+            sent.insert(write_fault(static_cast<transport>(t), fault(static_cast<fault_kind>(k), "x")).status);
+        }
+        if (static_cast<transport>(t) != transport::none) {
+            sent.insert(write_result(static_cast<transport>(t), op(api_group::simple_auth, "Authenticate"),
+                                     result_code::ok, "http://tempuri.org/").status);
+        }
+    }
+    BOOST_TEST(sent.contains(409));
+    BOOST_TEST(sent.contains(422));
+    for (const int status : sent) BOOST_TEST(reason_phrase(status).has_value(), status);
+    BOOST_TEST(*reason_phrase(409) == "Conflict");
+    BOOST_TEST(!reason_phrase(418).has_value());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

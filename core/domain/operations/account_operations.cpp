@@ -8,7 +8,7 @@
 
 namespace keeper::core::handlers {
 
-result_code set_contact_permits_ex(call_context& ctx, const std::string& session_id, const std::string& wmid,
+store_result set_contact_permits_ex(call_context& ctx, const std::string& session_id, const std::string& wmid,
                                    bool accept_payments, bool accept_invoices, bool accept_messages,
                                    bool dont_use_confirmation) {
     if (!formats::is_session_id(session_id) || !formats::is_wmid(wmid)) return result_code::invalid_argument;
@@ -17,7 +17,7 @@ result_code set_contact_permits_ex(call_context& ctx, const std::string& session
                                         accept_messages, dont_use_confirmation);
 }
 
-result_code set_account_permits(call_context& ctx, const std::string& session_id, bool accept_payments,
+store_result set_account_permits(call_context& ctx, const std::string& session_id, bool accept_payments,
                                 bool accept_invoices, bool accept_messages) {
     if (!formats::is_session_id(session_id)) return result_code::invalid_argument;
     const auto session_key = to_lower_ascii(session_id);
@@ -25,20 +25,20 @@ result_code set_account_permits(call_context& ctx, const std::string& session_id
                                         accept_messages);
 }
 
-result_code finish_code_protected_operation(call_context& ctx, const std::string& session_id, std::int64_t tran_id,
+store_result finish_code_protected_operation(call_context& ctx, const std::string& session_id, std::int64_t tran_id,
                                             const std::string& protection_code) {
     if (!formats::is_session_id(session_id) || !formats::is_positive_id(tran_id) || !formats::is_code(protection_code)) {
         return result_code::invalid_argument;
     }
     const auto session_key = to_lower_ascii(session_id);
     const auto found = ctx.db().find_transfer_code(ctx.tag(), ctx.session(session_key), tran_id);
-    if (found.result != result_code::ok) return found.result;
+    if (found.result != result_code::ok) return {found.result, found.replayed};
     const coded_call call{found.login_id, code_matches(found.code_hash, protection_code),
                           ctx.config().code_max_attempts};
     return ctx.db().confirm_transfer(ctx.tag(), call, tran_id);
 }
 
-result_code topup_purse_from_atm_card(call_context& ctx, const std::string& session_id, const std::string& purse_dest,
+store_result topup_purse_from_atm_card(call_context& ctx, const std::string& session_id, const std::string& purse_dest,
                                       std::int64_t card_id, double amount) {
     const auto purse = formats::normalize_purse(purse_dest);
     const auto amount_decimal = amount_text(amount);

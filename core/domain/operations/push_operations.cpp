@@ -6,7 +6,7 @@
 
 namespace keeper::core::handlers {
 
-result_code subscribe_with_tag_and_locale(call_context& ctx, const std::string& session_id, provider push_provider,
+store_result subscribe_with_tag_and_locale(call_context& ctx, const std::string& session_id, provider push_provider,
                                           const std::string& push_service_user_id, std::int32_t tag, std::int32_t locale) {
     if (!formats::is_session_id(session_id) || push_provider == provider::Undefined ||
         !formats::is_push_user_id(push_service_user_id) || !formats::is_locale(locale)) {
@@ -16,7 +16,7 @@ result_code subscribe_with_tag_and_locale(call_context& ctx, const std::string& 
     return ctx.db().subscribe_device(ctx.tag(), ctx.session(session_key), {push_provider, push_service_user_id, tag, locale});
 }
 
-result_code subscribe_app_with_tag_and_locale(call_context& ctx, const std::string& app_id, const std::string& user_id,
+store_result subscribe_app_with_tag_and_locale(call_context& ctx, const std::string& app_id, const std::string& user_id,
                                               const std::string& push_service_user_id, std::int32_t tag,
                                               std::int32_t locale, const std::string& auth_hash) {
     if (!formats::is_app_id(app_id) || !formats::is_user_id(user_id) || !formats::is_push_user_id(push_service_user_id) ||
@@ -38,7 +38,7 @@ result_code subscribe_app_with_tag_and_locale(call_context& ctx, const std::stri
     return db.subscribe_app_device(ctx.tag(), app_key, user_key, {app->push_provider, push_service_user_id, tag, locale});
 }
 
-result_code mark_push_sms_as_delivered(call_context& ctx, const std::string& session_id, std::int32_t id) {
+store_result mark_push_sms_as_delivered(call_context& ctx, const std::string& session_id, std::int32_t id) {
     if (!formats::is_session_id(session_id) || !formats::is_positive_id(id)) return result_code::invalid_argument;
     const auto session_key = to_lower_ascii(session_id);
     return ctx.db().mark_sms_delivered(ctx.tag(), ctx.session(session_key), id);

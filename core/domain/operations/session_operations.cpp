@@ -6,7 +6,7 @@
 
 namespace keeper::core::handlers {
 
-result_code authenticate(call_context& ctx, const std::string& session_id, const std::string& login,
+store_result authenticate(call_context& ctx, const std::string& session_id, const std::string& login,
                          const std::string& auth_hash) {
     if (!formats::is_session_id(session_id) || !formats::is_login(login) || !formats::is_auth_hash(auth_hash)) {
         return result_code::invalid_argument;
@@ -21,7 +21,7 @@ result_code authenticate(call_context& ctx, const std::string& session_id, const
     return db.authenticate(ctx.tag(), login_key, session_key, proven, cfg.auth_failure_window, cfg.auth_max_failures);
 }
 
-result_code check_session_ex(call_context& ctx, const std::string& session_id, const std::string& app_id) {
+store_result check_session_ex(call_context& ctx, const std::string& session_id, const std::string& app_id) {
     if (!formats::is_session_id(session_id) || !formats::is_app_id(app_id)) return result_code::invalid_argument;
     const auto session_key = to_lower_ascii(session_id);
     return ctx.db().check_session(ctx.tag(), ctx.session(session_key), to_lower_utf8(app_id));

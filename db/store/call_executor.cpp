@@ -1,0 +1,159 @@
+#include "db/store/call_executor.hpp"
+
+#include <pqxx/pqxx>
+
+#include <algorithm>
+#include <thread>
+#include <type_traits>
+
+#include "db/store/sql_errors.hpp"
+#include "db/store/statement_lease.hpp"
+#include "db/store/statements.hpp"
+
+namespace keeper::db {
+namespace {
+
+struct field_count {
+    template <typename... F>
+    std::integral_constant<std::size_t, sizeof...(F)> operator()(const F&...) const { return {}; }
+};
+static_assert(decltype(std::declval<const call_frame_values&>().apply(field_count{}))::value == call_frame.size(),
+              "call_frame_values passes every field of statements.hpp's call_frame");
+
+}  // namespace
+
+call_executor::call_executor(std::string conninfo, std::size_t connections, connection_pool::preparer prepare,
+                             database_timeouts bounds, core::runtime_gauges* gauges)
+    : m_pool(std::move(conninfo), connections, std::move(prepare), gauges), m_bounds(bounds), m_gauges(gauges) {}
+
+pqxx::result call_executor::read(std::string_view name, const core::deadline& until, const read_statement& statement) {
+    return *run(name, {{}, false, until}, statement).rows;
+}
+
+statement_answer call_executor::write(std::string_view name, const core::audit_tag& tag,
+                                      const write_statement& statement) {
+    if (tag.idempotency_key.empty()) return attempt(name, tag, false, {}, statement);
+    try {
+        try {
+            return attempt(name, tag, false, tag.fingerprint, statement);
+        } catch (const unique_violation&) {
+            try {
+                // Most likely the key index: the recorded call (a replay or KI422), or this call
+                // again if the recorded one rolled back since.
+                return attempt(name, tag, true, tag.fingerprint, statement);
+            } catch (const core::key_reused&) {
+                // Recorded by an earlier version, with the fingerprint it computed (call_fingerprint.hpp).
+                if (tag.legacy_fingerprint.empty() || tag.legacy_fingerprint == tag.fingerprint) throw;
+                return attempt(name, tag, true, tag.legacy_fingerprint, statement);
+            }
+        }
+    } catch (const lock_timed_out&) {
+        // Nothing changed, and the key makes a repeat safe: the client is told to repeat it (409).
+        throw core::key_in_flight();
+    } catch (const replay& r) {
+        // The recorded call may be one whose commit was made visible before the standby had it
+        // (its server process ended while it waited): answered once the standby holds it.
+        if (!on_standby(tag.request_id, tag.until)) give_up_unknown(tag.request_id, not_on_standby);
+        return {std::nullopt, r.result, true};
+    }
+}
+
+statement_answer call_executor::attempt(std::string_view name, const core::audit_tag& tag, bool key_used,
+                                        std::string_view fingerprint, const write_statement& statement) {
+    const call_frame_values frame{std::string{tag.request_id}, std::string{tag.operation},
+                                  std::string{tag.idempotency_key}, std::string{fingerprint}, key_used};
+    // A retried call's first attempt is settled once, before it runs at all.
+    const call_ref call{tag.request_id, tag.retried && !key_used, tag.until};
+    return run(name, call, [&](pqxx::connection& conn) { return statement(conn, frame); });
+}
+
+// Runs a statement until it answers, by the call's deadline (docs/design.md, "In-doubt calls"):
+// again when nothing was done (no primary yet, a standby refused), and when the connection broke
+// with the statement sent: a read again at once, a call once it is known not to have happened, or
+// its recorded result once it is known to have happened and to be on the synchronous standby.
+statement_answer call_executor::run(std::string_view name, call_ref call, const bound_statement& statement) {
+    const bool writes = !call.request_id.empty();
+    if (call.retried && writes) {
+        if (const auto recorded = settle_retried(call.request_id, call.until)) {
+            count(&core::runtime_gauges::db_in_doubt_recorded);
+            return {std::nullopt, *recorded};
+        }
+    }
+    bool waited_for_primary = false;  // counted once the call answers (a rerun after a doubt is not a wait)
+    for (int attempt = 0;; ++attempt) {
+        try {
+            auto rows = once(name, call, statement);
+            if (waited_for_primary) count(&core::runtime_gauges::db_waited_for_primary);
+            return {std::move(rows)};
+        } catch (const not_done& e) {
+            if (!pause_before_retry(call.until, attempt)) throw core::not_applied(e.what());
+            waited_for_primary = true;
+        } catch (const in_doubt& e) {
+            if (!writes) {
+                if (!pause_before_retry(call.until, attempt)) throw core::not_applied(e.what());
+                continue;
+            }
+            if (const auto recorded = settle(e.backend, call.request_id, call.until)) {
+                count(&core::runtime_gauges::db_in_doubt_recorded);
+                return {std::nullopt, *recorded};
+            }
+            count(&core::runtime_gauges::db_in_doubt_rerun);
+        }
+    }
+}
+
+pqxx::result call_executor::once(std::string_view name, call_ref call, const bound_statement& statement) {
+    const auto cancel_at = cancel_point(call.until);
+    statement_lease lease{m_pool, m_watch, cancel_at, call.until, m_gauges};
+    if (cancel_at.passed()) throw core::not_applied("the call's deadline came before its statement was sent");
+    const auto started = std::chrono::steady_clock::now();
+    auto result = lease.run(name, statement);
+    if (m_gauges) {
+        core::record_database_call(*m_gauges, std::chrono::duration_cast<std::chrono::microseconds>(
+                                                  std::chrono::steady_clock::now() - started));
+    }
+    // A write that answered although it was cancelled had committed, and its commit stopped
+    // waiting for the synchronous standby: on the primary only, so neither done nor undone.
+    if (!call.request_id.empty() && lease.interrupted()) give_up_unknown(call.request_id, not_on_standby);
+    return result;
+}
+
+bool call_executor::answers(const read_statement& statement) {
+    try {
+        const auto until = core::deadline::after(m_bounds.statement);
+        statement_lease lease{m_pool, m_watch, until, until, m_gauges};
+        lease.run("a health check", statement);
+        return true;
+    } catch (const core::store_error&) {
+        return false;
+    }
+}
+
+void call_executor::give_up_unknown(std::string_view request_id, std::string_view why) {
+    count(&core::runtime_gauges::db_outcome_unknown);
+    throw core::outcome_unknown(request_id, why);
+}
+
+core::deadline call_executor::cancel_point(const core::deadline& until) const {
+    // A tenth of the budget, at most a second: the cancel request's round trip, the answer's writing.
+    return until.less(std::min(std::chrono::milliseconds{1000}, m_bounds.budget / 10));
+}
+
+bool call_executor::pause_before_retry(const core::deadline& until, int attempt) {
+    // 20 ms, doubling up to 500 ms: a switchover takes about a second, a failover many.
+    const auto pause = std::chrono::milliseconds{std::min(500, 20 << std::min(attempt, 5))};
+    if (cancel_point(until).less(pause).passed()) return false;
+    if (m_waiting.fetch_add(1) >= m_bounds.waiting_calls) {
+        m_waiting.fetch_sub(1);
+        return false;
+    }
+    std::this_thread::sleep_for(pause);
+    m_waiting.fetch_sub(1);
+    return true;
+}
+
+void call_executor::count(std::atomic<std::uint64_t> core::runtime_gauges::*counter) {
+    if (m_gauges) (m_gauges->*counter).fetch_add(1, std::memory_order_relaxed);
+}
+
+}  // namespace keeper::db

@@ -1,0 +1,68 @@
+#pragma once
+// What a failed statement means for its call, typed once from libpqxx's exception class and the
+// server's SQLSTATE (never from a message's text, which is translated and quotes values). The
+// call executor (call_executor.hpp) acts on the type: run again, settle, replay, or answer.
+// Messages name the statement and the SQLSTATE, never a value, so nothing from a request (a
+// secret, a code) can reach the log through them.
+#include <pqxx/except>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/api/result_code.hpp"
+#include "core/domain/store.hpp"
+#include "core/metrics.hpp"
+#include "db/store/backend_identity.hpp"
+
+namespace keeper::db {
+
+// Nothing reached the database, or nothing was done there: no host answered as the primary, or a
+// standby refused the statement (SQLSTATE 25006, read-only: the primary moved). The call may run
+// again on a new connection to whichever host is primary by then.
+struct not_done : core::store_error {
+    using core::store_error::store_error;
+};
+
+// The connection broke while the statement was on its way, running or committing: the call may
+// have committed. backend names the server process that ran it (as the connection's setup read it).
+struct in_doubt : core::store_error {
+    in_doubt(const std::string& what, backend_identity backend_process)
+        : core::store_error(what), backend(std::move(backend_process)) {}
+    backend_identity backend;
+};
+
+// A unique index refused a row (SQLSTATE 23505). On a keyed call's first attempt it is most often
+// the key index: the caller made a call with this key before (db/functions/keeper_audit.sql).
+// The executor then runs the call again with key_used, which reads the recorded key; had another
+// index refused the row, that run meets it again and fails as a store error. Its transaction
+// changed nothing.
+struct unique_violation : core::store_error {
+    explicit unique_violation(const std::string& what) : core::store_error(what) {}
+};
+
+// A keyed call's repeat (SQLSTATE KI2nn, db/functions/keeper_idempotency.sql): its transaction
+// changed nothing, and the first call with the key recorded `result`.
+struct replay : core::store_error {
+    explicit replay(core::result_code recorded) : core::store_error("a repeat of a keyed call"), result(recorded) {}
+    core::result_code result;
+};
+
+// The statement waited lock_timeout_ms for a lock (SQLSTATE 55P03) and was rolled back.
+struct lock_timed_out : core::not_applied {
+    explicit lock_timed_out(const std::string& what) : core::not_applied(what) {}
+};
+
+// How a failure leaves the connection it happened on.
+enum class connection_after { usable, broken };
+
+// Throws the typed error for a libpqxx failure during `what` on a connection whose server process
+// is `backend`; says through `after` whether the connection can serve another call (set before
+// it throws). Counts lock and statement timeouts in gauges (may be null).
+[[noreturn]] void throw_typed(const pqxx::failure& e, std::string_view what, const backend_identity& backend,
+                              connection_after& after, core::runtime_gauges* gauges);
+
+// The recorded result a replay's SQLSTATE carries in its last two digits (KI200 to KI212).
+std::optional<core::result_code> replayed_result(std::string_view sqlstate);
+
+}  // namespace keeper::db
