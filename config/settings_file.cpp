@@ -4,7 +4,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "config/setting_keys.hpp"
 #include "core/api/text_util.hpp"
 
 extern char** environ;

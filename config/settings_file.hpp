@@ -7,20 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "config/setting_keys.hpp"
 #include "core/api/settings.hpp"
 
 namespace keeper::config {
-
-class config_error : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
-
-struct setting_doc {
-    std::string key;
-    std::string default_value;
-    std::string description;
-};
 
 // Every key, its default and what it means, in file order (docs and the sample file use it).
 const std::vector<setting_doc>& setting_docs();

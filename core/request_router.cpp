@@ -38,15 +38,23 @@ const operation& path_operation(const endpoint_path& ep, request_log& log) {
     return *op;
 }
 
-// Which transport the request is (the transport table recognises it by method, path shape and
-// media type) and its call. An unknown operation named in the path is 404 whatever the content
-// type, written in the transport's shape when there is one.
+// The transport whose shape the request's answer takes, a fault's included: the one the transport
+// table recognises by method, path shape and media type. Known only once the path names a group
+// and the method is GET or POST; before that, every answer is plain text.
+transport answering_transport(const http_request& req) {
+    const auto ep = parse_endpoint_path(req.path);
+    if (!ep || (req.method != "GET" && req.method != "POST")) return transport::none;
+    const auto media = parse_media_type(req.content_type);
+    if (const auto* row = recognise_transport(req.method, ep->operation_name.has_value(), media.essence)) return row->id;
+    // JSON sent where keeper takes no JSON (the group's path) is still answered in JSON's shape.
+    return media.essence == json_type ? transport::json : transport::none;
+}
+
+// The request's call, decoded by its transport's row. An unknown operation named in the path is
+// 404 whatever the content type, written in the transport's shape when there is one.
 decoded_call decode_request(const http_request& req, const endpoint_path& ep, const settings& cfg, request_log& log) {
     const auto media = parse_media_type(req.content_type);
     const auto* row = recognise_transport(req.method, ep.operation_name.has_value(), media.essence);
-    if (row) log.via = row->id;
-    // JSON sent where keeper takes no JSON (the group's path) is still answered in JSON's shape.
-    if (!row && media.essence == json_type) log.via = transport::json;
     const auto* op = ep.operation_name ? &path_operation(ep, log) : nullptr;
     if (!row && op) {
         throw fault(fault_kind::unsupported_media_type,
@@ -72,8 +80,8 @@ http_response health(store& st, request_log& log) {
     return {up ? 200 : 503, "text/plain; charset=utf-8", {}, up ? "ok\r\n" : "database unreachable\r\n"};
 }
 
-http_response route(const http_request& req, store& st, const settings& cfg, const metrics_block* metrics,
-                    request_log& log) {
+http_response route(const http_request& req, transport via, store& st, const settings& cfg,
+                    const metrics_block* metrics, request_log& log) {
     log.retried = req.retried;
     if (req.path == "/health" && req.method == "GET") return health(st, log);
     if (req.path == "/metrics" && req.method == "GET" && metrics) {
@@ -100,10 +108,6 @@ http_response route(const http_request& req, store& st, const settings& cfg, con
     }
     if (req.body_too_large) {
         // The body is not read, but its media type still says the answer's shape (JSON's 413 is JSON).
-        if (const auto* row = recognise_transport(req.method, ep->operation_name.has_value(),
-                                                  parse_media_type(req.content_type).essence)) {
-            log.via = row->id;
-        }
         throw fault(fault_kind::body_too_large, "The request body is larger than " + std::to_string(cfg.body_limit) + " bytes.");
     }
     if (!ep->operation_name && req.method == "GET") {
@@ -118,7 +122,7 @@ http_response route(const http_request& req, store& st, const settings& cfg, con
     const deadline until{req.arrived.value_or(deadline::clock::now()) + cfg.call_budget};
     const auto ran = run_call(call, st, cfg, {req.request_id, key, req.retried, until});
     record_outcome(log, ran.value);
-    auto response = write_result(log.via, *call.op, ran.value, cfg.api_namespace);
+    auto response = write_result(via, *call.op, ran.value, cfg.api_namespace);
     if (ran.replayed) {
         // Stripe's name for it; the IETF draft names none (docs/api-decisions.md, "Idempotency-Key").
         response.headers.emplace_back("Idempotent-Replayed", "true");
@@ -142,41 +146,43 @@ std::string server_fault_reason(const std::exception* e, const std::string& requ
 }
 
 // The request's answer is this fault, in its transport's shape.
-void answer_fault(handled_request& out, const fault& f) {
+void answer_fault(handled_request& out, transport via, const fault& f) {
     out.log.outcome = "fault=" + std::string{fault_kind_name(f.kind())};
     out.log.fault = f.kind();
-    out.response = write_fault(out.log.via, f);
+    out.response = write_fault(via, f);
 }
 
 }  // namespace
 
 handled_request handle_request(const http_request& request, store& st, const settings& cfg, const metrics_block* metrics) {
     handled_request out;
+    const transport via = answering_transport(request);
+    out.log.via = via;
     try {
-        out.response = route(request, st, cfg, metrics, out.log);
+        out.response = route(request, via, st, cfg, metrics, out.log);
         return out;
     } catch (const fault& f) {
-        answer_fault(out, f);
+        answer_fault(out, via, f);
         return out;
     } catch (const key_reused&) {
-        answer_fault(out, fault{fault_kind::key_reused,
+        answer_fault(out, via, fault{fault_kind::key_reused,
                                 "This Idempotency-Key was already used for a call with other parameters or another "
                                 "operation; a new call needs a new key."});
         return out;
     } catch (const key_in_flight&) {
-        answer_fault(out, fault{fault_kind::key_in_flight,
+        answer_fault(out, via, fault{fault_kind::key_in_flight,
                                 "A call with this Idempotency-Key is still running, or waited too long for a lock; "
                                 "nothing was changed. Repeat it with the same key."});
         out.response.headers.emplace_back("Retry-After", "1");
         return out;
     } catch (const std::exception& e) {
         out.log.detail = e.what();
-        answer_fault(out, fault{fault_kind::server, server_fault_reason(&e, request.request_id)});
+        answer_fault(out, via, fault{fault_kind::server, server_fault_reason(&e, request.request_id)});
         return out;
     } catch (...) {
         out.log.detail = "unknown exception";
     }
-    answer_fault(out, fault{fault_kind::server, server_fault_reason(nullptr, request.request_id)});
+    answer_fault(out, via, fault{fault_kind::server, server_fault_reason(nullptr, request.request_id)});
     return out;
 }
 

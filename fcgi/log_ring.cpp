@@ -8,7 +8,7 @@
 #include <new>
 #include <stdexcept>
 
-#include "log_writer.hpp"
+#include "fd_write.hpp"
 
 namespace keeper::fcgi {
 namespace {

@@ -7,10 +7,6 @@
 
 namespace keeper::fcgi {
 
-// Writes all of data to fd, retrying after signals and partial writes; gives up silently when fd
-// takes nothing (nowhere to log: the requests themselves still succeeded).
-void write_fully(int fd, const char* data, std::size_t size);
-
 class log_ring;
 
 // Called once in a worker, before its threads start.

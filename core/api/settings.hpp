@@ -43,6 +43,8 @@ struct settings {
     int session_linger_days = 30;        // expired sessions kept this long past expiry
     int key_retention_hours = 24;        // Idempotency-Keys kept this long before keeperctl maintain deletes them
     int purge_batch_rows = 5000;
+
+    friend bool operator==(const settings&, const settings&) = default;
 };
 
 }  // namespace keeper::core

@@ -17,6 +17,18 @@
 using namespace keeper::core;
 using namespace keeper::config;
 
+namespace {
+
+// A value other than a key's default that its rule accepts.
+std::string another_valid_value(const std::string& key, const std::string& value) {
+    if (key == "test_form") return value == "local" ? "any" : "local";
+    if (value == "true" || value == "false") return value == "true" ? "false" : "true";
+    if (!value.empty() && value.find_first_not_of("0123456789") == std::string::npos) return std::to_string(std::stoll(value) + 1);
+    return value + "x";
+}
+
+}  // namespace
+
 BOOST_AUTO_TEST_SUITE(settings_file)
 
 BOOST_AUTO_TEST_CASE(defaults_hold_without_a_file) {
@@ -91,7 +103,23 @@ BOOST_AUTO_TEST_CASE(the_shipped_config_file_shows_every_key_with_its_default) {
     for (std::string l; std::getline(lines, l);) {
         if (l.rfind("#", 0) == 0 && l.find(" = ") != std::string::npos && l.find(' ') > 1) uncommented += l.substr(1) + "\n";
     }
-    BOOST_CHECK_NO_THROW(parse_settings(uncommented, {}));
+    BOOST_TEST((parse_settings(uncommented, {}) == keeper::core::settings{}));
+}
+
+// Each key's default is its member's in core::settings, shown once: read back, it gives the same
+// settings; and each key sets a member of its own (another valid value changes the settings).
+BOOST_AUTO_TEST_CASE(every_key_reads_its_default_back_and_sets_a_member_of_its_own) {
+    const keeper::core::settings defaults{};
+    for (const auto& def : keeper::config::setting_definitions()) {
+        BOOST_TEST_CONTEXT(def.doc.key) {
+            auto s = defaults;
+            def.apply(s, def.doc.default_value);
+            BOOST_TEST((s == defaults));
+            const auto other = another_valid_value(def.doc.key, def.doc.default_value);
+            def.apply(s, other);
+            BOOST_TEST((s != defaults), "set to " << other);
+        }
+    }
 }
 
 // keeper, not nginx's timeout, answers every call: a deadline too close to nginx's is refused.
