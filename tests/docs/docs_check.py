@@ -105,7 +105,8 @@ for p in [*DOCS, *(f for f in code_files() if "migrations" not in f.parts)]:
 # Configuration keys: what config/setting_keys.cpp defines. A key is written as a code span; a
 # span that reads like a key (a setting's unit or kind at its end) must be one. Names of the same
 # shape that belong to PostgreSQL, nginx or Patroni are not keeper's.
-keys = set(re.findall(r'\{\{"([a-z_]+)", "', text(ROOT / "config/setting_keys.cpp")))
+keys = set(re.findall(r'\bkey\("([a-z_]+)", &settings::', text(ROOT / "config/setting_keys.cpp")))
+assert len(keys) > 20, "config/setting_keys.cpp's rows were not found: the pattern above needs their new shape"
 KEY_SHAPE = re.compile(r"^[a-z]+(?:_[a-z0-9]+)*_(?:ms|seconds|hours|days|months|url|file|listen|rows|attempts|failures|"
                        r"amount|limit|connections|only|namespace|form)$")
 NOT_KEYS = {"max_connections", "superuser_reserved_connections", "daily_limit", "auth_failures"}  # PostgreSQL's; columns
