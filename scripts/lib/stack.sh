@@ -99,9 +99,9 @@ build_keeper() {
   local dir tests=ON; dir=$(keeper_build_dir)
   ensure_npm
   [ $# -gt 0 ] && tests=OFF
-  # A build directory of a tree before db/ had folders holds the keeperctl binary where CMake now
-  # wants the folder db/keeperctl/: take it away, or CMake cannot generate.
-  [ -f "$dir/db/keeperctl" ] && rm -f "$dir/db/keeperctl"
+  # A build directory of an older tree may hold a keeperctl binary where CMake now wants the
+  # folder keeperctl/: take it away, or CMake cannot generate.
+  [ -f "$dir/keeperctl" ] && rm -f "$dir/keeperctl"
   cmake -S "$KEEPER_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKEEPER_SANITIZE="${KEEPER_SANITIZE:-0}" \
     -DKEEPER_TESTS=$tests $(compiler_launcher) >/dev/null
   if [ $# -gt 0 ]; then

@@ -10,7 +10,7 @@
 
 #include "core/domain/call_fingerprint.hpp"
 #include "core/domain/operation_table.hpp"
-#include "db/keeperctl/provisioning.hpp"
+#include "keeperctl/provisioning.hpp"
 #include "db_fixture.hpp"
 
 using keeper::test::db_fixture;

@@ -7,10 +7,10 @@
 #include <sstream>
 
 #include "core/api/settings.hpp"
-#include "db/keeperctl/maintenance.hpp"
+#include "keeperctl/maintenance.hpp"
 #include "db/schema/migrator.hpp"
 #include "db/store/pg_store.hpp"
-#include "db/keeperctl/provisioning.hpp"
+#include "keeperctl/provisioning.hpp"
 #include "db/schema/roles.hpp"
 #include "db/secrets/secret_rotation.hpp"
 #include "tests/support/fresh_database.hpp"

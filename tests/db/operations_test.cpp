@@ -4,7 +4,7 @@
 
 #include "core/domain/code_hash.hpp"
 #include "core/api/text_util.hpp"
-#include "db/keeperctl/provisioning.hpp"
+#include "keeperctl/provisioning.hpp"
 #include "db_fixture.hpp"
 
 using keeper::test::db_fixture;

@@ -6,7 +6,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "core/domain/code_hash.hpp"
-#include "db/keeperctl/provisioning.hpp"
+#include "keeperctl/provisioning.hpp"
 #include "db_fixture.hpp"
 
 using keeper::test::db_fixture;

@@ -18,7 +18,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "docs/man").glob("*.8"))]
-CODE_DIRS = ["core", "fcgi", "db", "config", "nginx", "packaging", "systemd", "scripts", "bench", "cmake", "tests"]
+CODE_DIRS = ["core", "fcgi", "db", "keeperctl", "config", "nginx", "packaging", "systemd", "scripts", "bench", "cmake", "tests"]
 CODE_SUFFIXES = {".cpp", ".hpp", ".sql", ".sh", ".py", ".conf", ".yml", ".cmake", ".txt", ".service", ".socket",
                  ".timer", ".json", ""}
 NOT_TREE_PATHS = set()  # words that read like a path of the tree but are not one
@@ -63,8 +63,8 @@ for where, name, in_tests in named + in_comments:
         findings.append(f"{where}: names {name}, which nothing defines")
 
 # keeperctl commands, as commands are written (in code spans and code blocks of the Markdown, and
-# anywhere in a man page): the table in db/keeperctl/keeperctl.cpp and the three it answers itself.
-source = text(ROOT / "db/keeperctl/keeperctl.cpp")
+# anywhere in a man page): the table in keeperctl/keeperctl.cpp and the three it answers itself.
+source = text(ROOT / "keeperctl/keeperctl.cpp")
 commands = set(re.findall(r'^\s*\{"([a-z-]+)", \{"', source, re.M)) | {"api-reference", "openapi", "new-key"}
 
 

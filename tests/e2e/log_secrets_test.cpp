@@ -10,7 +10,7 @@
 #include <functional>
 #include <thread>
 
-#include "db/keeperctl/provisioning.hpp"
+#include "keeperctl/provisioning.hpp"
 #include "stack_fixture.hpp"
 
 using keeper::test::fields;

@@ -41,7 +41,7 @@ def make_root(prefix):
         os.makedirs(f"{root}/{d}", exist_ok=True)
         os.chown(f"{root}/{d}", keeper.pw_uid, keeper.pw_gid)
     os.chmod(root, 0o755)
-    for b in ("fcgi/keeper-fcgi", "db/keeperctl/keeperctl"):  # where the user keeper can run them
+    for b in ("fcgi/keeper-fcgi", "keeperctl/keeperctl"):  # where the user keeper can run them
         shutil.copy(f"{BUILD}/{b}", f"{root}/bin/")
     return root
 

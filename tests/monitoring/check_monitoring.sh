@@ -31,8 +31,8 @@ promtool check rules "$work/dashboard-rules.yml"
 # Without the running stack there is nothing to compare with, and the check fails rather than pass.
 [ -n "${KEEPER_TEST_PORT:-}" ] || { echo "KEEPER_TEST_PORT is not set: run through scripts/test"; exit 1; }
 curl -fsS "http://127.0.0.1:$KEEPER_TEST_PORT/metrics" >"$work/metrics.txt"
-grep -ohE '# TYPE keeper_[a-z_]+ ' "$root/db/keeperctl/maintain_metrics.cpp" "$root/packaging/pgbackrest/backup-metrics" >>"$work/metrics.txt"
-grep -ohE '"keeper_[a-z_]+"' "$root/db/keeperctl/maintain_metrics.cpp" | tr -d '"' | sed 's/^/# TYPE /; s/$/ /' >>"$work/metrics.txt"
+grep -ohE '# TYPE keeper_[a-z_]+ ' "$root/keeperctl/maintain_metrics.cpp" "$root/packaging/pgbackrest/backup-metrics" >>"$work/metrics.txt"
+grep -ohE '"keeper_[a-z_]+"' "$root/keeperctl/maintain_metrics.cpp" | tr -d '"' | sed 's/^/# TYPE /; s/$/ /' >>"$work/metrics.txt"
 # (comments, and a job's name such as keeper_tls, hold no series)
 sed -E '/^ *#/d; s/job=\\?"[a-z_]+\\?"//g' "$root/packaging/prometheus/keeper-alerts.yml" "$root/packaging/grafana/keeper-dashboard.json" |
   grep -oE 'keeper_[a-z_]+' |

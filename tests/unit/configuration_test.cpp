@@ -194,14 +194,14 @@ BOOST_AUTO_TEST_CASE(the_committed_api_reference_is_the_generated_one) {
     std::ifstream in{std::string{KEEPER_SOURCE_DIR} + "/docs/api.md"};
     std::ostringstream text;
     text << in.rdbuf();
-    BOOST_TEST((text.str() == write_api_reference()), "regenerate: build/db/keeperctl api-reference > docs/api.md");
+    BOOST_TEST((text.str() == write_api_reference()), "regenerate: build/keeperctl/keeperctl api-reference > docs/api.md");
 }
 
 BOOST_AUTO_TEST_CASE(the_committed_openapi_document_is_the_generated_one) {
     std::ifstream in{std::string{KEEPER_SOURCE_DIR} + "/docs/openapi.json"};
     std::ostringstream text;
     text << in.rdbuf();
-    BOOST_TEST((text.str() == write_openapi()), "regenerate: build/db/keeperctl/keeperctl openapi > docs/openapi.json");
+    BOOST_TEST((text.str() == write_openapi()), "regenerate: build/keeperctl/keeperctl openapi > docs/openapi.json");
 }
 
 BOOST_AUTO_TEST_CASE(group_names_map_both_ways) {

@@ -6,7 +6,7 @@ The order, lowest first:
   config/          the configuration file, over core/api's settings
   db/secrets/      sealing secrets at rest; db/schema/  the migrator and roles
   db/store/        the PostgreSQL store, over core/ and db/secrets/
-  db/keeperctl/    the operator's tool, over core/, config/, db/secrets/ and db/schema/
+  keeperctl/       the operator's tool, over core/, config/, db/secrets/ and db/schema/
   fcgi/            keeper-fcgi, over core/, config/ and db/ but not keeperctl
 
 Each #include "..." of a folder's .cpp and .hpp files is checked against ALLOWED; a name without a
@@ -25,14 +25,14 @@ ALLOWED = {
     "db/secrets": {"db/secrets"},
     "db/schema": {"core/api", "db/schema"},
     "db/store": {*CORE_WINGS, "db/secrets", "db/store"},
-    "db/keeperctl": {*CORE_WINGS, "config", "db/secrets", "db/schema", "db/keeperctl"},
+    "keeperctl": {*CORE_WINGS, "config", "db/secrets", "db/schema", "keeperctl"},
     "fcgi": {*CORE_WINGS, "config", "db/secrets", "db/schema", "db/store", "fcgi"},
 }
 # Third-party headers and the homes they are kept out of.
 KEPT_OUT = [
     (re.compile(r"#include <(libxml/|nlohmann/)"), {"core/api", "core/domain", "config"}),
     (re.compile(r"#include <pqxx/"), {*CORE_WINGS, "config"}),
-    (re.compile(r"#include <fcgi"), {*CORE_WINGS, "config", "db/secrets", "db/schema", "db/store", "db/keeperctl"}),
+    (re.compile(r"#include <fcgi"), {*CORE_WINGS, "config", "db/secrets", "db/schema", "db/store", "keeperctl"}),
 ]
 INCLUDE = re.compile(r'#include "([^"]+)"')
 

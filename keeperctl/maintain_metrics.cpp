@@ -1,4 +1,4 @@
-#include "db/keeperctl/maintain_metrics.hpp"
+#include "keeperctl/maintain_metrics.hpp"
 
 #include <sys/stat.h>
 

@@ -14,10 +14,10 @@
 #include "config/connection_strings.hpp"
 #include "config/settings_file.hpp"
 #include "core/api/settings.hpp"
-#include "db/keeperctl/maintenance.hpp"
+#include "keeperctl/maintenance.hpp"
 #include "db/schema/definitions.hpp"
 #include "db/schema/migrator.hpp"
-#include "db/keeperctl/provisioning.hpp"
+#include "keeperctl/provisioning.hpp"
 #include "db/schema/roles.hpp"
 #include "db/secrets/secret_rotation.hpp"
 

@@ -1,4 +1,4 @@
-#include "db/keeperctl/maintenance.hpp"
+#include "keeperctl/maintenance.hpp"
 
 #include <set>
 #include <string>

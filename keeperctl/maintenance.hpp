@@ -15,7 +15,7 @@
 #include <pqxx/pqxx>
 
 #include "core/api/settings.hpp"
-#include "db/keeperctl/maintain_metrics.hpp"
+#include "keeperctl/maintain_metrics.hpp"
 
 namespace keeper::db {
 

@@ -1,4 +1,4 @@
-#include "db/keeperctl/provisioning.hpp"
+#include "keeperctl/provisioning.hpp"
 
 #include <map>
 
