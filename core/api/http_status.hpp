@@ -1,6 +1,6 @@
 #pragma once
 // Every HTTP status keeper answers with, and its reason phrase (RFC 9110, section 15). The FastCGI
-// front writes the phrase into the Status header; a unit test (response_writer, every_status_keeper_sends_has_its_reason_phrase) sends every
+// front writes the phrase into the Status header; a unit test (the response_writer suite) sends every
 // fault over every transport and checks that each status it gets is in this table.
 #include <array>
 #include <optional>

@@ -46,14 +46,14 @@ struct database_timeouts {
 struct call_frame_values {
     std::string request_id;
     std::string operation;
-    std::string idempotency_key;
+    std::string key;  // the Idempotency-Key, '' without one
     std::string fingerprint;
     bool key_used = false;
 
-    // f(request_id, operation, idempotency_key, fingerprint, key_used).
+    // f(request_id, operation, key, fingerprint, key_used).
     template <typename F>
     decltype(auto) apply(F&& f) const {
-        return std::forward<F>(f)(request_id, operation, idempotency_key, fingerprint, key_used);
+        return std::forward<F>(f)(request_id, operation, key, fingerprint, key_used);
     }
 };
 

@@ -89,10 +89,10 @@ consteval statement<0, C> make_statement(std::string_view name, std::string_view
     return s;
 }
 
-// The frame of every call that writes an audit row, in the order of the keeper_call type's fields
-// (db/migrations/0015_call_frame.sql). pg_store passes these first.
-inline constexpr std::array<std::string_view, 5> call_frame{"request_id", "operation", "idempotency_key", "fingerprint",
-                                                            "key_used"};
+// The frame of every call that writes an audit row: the keeper_call type's fields, by name and in
+// order (db/migrations/0015_call_frame.sql; a database test compares them). pg_store passes these
+// first (call_executor.hpp, call_frame_values). "key" is the Idempotency-Key, '' without one.
+inline constexpr std::array<std::string_view, 5> call_frame{"request_id", "operation", "key", "fingerprint", "key_used"};
 
 // A call of an operation's function: "SELECT function(ROW($1, …, $5)::keeper_call, $6, …) AS result",
 // or, for a function with several OUT columns, "SELECT a, b FROM function(…)". Its parameters are

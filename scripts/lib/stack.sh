@@ -74,8 +74,8 @@ keeper_build_dir() {
   if [ "${KEEPER_SANITIZE:-0}" = 1 ]; then printf '%s/build-asan\n' "$KEEPER_ROOT"; else printf '%s/build\n' "$KEEPER_ROOT"; fi
 }
 
-# npm fetches the /openapi page's Swagger UI at build time (packaging/openapi-ui) and the tests'
-# OpenAPI validator. Node.js from Debian's packages unless the machine has it already.
+# npm fetches the /openapi page's Swagger UI (packaging/openapi-ui, the target openapi_ui) and the
+# tests' OpenAPI validator. Node.js from Debian's packages unless the machine has it already.
 ensure_npm() { command -v npm >/dev/null || ensure_packages nodejs npm; }
 
 # The npm packages the tests run (tests/openapi/package-lock.json: the OpenAPI validator, the client
@@ -94,11 +94,18 @@ ensure_node_tools() {
 }
 
 # Builds everything with the tests, or only the targets named, without configuring the tests (so
-# that serving needs no test package; scripts/serve: keeper-fcgi keeperctl).
+# that serving needs no test package; scripts/serve: keeper-fcgi keeperctl openapi_ui).
+# `build_keeper --tests TARGET...` configures the tests but builds only the targets named (the
+# sanitizer pass builds only what it runs). npm is needed only for the target openapi_ui, the
+# /openapi page's assets, which "all" includes: the server itself builds without a network.
 build_keeper() {
   local dir tests=ON; dir=$(keeper_build_dir)
-  ensure_npm
-  [ $# -gt 0 ] && tests=OFF
+  if [ "${1:-}" = --tests ]; then
+    shift
+  elif [ $# -gt 0 ]; then
+    tests=OFF
+  fi
+  if [ $# -eq 0 ] || printf '%s\n' "$@" | grep -qx openapi_ui; then ensure_npm; fi
   # A build directory of an older tree may hold a keeperctl binary where CMake now wants the
   # folder keeperctl/: take it away, or CMake cannot generate.
   [ -f "$dir/keeperctl" ] && rm -f "$dir/keeperctl"

@@ -285,7 +285,7 @@ class Chaos(unittest.TestCase):
         return (f"failures over {load.last_failure - load.first_failure:.2f} s, "
                 f"first write {back[0] - up:.2f} s after it was back")
 
-    def test_1_killed_workers_lose_nothing(self):
+    def test_01_killed_workers_lose_nothing(self):
         who = Who()
         replaced = metric('keeper_worker_replacements_total{cause="signal"}')
         retried_before = retried_log_lines()
@@ -328,13 +328,13 @@ class Chaos(unittest.TestCase):
         self.assertGreater(metric("keeper_database_connections_lost_total"), lost, "/metrics saw connections lost")
         self.assertGreater(metric("keeper_database_connections_open"), 0)
 
-    def test_2_postgres_restarted_fast(self):
+    def test_02_postgres_restarted_fast(self):
         self.restart_postgres("fast", "PostgreSQL restart -m fast")
 
-    def test_3_postgres_restarted_immediate(self):
+    def test_03_postgres_restarted_immediate(self):
         self.restart_postgres("immediate", "PostgreSQL restart -m immediate")
 
-    def test_3a_worker_database_sessions_ended_mid_call(self):
+    def test_03a_worker_database_sessions_ended_mid_call(self):
         """Every worker's database connection ended (pg_terminate_backend), 20 times under load. A
         call cut off after its statement was sent is settled by keeper itself (docs/design.md,
         "In-doubt calls"): answered with its recorded result or run again, so none fails, none is
@@ -353,7 +353,7 @@ class Chaos(unittest.TestCase):
         self.assertEqual(load.failures, 0, f"calls failed: {load.fault_seconds[:5]}")
         self.assertEqual(metric("keeper_database_outcome_unknown_total"), 0)
 
-    def test_4_postgres_down_for_20_seconds(self):
+    def test_04_postgres_down_for_20_seconds(self):
         with open(f"{STATE}/pg/postmaster.opts") as f:
             opts = shlex.split(f.read())[1:]
         who = Who()
@@ -377,7 +377,7 @@ class Chaos(unittest.TestCase):
         self.assertLess(back[0] - up, 3.0)
         self.assertGreater(metric("keeper_database_connect_failures_total"), failures, "/metrics saw the database gone")
 
-    def test_5_reloads_fail_nothing(self):
+    def test_05_reloads_fail_nothing(self):
         who = Who()
         with Load(who) as load:
             time.sleep(1)
@@ -389,7 +389,7 @@ class Chaos(unittest.TestCase):
         self.check("pool and nginx reloaded", who, load, "no failure" if not load.failures else "-")
         self.assertEqual(load.failures, 0)
 
-    def test_6_a_row_locked_for_15_seconds_stalls_only_its_own_calls(self):
+    def test_06_a_row_locked_for_15_seconds_stalls_only_its_own_calls(self):
         who = Who()
         # Top-ups of card2 into purse2, whose row is locked, from one thread; the load goes on the
         # other card and purse.
@@ -434,21 +434,7 @@ class Chaos(unittest.TestCase):
         self.assertEqual(stored, [], "nothing committed for a call whose client got a fault")
         self.assertEqual(metric("keeper_database_lock_timeouts_total"), timeouts + len(locked_calls))
 
-    def test_7_every_log_line_is_one_whole_record(self):
-        # After all of the above (tens of thousands of calls through 4 workers at once, workers
-        # killed mid-request): no two records share a line, no line is empty or cut.
-        import re
-        record = re.compile(r'request_id=[0-9a-f]{32} group=\S+ operation=\S+ transport=\S+ outcome=\S+ '
-                            r'status=\d{3} duration_ms=[0-9.]+( replayed=true)?( retried=true)?( detail="[^"\n]*")?')
-        pool = re.compile(r"pool: [ -~]+")
-        with open(f"{STATE}/log/keeper.log", encoding="utf-8") as f:
-            lines = f.read().split("\n")
-        self.assertEqual(lines[-1], "", "the log ends with a whole line")
-        bad = [l for l in lines[:-1] if not (record.fullmatch(l) or pool.fullmatch(l))]
-        self.assertGreater(len(lines), 10000)
-        self.assertEqual(bad[:5], [], f"{len(bad)} of {len(lines) - 1} lines are not one record")
-
-    def test_8_a_retrying_client_with_keys_tops_up_exactly_once(self):
+    def test_07_a_retrying_client_with_keys_tops_up_exactly_once(self):
         """Through worker kills, PostgreSQL restarted fast and immediate, the workers' database
         sessions ended, and PostgreSQL down for longer than call_budget_ms: a client that repeats
         each top-up with its Idempotency-Key until it has an answer sees every top-up applied
@@ -482,7 +468,7 @@ class Chaos(unittest.TestCase):
         self.assertEqual(balance, f"{sum(int(a.replace('.', '')) for a in client.intended) / 100:.2f}")
         self.assertTrue(wait_for(lambda: len(workers()) == POOL_WORKERS, 5))
 
-    def test_9_a_stalled_standby_gets_definite_answers_within_the_budget(self):
+    def test_08_a_stalled_standby_gets_definite_answers_within_the_budget(self):
         """The synchronous standby stops answering (synchronous_standby_names names one that is
         absent, as when the only synchronous standby dies under synchronous_mode_strict): every
         commit waits for it. Each write is answered before the call's deadline, by keeper and not
@@ -553,7 +539,7 @@ class Chaos(unittest.TestCase):
         self.assertTrue(body.rstrip().endswith(">0</int>"), body)
         self.assertTrue(wait_for(lambda: len(workers()) == POOL_WORKERS, 5))
 
-    def test_10_keys_belong_to_their_proven_caller_and_overlapping_repeats_apply_once(self):
+    def test_09_keys_belong_to_their_proven_caller_and_overlapping_repeats_apply_once(self):
         """Through the running stack: a keyed top-up repeated after its client authenticated again
         (a new session id) is answered as a replay; a keyed Authenticate with a wrong hash leaves
         the key free for the right one; two overlapping calls with one key, the first still
@@ -608,6 +594,22 @@ class Chaos(unittest.TestCase):
         self.assertEqual(sorted(who.topups(who.card)), ["3.01", "3.02"], "each top-up once")
         RESULTS.append(("keys: re-auth, failed auth, overlap", 8, 0, 0,
                         "overlapping answers " + ", ".join(f"{s} {r or ''}".strip() for s, _, r in answers)))
+
+    def test_99_every_log_line_is_one_whole_record(self):
+        # After every scenario (tens of thousands of calls through 4 workers at once, workers
+        # killed mid-request): no two records share a line, no line is empty or cut. unittest runs
+        # a class's tests in the order of their names: the scenarios' numbers are two digits so
+        # that 10 follows 09, and this check is 99, last.
+        import re
+        record = re.compile(r'request_id=[0-9a-f]{32} group=\S+ operation=\S+ transport=\S+ outcome=\S+ '
+                            r'status=\d{3} duration_ms=[0-9.]+( replayed=true)?( retried=true)?( detail="[^"\n]*")?')
+        pool = re.compile(r"pool: [ -~]+")
+        with open(f"{STATE}/log/keeper.log", encoding="utf-8") as f:
+            lines = f.read().split("\n")
+        self.assertEqual(lines[-1], "", "the log ends with a whole line")
+        bad = [l for l in lines[:-1] if not (record.fullmatch(l) or pool.fullmatch(l))]
+        self.assertGreater(len(lines), 10000)
+        self.assertEqual(bad[:5], [], f"{len(bad)} of {len(lines) - 1} lines are not one record")
 
 
 if __name__ == "__main__":

@@ -37,6 +37,19 @@ BOOST_AUTO_TEST_CASE(every_statement_returns_the_columns_its_handle_names) {
     }
 }
 
+// The call frame is written once, in statements.hpp (call_frame), and restated by the SQL type
+// every write function takes first (keeper_call, db/migrations/0015_call_frame.sql): its fields
+// are the frame's, in the frame's order.
+BOOST_AUTO_TEST_CASE(the_keeper_call_type_has_the_frames_fields_in_order) {
+    pqxx::work tx{sql()};
+    const auto r = tx.exec("SELECT attname FROM pg_attribute WHERE attrelid = 'keeper_call'::regclass "
+                           "AND attnum > 0 AND NOT attisdropped ORDER BY attnum");
+    BOOST_TEST_REQUIRE(r.size() == keeper::db::call_frame.size());
+    for (std::size_t i = 0; i < r.size(); ++i) {
+        BOOST_TEST(r[static_cast<int>(i)][0].as<std::string>() == std::string{keeper::db::call_frame[i]});
+    }
+}
+
 // The server ended the idle connection (a restart, pg_terminate_backend): the next call finds the
 // socket readable before sending anything, opens a new connection and succeeds.
 BOOST_AUTO_TEST_CASE(a_connection_the_server_closed_while_idle_is_replaced_before_a_call_uses_it) {

@@ -39,7 +39,7 @@ findings = []
 
 # keeper_* names: defined by the code, SQL, config and packaging (outside their comments), and
 # named in the docs and in comments.
-COMMENT = re.compile(r"(?://|#|--)\s?(.*)$")
+COMMENT = re.compile(r"(?:^|(?<=\s))(?://|#|--)(?:\s(.*))?$")
 # A test may name something only to show it is absent, so what the tests define counts for the
 # tests' own comments alone.
 defined, defined_by_tests, in_comments = set(), set(), []
@@ -51,7 +51,7 @@ for p in code_files():
         (defined_by_tests if in_tests else defined).update(names)
         if comment:
             in_comments += [(f"{p.relative_to(ROOT)}:{n}", name, in_tests)
-                            for name in re.findall(r"keeper_[a-z0-9_]+", comment.group(1))]
+                            for name in re.findall(r"keeper_[a-z0-9_]+", comment.group(1) or "")]
 # A file of db/functions is a definition by its name (keeperctl status lists it), whatever it defines.
 defined.update(p.stem for p in (ROOT / "db/functions").glob("*.sql"))
 named = [(str(doc.relative_to(ROOT)), name, False) for doc in DOCS
@@ -88,13 +88,13 @@ for doc in DOCS:
                 findings.append(f"{doc.relative_to(ROOT)}: keeperctl {option}: no such option ({', '.join(sorted(options))})")
 
 # Paths of the tree, in the docs and in the code's comments.
-TREE = r"(?<![\w/.-])((?:core|db|fcgi|config|nginx|systemd|packaging|scripts|tests|docs|bench|cmake)/[\w./@-]*[\w@-])"
+TREE = r"(?<![\w/.-])((?:core|db|fcgi|keeperctl|config|nginx|systemd|packaging|scripts|tests|docs|bench|cmake)/[\w./@-]*[\w@-])"
 # Applied migrations are never edited (their checksums are recorded), so their comments keep the
 # paths of their day; placeholders such as NNNN_name.sql name no file.
 for p in [*DOCS, *(f for f in code_files() if "migrations" not in f.parts)]:
     lines = text(p).splitlines()
     for n, line in enumerate(lines, 1):
-        where = line if p in DOCS else (COMMENT.search(line).group(1) if COMMENT.search(line) else "")
+        where = line if p in DOCS else ((COMMENT.search(line).group(1) or "") if COMMENT.search(line) else "")
         for path in re.findall(TREE, where):
             path = path.rstrip(".")
             if path in NOT_TREE_PATHS or "<" in path or "*" in path or "NNNN" in path or path.endswith("/name.sql"):

@@ -1,0 +1,100 @@
+// What nginx must restate of keeper, because it answers some requests itself (the throttle, a
+// body over the limit, a pool that cannot answer): the six group names it routes and the fault
+// envelopes it returns. Each is compared with the one definition in core/, so an edit to either
+// side that the other lacks fails here.
+#include <boost/test/unit_test.hpp>
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "tests/support/printers.hpp"
+
+#include "core/api/fault.hpp"
+#include "core/api/settings.hpp"
+#include "core/domain/operation_table.hpp"
+#include "core/wire/response_writer.hpp"
+
+using namespace keeper::core;
+
+namespace {
+
+std::string shipped(const std::string& name) {
+    std::ifstream in{std::string{KEEPER_SOURCE_DIR} + "/nginx/" + name};
+    std::ostringstream text;
+    text << in.rdbuf();
+    BOOST_REQUIRE(!text.str().empty());
+    return text.str();
+}
+
+// Every `return STATUS '<body>';` of a file: status and body.
+std::vector<std::pair<int, std::string>> returned_bodies(const std::string& file) {
+    static const std::regex returned{R"(return (\d{3}) '([^']*)';)"};
+    std::vector<std::pair<int, std::string>> out;
+    for (auto it = std::sregex_iterator(file.begin(), file.end(), returned); it != std::sregex_iterator(); ++it) {
+        out.emplace_back(std::stoi((*it)[1]), (*it)[2]);
+    }
+    return out;
+}
+
+std::string between(const std::string& text, const std::string& open, const std::string& close) {
+    const auto start = text.find(open);
+    if (start == std::string::npos) return {};
+    const auto from = start + open.size();
+    return text.substr(from, text.find(close, from) - from);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(nginx_restatements)
+
+BOOST_AUTO_TEST_CASE(nginx_routes_exactly_the_groups_of_the_operation_table) {
+    const auto file = shipped("keeper-locations.conf");
+    const auto listed = between(file, "location ~ ^/(", ")\\.asmx");
+    BOOST_TEST_REQUIRE(!listed.empty());
+    std::set<std::string> routed;
+    std::istringstream names{listed};
+    for (std::string name; std::getline(names, name, '|');) routed.insert(name);
+    std::set<std::string> groups;
+    for (const auto g : all_groups()) groups.insert(std::string{group_name(g)});
+    BOOST_TEST(routed == groups, "nginx routes " << listed);
+}
+
+// Each SOAP envelope and JSON body nginx returns is the one keeper's writers make for the same
+// fault: the same bytes a client parses when keeper answers.
+BOOST_AUTO_TEST_CASE(nginx_faults_are_the_envelopes_keepers_writers_make) {
+    int xml = 0;
+    int json = 0;
+    for (const auto& [status, body] : returned_bodies(shipped("keeper-locations.conf"))) {
+        BOOST_TEST_CONTEXT(status << " " << body) {
+            if (body.starts_with("<?xml")) {
+                const bool soap12 = body.find("http://www.w3.org/2003/05/soap-envelope") != std::string::npos;
+                const bool client = body.find("soap:Client") != std::string::npos || body.find("soap:Sender") != std::string::npos;
+                const auto reason = soap12 ? between(body, "<soap:Text xml:lang=\"en\">", "</soap:Text>")
+                                           : between(body, "<faultstring>", "</faultstring>");
+                const auto made = write_fault(soap12 ? transport::soap12 : transport::soap11,
+                                              fault(client ? fault_kind::client : fault_kind::server, reason));
+                BOOST_TEST(body == made.body);
+                BOOST_TEST(status == made.status);
+                ++xml;
+            } else if (body.starts_with("{")) {
+                const auto reason = between(body, "{\"Message\":\"", "\"}");
+                BOOST_TEST(body == write_fault(transport::json, fault(fault_kind::server, reason)).body);
+                ++json;
+            }
+        }
+    }
+    BOOST_TEST(xml == 4);
+    BOOST_TEST(json >= 4);
+}
+
+// nginx's own 413 names the limit keeper enforces (client_max_body_size is checked against the
+// default in the settings tests).
+BOOST_AUTO_TEST_CASE(nginx_names_the_body_limit_keeper_enforces) {
+    const auto file = shipped("keeper-locations.conf");
+    BOOST_TEST(file.find("The request body is larger than " + std::to_string(settings{}.body_limit) + " bytes.") !=
+               std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
