@@ -16,7 +16,6 @@ namespace keeper::core {
 struct call_key {
     std::string key;
     std::string fingerprint;
-    std::string legacy_fingerprint;
 };
 
 class call_context {
@@ -31,7 +30,7 @@ public:
     store& db() { return m_store; }
 
     audit_tag tag() const {
-        return {m_request_id, m_operation, m_key.key, m_key.fingerprint, m_retried, m_key.legacy_fingerprint, m_until};
+        return {m_request_id, m_operation, m_key.key, m_key.fingerprint, m_retried, m_until};
     }
     const deadline& until() const { return m_until; }
     // session_id already lower-cased by the caller (sessions are stored lower case).

@@ -83,15 +83,4 @@ std::string call_fingerprint(const decoded_call& call) {
     return sha256_hex(input);
 }
 
-std::string legacy_call_fingerprint(const decoded_call& call) {
-    std::string input;
-    add_field(input, group_name(call.op->group));
-    add_field(input, call.op->name);
-    for (const auto& arg : call.args) {
-        add_field(input, std::to_string(arg.index()));
-        add_field(input, canonical(arg));
-    }
-    return sha256_hex(input);
-}
-
 }  // namespace keeper::core

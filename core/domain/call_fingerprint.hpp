@@ -16,9 +16,4 @@ namespace keeper::core {
 // lower case; each length-prefixed so no two calls share an input), as 64 lower-case hex digits.
 std::string call_fingerprint(const decoded_call& call);
 
-// The fingerprint keeper 0.1.0 recorded (every argument as decoded, the session id included),
-// to recognise a repeat of a call whose key was recorded before an upgrade; keys live at most
-// key_retention_hours, so this goes with the release after the next.
-std::string legacy_call_fingerprint(const decoded_call& call);
-
 }  // namespace keeper::core

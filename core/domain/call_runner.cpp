@@ -7,7 +7,7 @@ namespace keeper::core {
 call_result run_call(const decoded_call& call, store& st, const settings& cfg, const call_origin& origin) {
     call_key key;
     if (origin.idempotency_key && call.op->effect == call_effect::writes) {
-        key = {*origin.idempotency_key, call_fingerprint(call), legacy_call_fingerprint(call)};
+        key = {*origin.idempotency_key, call_fingerprint(call)};
     }
     call_context ctx{st, cfg, origin.request_id, call.op->name, std::move(key), origin.retried, origin.until};
     return call.op->invoke(ctx, call.args);

@@ -72,9 +72,6 @@ struct audit_tag {
     // The request was sent before, to a worker that died with it: the store makes sure that
     // attempt can no longer commit and answers its recorded result if it had one.
     bool retried = false;
-    // What an earlier version recorded for the same call (legacy_call_fingerprint): a key it
-    // recorded that the fingerprint does not match is compared with this one before it is refused.
-    std::string_view legacy_fingerprint;
     // When the call must be answered by: every wait in the store ends there.
     deadline until;
 };

@@ -5,7 +5,8 @@
 -- these. The previous release passed the call's request id, operation, key, fingerprint and
 -- key_used as separate arguments, where this release passes one keeper_call value, and its code
 -- confirmations passed the login's name beside its id (keeper_audit looks the name up itself when
--- a keyed call needs it). The next release's first migration drops these signatures.
+-- a keyed call needs it). The next release's first migration drops these signatures
+-- (docs/schema.md, "Releases"); tests/db/fixtures/statements-0.2.0.hpp is what those workers prepare.
 -- PL/pgSQL, not SQL: a PL/pgSQL body is resolved when called, so this file does not depend on the
 -- order in which db/functions/ is applied.
 
@@ -62,10 +63,10 @@ BEGIN
                                       p_dont_use_confirmation);
 END $$;
 
--- The previous release's workers pass the login's name on to keeper_confirm_*, so it is read here.
 COMMENT ON FUNCTION keeper_set_contact_permits(text, text, text, integer, text, boolean, boolean, boolean, boolean, text, text, boolean) IS
     'The previous release''s arguments of keeper_set_contact_permits, for its workers while an upgrade runs: passes the call on as a keeper_call.';
 
+-- The previous release's workers pass the login's name on to keeper_confirm_*, so it is read here.
 CREATE OR REPLACE FUNCTION keeper_code_hash(p_request_id text, p_operation text, p_session text, p_ttl_seconds integer,
                                             p_kind text, p_id bigint, p_task_id integer,
                                             p_key text, p_fingerprint text, p_key_used boolean,

@@ -37,15 +37,9 @@ statement_answer call_executor::write(std::string_view name, const core::audit_t
         try {
             return attempt(name, tag, false, tag.fingerprint, statement);
         } catch (const unique_violation&) {
-            try {
-                // Most likely the key index: the recorded call (a replay or KI422), or this call
-                // again if the recorded one rolled back since.
-                return attempt(name, tag, true, tag.fingerprint, statement);
-            } catch (const core::key_reused&) {
-                // Recorded by an earlier version, with the fingerprint it computed (call_fingerprint.hpp).
-                if (tag.legacy_fingerprint.empty() || tag.legacy_fingerprint == tag.fingerprint) throw;
-                return attempt(name, tag, true, tag.legacy_fingerprint, statement);
-            }
+            // Most likely the key index: the recorded call (a replay or KI422), or this call again
+            // if the recorded one rolled back since.
+            return attempt(name, tag, true, tag.fingerprint, statement);
         }
     } catch (const lock_timed_out&) {
         // Nothing changed, and the key makes a repeat safe: the client is told to repeat it (409).

@@ -236,23 +236,6 @@ BOOST_AUTO_TEST_CASE(a_failed_authentication_records_no_key_and_blocks_nothing) 
     BOOST_TEST(count("SELECT count(*) FROM idempotency_keys WHERE key = '" + key + "' AND app_id IS NOT NULL") == 0);
 }
 
-// A key an earlier version recorded carries the fingerprint that version computed (the session id
-// in it): the same call repeated after the upgrade replays instead of being refused.
-BOOST_AUTO_TEST_CASE(a_key_recorded_by_the_previous_version_still_replays) {
-    const auto purse = purse_for(alice);
-    const auto card = card_for(alice);
-    BOOST_TEST(topup(alice, purse, card, "4", key).result == 0);
-    const auto* op = keeper::core::find_operation(keeper::core::api_group::account, "TopupPurseFromAtmCard");
-    const keeper::core::decoded_call call{op, {alice.session, purse, std::int64_t{card}, 4.0}};
-    exec("UPDATE idempotency_keys SET fingerprint = decode('" + keeper::core::legacy_call_fingerprint(call) +
-         "', 'hex') WHERE key = '" + key + "'");
-    const auto repeat = topup(alice, purse, card, "4", key);
-    BOOST_TEST(repeat.status == 200);
-    BOOST_TEST(repeat.replayed);
-    BOOST_TEST(topup(alice, purse, card, "5", key).status == 422);
-    BOOST_TEST(balance(purse) == "4.00");
-}
-
 // A keyed call that waits for a lock past lock_timeout (its first call, or another holding the
 // row, still running) changed nothing and is told to repeat it: 409 with Retry-After, never a
 // server fault. Repeated, it runs once.

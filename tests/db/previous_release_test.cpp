@@ -1,9 +1,21 @@
 // The previous release's workers on this release's schema: an upgrade migrates while they serve
 // and restarts them only afterwards (docs/operations.md, "Restart, reload, upgrade"), so every
-// statement they prepared must still answer, with this release's effects. The statements below
-// are that release's texts (its db/store/statements.hpp), run as its worker ran them;
-// db/functions/keeper_previous_release.sql answers them.
+// statement they prepared must still answer, with this release's effects. Its statements are its
+// own db/store/statements.hpp (tests/db/fixtures/statements-0.2.0.hpp, checked against the
+// release's commit by unit.releases): each must prepare here. The calls below run its texts as
+// its worker ran them; db/functions/keeper_previous_release.sql answers them.
 #include <boost/test/unit_test.hpp>
+
+#include <array>
+#include <cstddef>
+#include <span>
+#include <string_view>
+
+// Its handles, under a namespace of their own (their names are this release's too); the standard
+// headers it includes are already included above.
+namespace previous {
+#include "tests/db/fixtures/statements-0.2.0.hpp"
+}  // namespace previous
 
 #include "core/domain/code_hash.hpp"
 #include "keeperctl/provisioning.hpp"
@@ -36,6 +48,19 @@ struct previous_release_fixture : db_fixture {
 }  // namespace
 
 BOOST_FIXTURE_TEST_SUITE(previous_release, previous_release_fixture)
+
+BOOST_AUTO_TEST_CASE(every_statement_its_workers_prepare_prepares_on_this_schema) {
+    std::size_t prepared = 0;
+    for (const auto& s : previous::keeper::db::worker_statements) {
+        BOOST_TEST_CONTEXT(s.name) {
+            pqxx::work tx{worker};
+            BOOST_CHECK_NO_THROW(tx.exec("PREPARE previous_" + std::string{s.name} + " AS " + std::string{s.sql}));
+            ++prepared;
+        }
+    }
+    BOOST_TEST(prepared == previous::keeper::db::worker_statements.size());
+    BOOST_TEST(prepared > 20u);
+}
 
 BOOST_AUTO_TEST_CASE(its_session_and_permit_statements_answer_with_this_releases_effects) {
     const auto session = unique("sess");

@@ -16,7 +16,8 @@ HERE=$SRC/tests/deploy
 DOC=$SRC/docs/operations.md
 WORK=$(mktemp -d /var/tmp/keeper-deploy.XXXXXX)
 ROOT=$WORK/root
-NEXT_VERSION=0.1.0+deploy1  # sorts after the tree's version, as the next release would
+# Sorts after the tree's version, as the next release would.
+NEXT_VERSION=$(sed -n 's/^project(keeper VERSION \([0-9.]*\) .*/\1/p' "$SRC/CMakeLists.txt")+deploy1
 SECRET=deploy-secret-alice
 passed=0 failed=0 nspawn_pid="" leader=""
 
