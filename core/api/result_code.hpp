@@ -1,5 +1,7 @@
 #pragma once
 // The int results of the API (docs/api.md). Every int an operation returns is one of these.
+#include <array>
+#include <string_view>
 
 namespace keeper::core {
 
@@ -20,6 +22,13 @@ enum class result_code : int {
 };
 
 inline constexpr int last_result_code = 12;
+
+// Each code's name, by its value: the SQL functions name codes by these
+// (db/functions/keeper_result.sql; a unit test compares the two).
+inline constexpr std::array<std::string_view, last_result_code + 1> result_code_names{
+    "ok",        "invalid_argument", "session_not_found", "session_expired", "auth_failed",
+    "not_found", "wrong_code",       "attempts_exceeded", "already_completed", "limit_exceeded",
+    "unknown_application", "too_many_attempts", "expired"};
 
 }  // namespace keeper::core
 

@@ -27,11 +27,11 @@ BEGIN
     -- (authentication failed) and 11 (too many attempts, whatever the hash said); such a call
     -- neither takes the key from its owner nor learns what the owner's call answered. 2 and 3
     -- (the session: authenticate, then repeat with the same key) look up, and record nothing.
-    IF p_call.key <> '' AND num_nonnulls(v_login_id, p_app_id) > 0 AND p_result NOT IN (4, 11) THEN
+    IF p_call.key <> '' AND num_nonnulls(v_login_id, p_app_id) > 0 AND p_result NOT IN (keeper_result('auth_failed'), keeper_result('too_many_attempts')) THEN
         IF v_login IS NULL AND v_login_id IS NOT NULL THEN
             SELECT login INTO v_login FROM logins WHERE id = v_login_id;
         END IF;
-        IF p_call.key_used OR p_result IN (2, 3) THEN
+        IF p_call.key_used OR p_result IN (keeper_result('session_not_found'), keeper_result('session_expired')) THEN
             PERFORM keeper_idempotency(p_call, v_login, p_app_id, p_result);
         ELSE
             INSERT INTO idempotency_keys (login, app_id, key, operation, fingerprint, result, request_id)

@@ -19,7 +19,7 @@ BEGIN
     SELECT count(*) INTO v_failures FROM auth_failures
      WHERE login = p_login AND failed_at > now() - p_window_seconds * interval '1 second';
     IF v_failures >= p_max_failures THEN
-        v_result := 11;  -- throttled: refused whatever the hash said
+        v_result := keeper_result('too_many_attempts');  -- throttled: refused whatever the hash said
     ELSE
         v_bound := false;
         IF p_proven AND v_login_id IS NOT NULL THEN
@@ -33,12 +33,12 @@ BEGIN
             IF v_failures > 0 THEN
                 DELETE FROM auth_failures WHERE login = p_login;  -- a success forgives earlier failures
             END IF;
-            v_result := 0;
+            v_result := keeper_result('ok');
         ELSE
             DELETE FROM auth_failures
              WHERE login = p_login AND failed_at <= now() - p_window_seconds * interval '1 second';
             INSERT INTO auth_failures (login) VALUES (p_login);
-            v_result := 4;
+            v_result := keeper_result('auth_failed');
         END IF;
     END IF;
     RETURN keeper_audit(p_call, v_login_id, p_login, NULL, v_result);

@@ -5,10 +5,10 @@ RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
     s record := keeper_session(p_session, p_ttl_seconds);
 BEGIN
-    IF s.code <> 0 THEN
+    IF s.code <> keeper_result('ok') THEN
         RETURN keeper_audit(p_call, s.login_id, NULL, NULL, s.code);
     END IF;
     RETURN keeper_audit(p_call, s.login_id, NULL, p_app_id,
-        CASE WHEN EXISTS (SELECT 1 FROM applications WHERE app_id = p_app_id AND enabled) THEN 0 ELSE 10 END);
+        CASE WHEN EXISTS (SELECT 1 FROM applications WHERE app_id = p_app_id AND enabled) THEN keeper_result('ok') ELSE keeper_result('unknown_application') END);
 END $$;
 COMMENT ON FUNCTION keeper_check_session(keeper_call, text, integer, text) IS 'CheckSessionEx.';

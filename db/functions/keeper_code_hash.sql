@@ -10,16 +10,16 @@ DECLARE
 BEGIN
     login_id := s.login_id;
     result := s.code;
-    IF result = 0 AND p_kind = 'transfer' THEN
+    IF result = keeper_result('ok') AND p_kind = 'transfer' THEN
         SELECT t.code_hash INTO code_hash FROM protected_transfers t WHERE t.id = p_id AND t.login_id = s.login_id;
-    ELSIF result = 0 THEN
+    ELSIF result = keeper_result('ok') THEN
         SELECT t.code_hash INTO code_hash FROM telepay_tasks t JOIN telepay_profiles p ON p.id = t.profile_id
          WHERE t.profile_id = p_id AND t.id = p_task_id AND p.login_id = s.login_id;
     END IF;
-    IF result = 0 AND code_hash IS NULL THEN
-        result := 5;  -- not this login's, or none: one answer
+    IF result = keeper_result('ok') AND code_hash IS NULL THEN
+        result := keeper_result('not_found');  -- not this login's, or none: one answer
     END IF;
-    IF result <> 0 THEN
+    IF result <> keeper_result('ok') THEN
         PERFORM keeper_audit(p_call, login_id, NULL, NULL, result);  -- the call ends here
     END IF;
 END $$;

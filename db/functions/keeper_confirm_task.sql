@@ -11,7 +11,7 @@ BEGIN
      WHERE k.profile_id = p_profile_id AND k.id = p_task_id AND p.login_id = p_login_id
        FOR UPDATE OF k;
     IF NOT FOUND THEN
-        RETURN keeper_audit(p_call, p_login_id, NULL, NULL, 5);
+        RETURN keeper_audit(p_call, p_login_id, NULL, NULL, keeper_result('not_found'));
     END IF;
     d := keeper_decide_code(t.status, t.expired, t.failed_attempts, p_matches, p_max_attempts);
     IF d.action = 'complete' THEN

@@ -9,7 +9,7 @@ BEGIN
     SELECT status, failed_attempts, expires_at <= now() AS expired INTO t
       FROM protected_transfers WHERE id = p_tran_id AND login_id = p_login_id FOR UPDATE;
     IF NOT FOUND THEN
-        RETURN keeper_audit(p_call, p_login_id, NULL, NULL, 5);
+        RETURN keeper_audit(p_call, p_login_id, NULL, NULL, keeper_result('not_found'));
     END IF;
     d := keeper_decide_code(t.status, t.expired, t.failed_attempts, p_matches, p_max_attempts);
     IF d.action = 'complete' THEN

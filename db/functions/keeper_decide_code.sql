@@ -4,22 +4,22 @@ CREATE OR REPLACE FUNCTION keeper_decide_code(p_status text, p_expired boolean, 
 LANGUAGE plpgsql IMMUTABLE AS $$
 BEGIN
     IF p_status IN ('completed', 'active') THEN
-        result := CASE WHEN p_matches THEN 0 ELSE 8 END;
+        result := CASE WHEN p_matches THEN keeper_result('ok') ELSE keeper_result('already_completed') END;
         action := 'none';
     ELSIF p_status = 'locked' THEN
-        result := 7;
+        result := keeper_result('attempts_exceeded');
         action := 'none';
     ELSIF p_expired THEN
-        result := 12;
+        result := keeper_result('expired');
         action := 'none';
     ELSIF p_matches THEN
-        result := 0;
+        result := keeper_result('ok');
         action := 'complete';
     ELSIF p_failed_attempts + 1 >= p_max_attempts THEN
-        result := 7;
+        result := keeper_result('attempts_exceeded');
         action := 'lock';
     ELSE
-        result := 6;
+        result := keeper_result('wrong_code');
         action := 'count';
     END IF;
 END $$;

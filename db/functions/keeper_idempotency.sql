@@ -16,7 +16,7 @@ DECLARE
     v_app_id text := CASE WHEN p_login IS NULL THEN p_app_id END;
     earlier record;
 BEGIN
-    IF p_result NOT IN (2, 3) THEN
+    IF p_result NOT IN (keeper_result('session_not_found'), keeper_result('session_expired')) THEN
         INSERT INTO idempotency_keys (login, app_id, key, operation, fingerprint, result, request_id)
         VALUES (p_login, v_app_id, p_call.key, p_call.operation, decode(p_call.fingerprint, 'hex'), p_result, p_call.request_id)
         ON CONFLICT DO NOTHING;

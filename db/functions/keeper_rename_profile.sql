@@ -6,10 +6,10 @@ DECLARE
     s record := keeper_session(p_session, p_ttl_seconds);
     v_result integer := s.code;
 BEGIN
-    IF v_result = 0 THEN
+    IF v_result = keeper_result('ok') THEN
         UPDATE telepay_profiles SET name = p_name, updated_at = now() WHERE id = p_profile_id AND login_id = s.login_id;
         IF NOT FOUND THEN
-            v_result := 5;
+            v_result := keeper_result('not_found');
         END IF;
     END IF;
     RETURN keeper_audit(p_call, s.login_id, NULL, NULL, v_result);

@@ -4,12 +4,12 @@ CREATE OR REPLACE FUNCTION keeper_session(p_session text, p_ttl_seconds integer,
                                OUT code integer, OUT login_id bigint)
 LANGUAGE plpgsql STABLE AS $$
 BEGIN
-    SELECT s.login_id, CASE WHEN s.authenticated_at + p_ttl_seconds * interval '1 second' > now() THEN 0 ELSE 3 END
+    SELECT s.login_id, CASE WHEN s.authenticated_at + p_ttl_seconds * interval '1 second' > now() THEN keeper_result('ok') ELSE keeper_result('session_expired') END
       INTO login_id, code
       FROM sessions s
      WHERE s.session_id = p_session;
     IF NOT FOUND THEN
-        code := 2;
+        code := keeper_result('session_not_found');
     END IF;
 END $$;
 COMMENT ON FUNCTION keeper_session(text, integer) IS

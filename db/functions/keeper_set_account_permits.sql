@@ -5,7 +5,7 @@ RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
     s record := keeper_session(p_session, p_ttl_seconds);
 BEGIN
-    IF s.code = 0 THEN
+    IF s.code = keeper_result('ok') THEN
         INSERT INTO account_permits (login_id, accept_payments, accept_invoices, accept_messages)
         VALUES (s.login_id, p_payments, p_invoices, p_messages)
         ON CONFLICT (login_id) DO UPDATE SET accept_payments = EXCLUDED.accept_payments,

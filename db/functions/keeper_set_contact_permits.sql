@@ -6,7 +6,7 @@ RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
     s record := keeper_session(p_session, p_ttl_seconds);
 BEGIN
-    IF s.code = 0 THEN
+    IF s.code = keeper_result('ok') THEN
         INSERT INTO contact_permits (login_id, wmid, accept_payments, accept_invoices, accept_messages, dont_use_confirmation)
         VALUES (s.login_id, p_wmid, p_payments, p_invoices, p_messages, p_dont_use_confirmation)
         ON CONFLICT (login_id, wmid) DO UPDATE SET accept_payments = EXCLUDED.accept_payments,

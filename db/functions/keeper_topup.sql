@@ -14,25 +14,25 @@ DECLARE
     s record := keeper_session(p_session, p_ttl_seconds);
     c record;
 BEGIN
-    IF s.code <> 0 THEN
+    IF s.code <> keeper_result('ok') THEN
         RETURN keeper_audit(p_call, s.login_id, NULL, NULL, s.code);
     END IF;
     -- Concurrent top-ups of one card sum exactly against its daily limit.
     PERFORM pg_advisory_xact_lock(2, hashint8(p_card_id));
     SELECT blocked, daily_limit INTO c FROM cards WHERE id = p_card_id AND login_id = s.login_id;
     IF NOT FOUND OR c.blocked OR NOT EXISTS (SELECT 1 FROM purses WHERE purse = p_purse AND login_id = s.login_id) THEN
-        RETURN keeper_audit(p_call, s.login_id, NULL, NULL, 5);  -- a blocked card answers as a missing one
+        RETURN keeper_audit(p_call, s.login_id, NULL, NULL, keeper_result('not_found'));  -- a blocked card answers as a missing one
     END IF;
     IF p_amount > p_max_amount OR
        (SELECT COALESCE(sum(amount), 0) FROM card_recent_topups
          WHERE card_id = p_card_id AND created_at > now() - interval '24 hours') + p_amount
        > COALESCE(c.daily_limit, p_default_daily_limit) THEN
-        RETURN keeper_audit(p_call, s.login_id, NULL, NULL, 9);
+        RETURN keeper_audit(p_call, s.login_id, NULL, NULL, keeper_result('limit_exceeded'));
     END IF;
     INSERT INTO topups (card_id, purse, amount, request_id) VALUES (p_card_id, p_purse, p_amount, p_call.request_id);
     INSERT INTO card_recent_topups (card_id, created_at, amount) VALUES (p_card_id, now(), p_amount);
     UPDATE purses SET balance = balance + p_amount WHERE purse = p_purse;
-    RETURN keeper_audit(p_call, s.login_id, NULL, NULL, 0);
+    RETURN keeper_audit(p_call, s.login_id, NULL, NULL, keeper_result('ok'));
 END $$;
 COMMENT ON FUNCTION keeper_topup(keeper_call, text, integer, text, bigint, numeric, numeric, numeric) IS
     'TopupPurseFromAtmCard''s transaction: ownership (5), the per-operation and 24-hour card limits (9), the top-up row and the purse balance.';

@@ -1,9 +1,11 @@
-// What nginx must restate of keeper, because it answers some requests itself (the throttle, a
-// body over the limit, a pool that cannot answer): the six group names it routes and the fault
-// envelopes it returns. Each is compared with the one definition in core/, so an edit to either
-// side that the other lacks fails here.
+// What nginx and the SQL functions must restate of keeper: the six group names nginx routes and
+// the fault envelopes it returns itself (the throttle, a body over the limit, a pool that cannot
+// answer), and the result codes the functions return, by name (db/functions/keeper_result.sql).
+// Each is compared with the one definition in core/, so an edit to either side that the other
+// lacks fails here.
 #include <boost/test/unit_test.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -12,6 +14,7 @@
 #include "tests/support/printers.hpp"
 
 #include "core/api/fault.hpp"
+#include "core/api/result_code.hpp"
 #include "core/api/settings.hpp"
 #include "core/domain/operation_table.hpp"
 #include "core/wire/response_writer.hpp"
@@ -20,8 +23,8 @@ using namespace keeper::core;
 
 namespace {
 
-std::string shipped(const std::string& name) {
-    std::ifstream in{std::string{KEEPER_SOURCE_DIR} + "/nginx/" + name};
+std::string source(const std::string& path) {
+    std::ifstream in{std::string{KEEPER_SOURCE_DIR} + "/" + path};
     std::ostringstream text;
     text << in.rdbuf();
     BOOST_REQUIRE(!text.str().empty());
@@ -47,10 +50,10 @@ std::string between(const std::string& text, const std::string& open, const std:
 
 }  // namespace
 
-BOOST_AUTO_TEST_SUITE(nginx_restatements)
+BOOST_AUTO_TEST_SUITE(restatements)
 
 BOOST_AUTO_TEST_CASE(nginx_routes_exactly_the_groups_of_the_operation_table) {
-    const auto file = shipped("keeper-locations.conf");
+    const auto file = source("nginx/keeper-locations.conf");
     const auto listed = between(file, "location ~ ^/(", ")\\.asmx");
     BOOST_TEST_REQUIRE(!listed.empty());
     std::set<std::string> routed;
@@ -66,7 +69,7 @@ BOOST_AUTO_TEST_CASE(nginx_routes_exactly_the_groups_of_the_operation_table) {
 BOOST_AUTO_TEST_CASE(nginx_faults_are_the_envelopes_keepers_writers_make) {
     int xml = 0;
     int json = 0;
-    for (const auto& [status, body] : returned_bodies(shipped("keeper-locations.conf"))) {
+    for (const auto& [status, body] : returned_bodies(source("nginx/keeper-locations.conf"))) {
         BOOST_TEST_CONTEXT(status << " " << body) {
             if (body.starts_with("<?xml")) {
                 const bool soap12 = body.find("http://www.w3.org/2003/05/soap-envelope") != std::string::npos;
@@ -92,9 +95,33 @@ BOOST_AUTO_TEST_CASE(nginx_faults_are_the_envelopes_keepers_writers_make) {
 // nginx's own 413 names the limit keeper enforces (client_max_body_size is checked against the
 // default in the settings tests).
 BOOST_AUTO_TEST_CASE(nginx_names_the_body_limit_keeper_enforces) {
-    const auto file = shipped("keeper-locations.conf");
+    const auto file = source("nginx/keeper-locations.conf");
     BOOST_TEST(file.find("The request body is larger than " + std::to_string(settings{}.body_limit) + " bytes.") !=
                std::string::npos);
+}
+
+// keeper_result('name') is the code core names so, for every code and no other name; and every
+// name a function passes it is one of them (an unknown name would be NULL, not an error).
+BOOST_AUTO_TEST_CASE(the_sql_names_the_result_codes_as_core_does) {
+    const auto file = source("db/functions/keeper_result.sql");
+    static const std::regex arm{R"(WHEN '([a-z_]+)' THEN (\d+))"};
+    std::size_t arms = 0;
+    for (auto it = std::sregex_iterator(file.begin(), file.end(), arm); it != std::sregex_iterator(); ++it, ++arms) {
+        const auto code = std::stoi((*it)[2]);
+        BOOST_TEST_REQUIRE(code <= last_result_code);
+        BOOST_TEST((*it)[1].str() == std::string{result_code_names[static_cast<std::size_t>(code)]});
+    }
+    BOOST_TEST(arms == result_code_names.size());
+    static const std::regex use{R"(keeper_result\('([^']*)'\))"};
+    const std::set<std::string> names(result_code_names.begin(), result_code_names.end());
+    std::size_t uses = 0;
+    for (const auto& entry : std::filesystem::directory_iterator{std::string{KEEPER_SOURCE_DIR} + "/db/functions"}) {
+        const auto text = source("db/functions/" + entry.path().filename().string());
+        for (auto it = std::sregex_iterator(text.begin(), text.end(), use); it != std::sregex_iterator(); ++it, ++uses) {
+            BOOST_TEST(names.contains((*it)[1].str()), entry.path().filename() << " names " << (*it)[1]);
+        }
+    }
+    BOOST_TEST(uses > 30u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
