@@ -1,6 +1,8 @@
 #include "db/secrets/secret_rotation.hpp"
 
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -22,11 +24,13 @@ const sealed_table sealed_tables[] = {
 };
 
 // One batch: rows not sealed with the current key, locked (skipping rows a call holds), re-sealed.
+// FOR NO KEY UPDATE: only the secret changes, so the KEY SHARE lock a call's foreign key takes on
+// its login (a session, an audit row) does not make the row skipped.
 long long reseal_batch(pqxx::connection_base& conn, const secret_keyring& keys, const sealed_table& t, int batch) {
     pqxx::work tx{conn};
     const std::string current = "sealed:v1:" + keys.current_id() + ":";
     const auto rows = tx.exec_params(std::string{"SELECT "} + t.key_column + ", shared_secret FROM " + t.table +
-                                         " WHERE NOT starts_with(shared_secret, $1) LIMIT $2 FOR UPDATE SKIP LOCKED",
+                                         " WHERE NOT starts_with(shared_secret, $1) LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED",
                                      current, batch);
     // The whole batch in one UPDATE of a JSON array of {name, sealed}, not one round trip a row:
     // a million logins seal in well under a minute.
@@ -45,6 +49,25 @@ long long reseal_batch(pqxx::connection_base& conn, const secret_keyring& keys, 
     return static_cast<long long>(rows.size());
 }
 
+// Rows of t not yet sealed with the current key, locked or not.
+long long unsealed(pqxx::connection_base& conn, const secret_keyring& keys, const sealed_table& t) {
+    pqxx::read_transaction tx{conn};
+    return tx.exec_params1(std::string{"SELECT count(*) FROM "} + t.table + " WHERE NOT starts_with(shared_secret, $1)",
+                           "sealed:v1:" + keys.current_id() + ":")[0].as<long long>();
+}
+
+// Reseals every row of t: batch after batch, and again after a pause while a row a call had
+// locked (and so was skipped) is left, for up to about ten seconds.
+long long reseal_table(pqxx::connection_base& conn, const secret_keyring& keys, const sealed_table& t, int batch) {
+    long long total = 0;
+    for (int round = 0; round < 100; ++round) {
+        for (long long n = batch; n == batch;) total += n = reseal_batch(conn, keys, t, batch);
+        if (unsealed(conn, keys, t) == 0) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds{100});
+    }
+    return total;
+}
+
 }  // namespace
 
 void record_current_key(pqxx::transaction_base& tx, const secret_keyring& keys) {
@@ -60,8 +83,7 @@ void rotate_secrets(pqxx::connection_base& conn, const secret_keyring& keys, int
     }
     check_database_keys(conn, keys);
     for (const auto& t : sealed_tables) {
-        long long total = 0;
-        for (long long n = batch; n == batch;) total += n = reseal_batch(conn, keys, t, batch);
+        const long long total = reseal_table(conn, keys, t, batch);
         out << t.table << ": " << total << " secret(s) sealed with key " << keys.current_id() << "\n";
     }
     pqxx::work tx{conn};

@@ -519,6 +519,25 @@ BOOST_AUTO_TEST_CASE(rotate_key_reseals_clear_and_old_secrets_in_batches_and_for
     BOOST_TEST(again.str().find("logins: 0 secret(s)") != std::string::npos, again.str());
 }
 
+// Calls under way hold KEY SHARE locks on their logins (a session's or an audit row's foreign
+// key): a rotation under load must reseal those logins too, not skip them and leave the old key in
+// use. Here a session holds the lock for the whole rotation.
+BOOST_AUTO_TEST_CASE(rotate_key_reseals_a_login_a_call_holds_by_its_foreign_key) {
+    fresh_database db{"rotate_held"};
+    const auto k1 = secret_keyring::new_key_line("k1");
+    const auto k2 = secret_keyring::new_key_line("k2");
+    const auto old_keys = secret_keyring::parse(k1);
+    keeper::db::add_login(db.sql(), "held", "held-secret", &old_keys);
+    pqxx::connection call{db.url()};
+    pqxx::work holding{call};
+    holding.exec("SELECT 1 FROM logins WHERE login = 'held' FOR KEY SHARE");
+    std::ostringstream out;
+    keeper::db::rotate_secrets(db.sql(), secret_keyring::parse(k2 + "\n" + k1), 10, out);
+    BOOST_TEST(count(db.sql(), "SELECT count(*) FROM logins WHERE NOT starts_with(shared_secret, 'sealed:v1:k2:')") == 0,
+               out.str());
+    holding.commit();
+}
+
 BOOST_AUTO_TEST_CASE(the_start_up_check_refuses_a_missing_or_different_key) {
     fresh_database db{"keycheck"};
     const auto k1 = secret_keyring::new_key_line("k1");
