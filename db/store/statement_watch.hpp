@@ -61,9 +61,6 @@ public:
         bool m_interrupted = false;
     };
 
-    // Cancel requests on their way now (for tests).
-    int cancels_in_flight() const { return m_cancels->load(); }
-
 private:
     struct entry {
         std::shared_ptr<pqxx::connection> conn;

@@ -136,8 +136,8 @@ BOOST_AUTO_TEST_CASE(a_fault_quoting_hostile_bytes_is_well_formed_xml_and_printa
 BOOST_AUTO_TEST_SUITE_END()
 
 // The FastCGI front writes the reason phrase of core/api/http_status.hpp: every status a fault or
-// a result can carry, over every transport, must be there (a 409 once went out as "409 Internal
-// Server Error").
+// a result can carry, over every transport, must be there (a status without its row would go out
+// without a phrase).
 BOOST_AUTO_TEST_SUITE(response_writer)  // continued: ctest runs it by this name
 
 BOOST_AUTO_TEST_CASE(every_status_keeper_sends_has_its_reason_phrase) {
