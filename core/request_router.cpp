@@ -1,5 +1,8 @@
 #include "core/request_router.hpp"
 
+#include <algorithm>
+#include <chrono>
+
 #include "core/domain/call_runner.hpp"
 #include "core/wire/endpoint_path.hpp"
 #include "core/wire/idempotency_key.hpp"
@@ -71,6 +74,20 @@ decoded_call decode_request(const http_request& req, const endpoint_path& ep, co
     return row->decode(req, ep, op, media, cfg);
 }
 
+// The call's deadline: call_budget after nginx began passing the request (sent_at), so the time it
+// waited for a worker is spent from its budget, or else after the worker read it. A clock behind
+// nginx's (another host) shortens the budget by the difference; hosts keep time by NTP
+// (docs/design.md, "One deadline per call").
+deadline call_deadline(const http_request& req, std::chrono::milliseconds budget) {
+    const auto now = deadline::clock::now();
+    auto start = req.arrived.value_or(now);
+    if (req.sent_at) {
+        const auto waited = std::chrono::system_clock::now() - *req.sent_at;
+        if (waited > waited.zero()) start = std::min(start, now - std::chrono::duration_cast<deadline::clock::duration>(waited));
+    }
+    return deadline{start + budget};
+}
+
 // GET /health: 200 when this worker reaches the database, 503 when not. nginx exposes it to
 // loopback only by default.
 http_response health(store& st, request_log& log) {
@@ -119,8 +136,7 @@ http_response route(const http_request& req, transport via, store& st, const set
     log.op = call.op;
     // Only a write takes a key: a read is safe to repeat, so its header is not even read.
     const auto key = call.op->effect == call_effect::writes ? read_idempotency_key(req.idempotency_key) : std::nullopt;
-    const deadline until{req.arrived.value_or(deadline::clock::now()) + cfg.call_budget};
-    const auto ran = run_call(call, st, cfg, {req.request_id, key, req.retried, until});
+    const auto ran = run_call(call, st, cfg, {req.request_id, key, req.retried, call_deadline(req, cfg.call_budget)});
     record_outcome(log, ran.value);
     auto response = write_result(via, *call.op, ran.value, cfg.api_namespace);
     if (ran.replayed) {
@@ -134,10 +150,6 @@ http_response route(const http_request& req, transport via, store& st, const set
 // A server fault's reason: what the client may do next, where keeper knows it (docs/design.md,
 // "One deadline per call"); never what failed inside, which goes to the log.
 std::string server_fault_reason(const std::exception* e, const std::string& request_id) {
-    if (dynamic_cast<const not_applied*>(e)) {
-        return "The call was not applied (request id " + request_id +
-               "): the database did not do it in time. Nothing was changed; it may be repeated.";
-    }
     if (dynamic_cast<const outcome_unknown*>(e)) {
         return "The outcome of the call is unknown (request id " + request_id +
                "): it may or may not have been applied. Check before repeating it.";
@@ -173,6 +185,13 @@ handled_request handle_request(const http_request& request, store& st, const set
         answer_fault(out, via, fault{fault_kind::key_in_flight,
                                 "A call with this Idempotency-Key is still running, or waited too long for a lock; "
                                 "nothing was changed. Repeat it with the same key."});
+        out.response.headers.emplace_back("Retry-After", "1");
+        return out;
+    } catch (const not_applied& e) {
+        out.log.detail = e.what();
+        answer_fault(out, via, fault{fault_kind::not_applied,
+                                "The call was not applied (request id " + request.request_id +
+                                    "): the service could not do it in time. Nothing was changed; it may be repeated."});
         out.response.headers.emplace_back("Retry-After", "1");
         return out;
     } catch (const std::exception& e) {

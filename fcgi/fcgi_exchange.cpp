@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <string>
 
+#include "core/api/date_time.hpp"
 #include "core/api/http_status.hpp"
 
 namespace keeper::fcgi {
@@ -76,6 +77,7 @@ core::http_request read_request(FCGX_Request& r, std::size_t body_limit) {
     req.scheme = !scheme.empty() ? scheme : (param(r, "HTTPS") == "on" ? "https" : "http");
     req.remote_addr = param(r, "REMOTE_ADDR");
     req.request_id = param(r, "REQUEST_ID");
+    req.sent_at = core::parse_epoch_msec(param(r, "KEEPER_EDGE_MSEC"));
     if (!is_safe_request_id(req.request_id)) req.request_id = make_request_id();
 
     const auto length_text = param(r, "CONTENT_LENGTH");

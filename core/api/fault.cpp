@@ -20,6 +20,7 @@ std::string_view fault_kind_name(fault_kind kind) {
         case fault_kind::unsupported_media_type: return "unsupported_media_type";
         case fault_kind::key_reused: return "key_reused";
         case fault_kind::key_in_flight: return "key_in_flight";
+        case fault_kind::not_applied: return "not_applied";
         case fault_kind::body_too_large: return "body_too_large";
     }
     return "server";

@@ -20,6 +20,8 @@ enum class fault_kind {
     key_reused,              // an Idempotency-Key already used with other parameters: 422 (SOAP: 500, Client)
     key_in_flight,           // a keyed call that waited past lock_timeout, changing nothing: 409 and
                              // Retry-After (SOAP: 500, Server): repeat it with the same key
+    not_applied,             // the call did not run, or rolled back: nothing changed. 503 and
+                             // Retry-After (SOAP: 500, Server): it may be repeated
     body_too_large,          // over the configured body limit: 413
 };
 // How many kinds there are (metrics.hpp sizes its counters from it). Keep it last + 1.

@@ -24,9 +24,12 @@ struct http_request {
     // nginx sent this request before, to a worker that died with it (it came on the retry socket):
     // a write first settles that attempt (docs/design.md, "In-doubt calls").
     bool retried = false;
-    // When the worker read the request: the call's deadline is call_budget_ms after it. None (a
-    // test's request): when it is handled.
+    // When the worker read the request. None (a test's request): when it is handled.
     std::optional<std::chrono::steady_clock::time_point> arrived{};
+    // When nginx began passing it to a worker (its $msec, the KEEPER_EDGE_MSEC parameter): the
+    // call's deadline is call_budget_ms after it, so a wait before a worker read the request (the
+    // socket's backlog, a busy thread) is spent from the call's budget. None: from `arrived`.
+    std::optional<std::chrono::system_clock::time_point> sent_at{};
 };
 
 struct http_response {

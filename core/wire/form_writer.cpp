@@ -23,6 +23,7 @@ http_response write_form_fault(const fault& f) {
         case fault_kind::server: return write_plain_fault(500, f);
         case fault_kind::key_reused: return write_plain_fault(422, f);
         case fault_kind::key_in_flight: return write_plain_fault(409, f);
+        case fault_kind::not_applied: return write_plain_fault(503, f);
         default: return write_plain_fault(400, f);
     }
 }

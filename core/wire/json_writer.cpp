@@ -46,6 +46,7 @@ http_response write_json_fault(const fault& f) {
     if (f.kind() == fault_kind::server) status = 500;
     if (f.kind() == fault_kind::key_reused) status = 422;
     if (f.kind() == fault_kind::key_in_flight) status = 409;
+    if (f.kind() == fault_kind::not_applied) status = 503;
     return {status, std::string{json_content_type}, {{"jsonerror", "true"}}, R"({"Message":)" + json_string(f.what()) + "}"};
 }
 

@@ -22,7 +22,8 @@ std::string_view fault_code(soap_version v, fault_kind kind) {
         case fault_kind::version_mismatch: return "soap:VersionMismatch";
         case fault_kind::must_understand: return "soap:MustUnderstand";
         case fault_kind::server:
-        case fault_kind::key_in_flight: return v11 ? "soap:Server" : "soap:Receiver";  // the client did nothing wrong
+        case fault_kind::key_in_flight:
+        case fault_kind::not_applied: return v11 ? "soap:Server" : "soap:Receiver";  // the client did nothing wrong
         default: return v11 ? "soap:Client" : "soap:Sender";
     }
 }

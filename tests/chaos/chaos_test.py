@@ -427,7 +427,7 @@ class Chaos(unittest.TestCase):
         self.assertLess(p99, 0.25, "DB-free calls keep answering")
         self.assertTrue(locked_calls)
         for amount, status, took, body in locked_calls:
-            self.assertEqual(status, 500, "a call on the locked row is a server fault")
+            self.assertEqual(status, 503, "a call on the locked row is refused as not applied")
             self.assertIn("was not applied", body, "... that says nothing was changed")
             self.assertLess(took, 3.5, "within lock_timeout (2 s) and a margin")
         stored = who.topups(locked)

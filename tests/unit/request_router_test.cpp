@@ -5,6 +5,7 @@
 
 #include "tests/support/printers.hpp"
 
+#include "core/api/date_time.hpp"
 #include "core/request_router.hpp"
 #include "tests/support/soap_messages.hpp"
 #include "tests/support/unreachable_store.hpp"
@@ -36,6 +37,13 @@ struct router_fixture {
         return handle_request(r, db, cfg);
     }
 };
+
+std::string header_of(const http_response& r, std::string_view name) {
+    for (const auto& [n, v] : r.headers) {
+        if (n == name) return v;
+    }
+    return {};
+}
 
 const std::string desc_1049 = "Ошибка аутентификации.";
 
@@ -139,6 +147,57 @@ BOOST_AUTO_TEST_CASE(a_database_failure_is_a_generic_server_fault_with_details_o
     BOOST_TEST(g.response.content_type == "text/plain; charset=utf-8");
     const auto s12 = soap12("/AccountApi.asmx", t::soap12("CheckSessionEx", {{"sessionId", "a"}, {"appId", "b"}}));
     BOOST_TEST(s12.response.body.find("<soap:Value>soap:Receiver</soap:Value>") != std::string::npos);
+}
+
+// nginx's $msec, as KEEPER_EDGE_MSEC carries it.
+BOOST_AUTO_TEST_CASE(the_edge_time_is_nginx_msec_and_nothing_else) {
+    const auto t = parse_epoch_msec("1700000000.123");
+    BOOST_REQUIRE(t.has_value());
+    BOOST_TEST(std::chrono::duration_cast<std::chrono::milliseconds>(t->time_since_epoch()).count() == 1700000000123LL);
+    for (const std::string bad : {"", "1700000000", "1700000000.12", "1700000000.1234", "-1.000", "17x0.123", "1.-12", ".123"}) {
+        BOOST_TEST(!parse_epoch_msec(bad).has_value(), bad);
+    }
+}
+
+// A request that waited for a worker past its budget (nginx may have answered it already) runs
+// nothing: 503 and Retry-After in its transport's shape (SOAP: a 500 Server fault, as SOAP's HTTP
+// binding wants), saying nothing changed. One that waited less still runs.
+BOOST_AUTO_TEST_CASE(a_call_whose_budget_was_spent_waiting_for_a_worker_is_not_applied_and_runs_nothing) {
+    const auto long_ago = std::chrono::system_clock::now() - cfg.call_budget - std::chrono::seconds{1};
+    const auto stale = [&](http_request r) {
+        r.sent_at = long_ago;
+        return handle_request(r, db, cfg);
+    };
+    const auto soap = stale({"POST", "/AccountApi.asmx", "", "text/xml; charset=utf-8", std::nullopt, "h", "http", "rid-9",
+                             t::soap11("CheckSessionEx", {{"sessionId", "a"}, {"appId", "b"}}), false, "127.0.0.1", std::nullopt});
+    BOOST_TEST(soap.response.status == 500);
+    BOOST_TEST(soap.response.body.find("<faultcode>soap:Server</faultcode>") != std::string::npos);
+    const auto get = stale({"GET", "/AccountApi.asmx/CheckSessionEx", "sessionId=a&appId=b", "", std::nullopt, "h", "http",
+                            "rid-9", "", false, "127.0.0.1", std::nullopt});
+    BOOST_TEST(get.response.status == 503);
+    BOOST_TEST(get.response.content_type == "text/plain; charset=utf-8");
+    const auto json = stale({"POST", "/AccountApi.asmx/CheckSessionEx", "", "application/json; charset=utf-8", std::nullopt, "h",
+                             "http", "rid-9", R"({"sessionId":"a","appId":"b"})", false, "127.0.0.1", std::nullopt});
+    BOOST_TEST(json.response.status == 503);
+    BOOST_TEST(json.response.body.starts_with(R"({"Message":"The call was not applied (request id rid-9))"));
+    for (const auto* r : {&soap, &get, &json}) {
+        BOOST_TEST(r->log.outcome == "fault=not_applied");
+        BOOST_TEST(r->response.body.find("was not applied (request id rid-9)") != std::string::npos);
+        BOOST_TEST(r->response.body.find("Nothing was changed") != std::string::npos);
+        BOOST_TEST(header_of(r->response, "Retry-After") == "1");
+    }
+    BOOST_TEST(db.calls == 0);
+
+    http_request fresh{"GET", "/AccountApi.asmx/CheckSessionEx", "sessionId=a&appId=b", "", std::nullopt, "h", "http", "rid-9", "",
+                       false, "127.0.0.1", std::nullopt};
+    fresh.sent_at = std::chrono::system_clock::now() - cfg.call_budget / 2;
+    BOOST_TEST(handle_request(fresh, db, cfg).log.outcome == "fault=server");  // it ran: the database is down
+    // Sent before (the retry socket): its first attempt may have run, so the store settles it.
+    http_request retried = fresh;
+    retried.sent_at = long_ago;
+    retried.retried = true;
+    BOOST_TEST(handle_request(retried, db, cfg).log.outcome == "fault=server");
+    BOOST_TEST(db.calls == 2);
 }
 
 BOOST_AUTO_TEST_CASE(get_and_post_read_named_parameters) {
