@@ -110,9 +110,12 @@ const std::vector<setting_def>& setting_definitions() {
             "Worker processes. Each serves `threads` FastCGI connections at once; more than one process "
          "keeps the pool serving while one is replaced. See docs/performance.md for the sizing rule."),
         key("threads", &settings::threads, whole{1, 1024},
-            "Threads per worker process, each serving one FastCGI connection at a time. workers x threads "
-         "must exceed what nginx keeps open (worker_processes x upstream keepalive), or connections "
-         "beyond it wait."),
+            "Threads per worker process, each serving one request at a time. A worker holds every "
+         "connection nginx opens to it, idle ones included; requests wait for a thread in its queue."),
+        key("admission_wait_ms", &settings::admission_wait, whole{1, 600000},
+            "Longest a request may be expected to wait for a worker's thread. One that would wait longer "
+         "is refused on arrival: 503 \"not applied\" with Retry-After, nothing started "
+         "(docs/design.md, \"Overload\")."),
         key("database_connections", &settings::database_connections, whole{1, 256},
             "PostgreSQL connections per worker process, shared by its threads (a call holds one for its "
          "transaction). workers x database_connections per host counts against max_connections."),

@@ -132,6 +132,10 @@ void write_pool(std::string& out, const runtime_gauges& g) {
     write_one(out, "keeper_worker_threads", "gauge", "Threads of all workers, each serving one FastCGI connection at a time.",
               std::to_string(g.threads_per_worker.load(std::memory_order_relaxed) * g.workers_configured.load(std::memory_order_relaxed)));
     write_one(out, "keeper_worker_threads_busy", "gauge", "Threads handling a request now.", value(g.threads_busy));
+    write_one(out, "keeper_requests_waiting", "gauge", "Requests waiting for a worker's thread now.", value(g.requests_waiting));
+    write_one(out, "keeper_requests_refused_total", "counter",
+              "Requests refused on arrival (503, not applied): no thread would have been free within admission_wait_ms.",
+              value(g.requests_refused));
     out += "# HELP keeper_worker_replacements_total Workers that died and were replaced, by cause.\n"
            "# TYPE keeper_worker_replacements_total counter\n"
            "keeper_worker_replacements_total{cause=\"signal\"} " + value(g.worker_replacements[0]) + "\n"

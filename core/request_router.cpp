@@ -166,6 +166,20 @@ void answer_fault(handled_request& out, transport via, const fault& f) {
 
 }  // namespace
 
+handled_request refuse_request(const http_request& request) {
+    handled_request out;
+    const transport via = answering_transport(request);
+    out.log.via = via;
+    out.log.retried = request.retried;
+    if (const auto ep = parse_endpoint_path(request.path)) out.log.group = group_name(ep->group);
+    out.log.detail = "refused on arrival: no thread would have been free within admission_wait_ms";
+    answer_fault(out, via, fault{fault_kind::not_applied,
+                                "The call was not applied (request id " + request.request_id +
+                                    "): the service is busy. Nothing was changed; it may be repeated after Retry-After."});
+    out.response.headers.emplace_back("Retry-After", "1");
+    return out;
+}
+
 handled_request handle_request(const http_request& request, store& st, const settings& cfg, const metrics_block* metrics) {
     handled_request out;
     const transport via = answering_transport(request);

@@ -14,4 +14,8 @@ struct metrics_block;
 handled_request handle_request(const http_request& request, store& st, const settings& cfg,
                                const metrics_block* metrics = nullptr);
 
+// The answer to a request refused before it started, for want of a free thread soon enough
+// (core/admission.hpp): "not applied", 503 and Retry-After, in the request's transport's shape.
+handled_request refuse_request(const http_request& request);
+
 }  // namespace keeper::core

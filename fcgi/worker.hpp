@@ -1,8 +1,9 @@
 #pragma once
-// One worker process: `threads` threads, each taking a FastCGI connection and serving the requests
-// nginx sends on it (several, with upstream keepalive) until nginx closes it; the calls share a
-// pool of `database_connections` PostgreSQL connections.
-#include "connection_acceptor.hpp"
+// One worker process: a hub thread holding its FastCGI connections (connection_hub.hpp), `threads`
+// threads serving the requests that arrive on them in turn (core/admission.hpp), a refuser answering
+// the ones refused on arrival; the calls share a pool of `database_connections` PostgreSQL
+// connections.
+#include "connection_hub.hpp"
 #include "core/metrics.hpp"
 #include "core/api/settings.hpp"
 

@@ -4,7 +4,7 @@
 // served), and on SIGTERM/SIGINT stops them all (each finishes its request first) and returns.
 #include <functional>
 
-#include "connection_acceptor.hpp"
+#include "connection_hub.hpp"
 #include "core/metrics.hpp"
 #include "core/api/settings.hpp"
 

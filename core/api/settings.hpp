@@ -20,7 +20,8 @@ struct settings {
     std::string listen;                           // empty: the socket inherited on fd 0
     std::string retry_listen;                     // empty: systemd's second socket, or none
     int workers = 8;               // processes
-    int threads = 24;              // per worker process: FastCGI connections served at once
+    int threads = 24;              // per worker process: requests served at once
+    std::chrono::milliseconds admission_wait{200};  // longest expected wait for a thread before a refusal
     int database_connections = 2;  // per worker process, shared by its threads
     std::chrono::seconds drain_time{10};
     std::chrono::milliseconds lock_timeout{2000};       // a call's wait for a row lock

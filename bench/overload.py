@@ -1,0 +1,155 @@
+"""scripts/bench's overload cases (BENCH_OVERLOAD=1): R2 and R3 at their peak concurrency, then
+at 16x and 64x of it, against keeper and the baseline. Per run: goodput (answers 200 per second)
+as a ratio of the same target's goodput at the peak, the p50 and p99 of the calls answered 200
+(from nginx's access log: the server's side, not wrk's, whose latency mixes in the refusals), the
+answers by kind, and the CPU per answer.
+
+Answers by kind: `ok` (200), `not_applied` (a refusal that says nothing was changed and carries
+Retry-After: 503, or SOAP's 500 server fault with the header), `unknown` (a fault that says the
+outcome is unknown), `other` (any other status), `closed` (wrk's socket errors: a connection
+closed or reset without an answer, or no answer within wrk's timeout).
+
+Clients as the contract asks (BENCH_CLIENTS=polite, the default) wait the Retry-After of a
+refusal before their next call; BENCH_CLIENTS=storm ignores it, as a retry storm would. wrk's
+Lua cannot tie a delay to the connection that got the refusal, so each refusal queues one delay
+and the next connection to send takes it: the same number of pauses, spread over connections.
+"""
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+
+import measure
+
+STATE = os.environ["BENCH_STATE"]
+DURATION = int(os.environ.get("BENCH_SECONDS", "10"))
+PEAK = int(os.environ.get("BENCH_PEAK_CONNECTIONS", "32"))
+FACTORS = [1, 16, 64]
+CASES = re.split(r"[\s,]+", os.environ.get("BENCH_CASES", "R2 R3").strip())
+CLIENTS = os.environ.get("BENCH_CLIENTS", "polite")
+TARGETS = {"keeper": int(os.environ["BENCH_KEEPER_PORT"]), "baseline": int(os.environ["BENCH_BASELINE_PORT"])}
+ACCESS_LOGS = {"keeper": f"{STATE}/log/nginx-access.log", "baseline": f"{STATE}/log/nginx-baseline-access.log"}
+PIDS = {
+    "nginx": f"{STATE}/nginx/nginx.pid",
+    "keeper": f"{STATE}/run/keeper.pid",
+    "baseline": f"{STATE}/run/baseline.pid",
+    "postgres": f"{STATE}/pg/postmaster.pid",
+}
+
+KINDS = ("ok", "not_applied", "unknown", "other")
+LUA = r"""
+dofile("%(case_script)s")
+local polite = %(polite)s
+local counts = {ok = 0, not_applied = 0, unknown = 0, other = 0}
+local pauses = {}
+local threads = {}
+
+function setup(thread)
+  table.insert(threads, thread)
+end
+
+function response(status, headers, body)
+  local retry_after = headers["Retry-After"] or headers["retry-after"]
+  if status == 200 then
+    counts.ok = counts.ok + 1
+  elseif retry_after and (status == 503 or body:find("not applied", 1, true)) then
+    counts.not_applied = counts.not_applied + 1
+    if polite then table.insert(pauses, tonumber(retry_after) * 1000) end
+  elseif body:find("unknown", 1, true) then
+    counts.unknown = counts.unknown + 1
+  else
+    counts.other = counts.other + 1
+  end
+  ok, not_applied, unknown, other = counts.ok, counts.not_applied, counts.unknown, counts.other
+end
+
+function delay()
+  if #pauses > 0 then return table.remove(pauses, 1) end
+  return 0
+end
+
+function done(summary, latency, requests)
+  local total = {ok = 0, not_applied = 0, unknown = 0, other = 0}
+  for _, t in ipairs(threads) do
+    for k, _ in pairs(total) do total[k] = total[k] + (t:get(k) or 0) end
+  end
+  local e = summary.errors
+  io.write(string.format("KINDS ok=%%d not_applied=%%d unknown=%%d other=%%d closed=%%d\n", total.ok, total.not_applied,
+                         total.unknown, total.other, e.connect + e.read + e.write + e.timeout))
+end
+"""
+
+
+def script_for(case):
+    path = f"{STATE}/bench/overload-{case}-{CLIENTS}.lua"
+    with open(path, "w") as f:
+        f.write(LUA % {"case_script": f"{STATE}/bench/{case}.lua", "polite": "true" if CLIENTS == "polite" else "false"})
+    return path
+
+
+def ok_latencies(log, offset):
+    """request_time of every 200 in the access log past offset, in ms."""
+    out = []
+    with open(log) as f:
+        f.seek(offset)
+        for line in f:
+            m = re.search(r'" (\d{3}) .*request_time=([\d.]+)', line)
+            if m and m.group(1) == "200":
+                out.append(float(m.group(2)) * 1000)
+    return sorted(out)
+
+
+def percentile(values, p):
+    return values[min(len(values) - 1, int(len(values) * p))] if values else float("nan")
+
+
+def run(case, target, connections):
+    log = ACCESS_LOGS[target]
+    offset = os.path.getsize(log) if os.path.exists(log) else 0
+    args = ["wrk", "-t", "2", "-c", str(connections), "-d", f"{DURATION}s", "--timeout", "10s", "-s", script_for(case),
+            f"http://127.0.0.1:{TARGETS[target]}"]
+    before = measure.cpu_ticks(PIDS)
+    out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
+    after = measure.cpu_ticks(PIDS)
+    kinds = dict((k, int(v)) for k, v in re.findall(r"(\w+)=(\d+)", re.search(r"^KINDS (.*)$", out, re.M).group(1)))
+    latencies = ok_latencies(log, offset)
+    result = {"case": case, "target": target, "connections": connections, "clients": CLIENTS, **kinds,
+              "goodput": kinds["ok"] / DURATION, "p50_ok": percentile(latencies, 0.5), "p99_ok": percentile(latencies, 0.99)}
+    answers = max(sum(kinds[k] for k in KINDS), 1)
+    for name in PIDS:
+        if name in before and name in after:
+            result[f"cpu_{name}"] = (after[name] - before[name]) * 1e6 / measure.TICK / answers
+    return result
+
+
+def main():
+    # wrk holds a descriptor per connection: 2048 of them at 64x.
+    resource.setrlimit(resource.RLIMIT_NOFILE, (16384, 16384))
+    results = []
+    print(f"overload: {', '.join(CASES)}, {DURATION} s a run, clients {CLIENTS}; goodput ÷ the same target's at {PEAK}")
+    print(f"{'case':5} {'target':8} {'conns':>5} {'ok/s':>7} {'÷peak':>6} {'p50 ok':>8} {'p99 ok':>8} "
+          f"{'ok':>7} {'n/appl':>7} {'unknown':>7} {'other':>6} {'closed':>6} {'cpu µs/answer k|n|pg':>22}")
+    for case in CASES:
+        for target in TARGETS:
+            peak = None
+            for factor in FACTORS:
+                r = run(case, target, PEAK * factor)
+                peak = peak or r["goodput"]
+                r["ratio"] = r["goodput"] / peak if peak else float("nan")
+                results.append(r)
+                cpu = "|".join(f"{r.get('cpu_' + n, 0):.0f}" for n in (target, "nginx", "postgres"))
+                print(f"{case:5} {target:8} {r['connections']:>5} {r['goodput']:>7.0f} {r['ratio']:>5.2f}x "
+                      f"{r['p50_ok']:>6.0f}ms {r['p99_ok']:>6.0f}ms {r['ok']:>7} {r['not_applied']:>7} {r['unknown']:>7} "
+                      f"{r['other']:>6} {r['closed']:>6} {cpu:>22}", flush=True)
+    with open(f"{STATE}/bench/overload-{CLIENTS}.json", "w") as f:
+        json.dump(results, f, indent=1)
+    worst = min((r["ratio"] for r in results if r["target"] == "keeper"), default=float("nan"))
+    print(f"OVERLOAD clients={CLIENTS} keeper_worst_goodput_ratio={worst:.2f} "
+          f"keeper_unknown={sum(r['unknown'] for r in results if r['target'] == 'keeper')} "
+          f"keeper_closed={sum(r['closed'] for r in results if r['target'] == 'keeper')}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

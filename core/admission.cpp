@@ -1,0 +1,82 @@
+#include "core/admission.hpp"
+
+namespace keeper::core {
+
+admission_queue::admission_queue(std::size_t threads, std::chrono::milliseconds wait_target,
+                                 std::atomic<std::int64_t>* waiting)
+    : m_threads(threads > 0 ? threads : 1), m_wait_target(wait_target), m_waiting_gauge(waiting) {}
+
+bool admission_queue::offer(const waiting_request& r) {
+    {
+        std::lock_guard lock{m_mutex};
+        if (!r.retried && expected_wait_locked() > m_wait_target) {
+            m_refused.push_back(r);
+            m_refused_ready.notify_one();
+            return false;
+        }
+        (r.retried ? m_retried : m_first).push_back(r);
+    }
+    if (m_waiting_gauge) m_waiting_gauge->fetch_add(1, std::memory_order_relaxed);
+    m_ready.notify_one();
+    return true;
+}
+
+std::optional<waiting_request> admission_queue::take() {
+    std::unique_lock lock{m_mutex};
+    ++m_idle_threads;
+    m_ready.wait(lock, [&] { return m_closed || !m_retried.empty() || !m_first.empty(); });
+    --m_idle_threads;
+    if (m_closed) return std::nullopt;
+    auto& from = !m_retried.empty() ? m_retried : m_first;
+    const auto r = from.front();
+    from.pop_front();
+    if (m_waiting_gauge) m_waiting_gauge->fetch_sub(1, std::memory_order_relaxed);
+    return r;
+}
+
+std::optional<waiting_request> admission_queue::take_refused() {
+    std::unique_lock lock{m_mutex};
+    m_refused_ready.wait(lock, [&] { return m_closed || !m_refused.empty(); });
+    if (m_closed) return std::nullopt;
+    const auto r = m_refused.front();
+    m_refused.pop_front();
+    return r;
+}
+
+void admission_queue::served(std::chrono::microseconds service) {
+    std::lock_guard lock{m_mutex};
+    // A sixteenth per request: a change of load shows within a few dozen requests, one slow call
+    // does not swing it.
+    const auto us = static_cast<double>(service.count());
+    m_mean_service_us = m_mean_service_us == 0 ? us : m_mean_service_us + (us - m_mean_service_us) / 16;
+}
+
+void admission_queue::close() {
+    {
+        std::lock_guard lock{m_mutex};
+        m_closed = true;
+    }
+    m_ready.notify_all();
+    m_refused_ready.notify_all();
+}
+
+std::chrono::microseconds admission_queue::expected_wait() const {
+    std::lock_guard lock{m_mutex};
+    return expected_wait_locked();
+}
+
+std::size_t admission_queue::waiting() const {
+    std::lock_guard lock{m_mutex};
+    return m_retried.size() + m_first.size();
+}
+
+// Every queued request, and this one, needs a thread for the mean service time; the threads
+// finish one each per mean service time between them.
+std::chrono::microseconds admission_queue::expected_wait_locked() const {
+    const auto queued = m_retried.size() + m_first.size();
+    if (m_idle_threads > queued) return std::chrono::microseconds{0};
+    const auto ahead = static_cast<double>(queued + 1 - m_idle_threads);
+    return std::chrono::microseconds{static_cast<std::int64_t>(ahead * m_mean_service_us / static_cast<double>(m_threads))};
+}
+
+}  // namespace keeper::core
