@@ -1,0 +1,65 @@
+// The admission queue's rule (core/admission.hpp), without a socket: a request is refused on
+// arrival exactly when the requests before it would keep every thread busy past the wait target;
+// a request sent before is never refused and is served first.
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+
+#include "core/admission.hpp"
+
+using namespace keeper::core;
+using std::chrono::microseconds;
+using std::chrono::milliseconds;
+
+namespace {
+
+waiting_request first(int fd) { return {fd, false, admission_queue::clock::now()}; }
+waiting_request retried(int fd) { return {fd, true, admission_queue::clock::now()}; }
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(admission)
+
+BOOST_AUTO_TEST_CASE(requests_are_queued_until_their_expected_wait_passes_the_target) {
+    std::atomic<std::int64_t> waiting{0};
+    admission_queue q{2, milliseconds{10}, &waiting};
+    q.served(microseconds{4000});  // 4 ms a request, 2 threads: 2 ms of wait per queued request
+    for (int fd = 0; fd < 4; ++fd) BOOST_TEST(q.offer(first(fd)));  // expected 2, 4, 6, 8 ms
+    BOOST_TEST(q.expected_wait() == microseconds{10000});
+    BOOST_TEST(q.offer(first(4)));   // 10 ms: at the target, not past it
+    BOOST_TEST(!q.offer(first(5)));  // 12 ms: refused, and not queued
+    BOOST_TEST(q.waiting() == 5u);
+    BOOST_TEST(waiting.load() == 5);
+    const auto refused = q.take_refused();
+    BOOST_REQUIRE(refused.has_value());
+    BOOST_TEST(refused->fd == 5);
+}
+
+BOOST_AUTO_TEST_CASE(a_request_sent_before_is_never_refused_and_goes_first) {
+    admission_queue q{1, milliseconds{10}};
+    q.served(microseconds{5000});
+    BOOST_TEST(q.offer(first(1)));   // 5 ms
+    BOOST_TEST(q.offer(first(2)));   // 10 ms
+    BOOST_TEST(!q.offer(first(3)));  // 15 ms: refused
+    BOOST_TEST(q.offer(retried(4)));  // sent before: its first attempt may have run
+    BOOST_TEST(q.offer(retried(5)));
+    BOOST_TEST(q.take()->fd == 4);
+    BOOST_TEST(q.take()->fd == 5);
+    BOOST_TEST(q.take()->fd == 1);
+    BOOST_TEST(q.take()->fd == 2);
+}
+
+BOOST_AUTO_TEST_CASE(nothing_is_refused_before_a_service_time_is_known_or_while_a_thread_is_free) {
+    admission_queue q{1, milliseconds{1}};
+    for (int fd = 0; fd < 100; ++fd) BOOST_TEST(q.offer(first(fd)));
+    BOOST_TEST(q.expected_wait() == microseconds{0});
+}
+
+BOOST_AUTO_TEST_CASE(close_wakes_every_taker) {
+    admission_queue q{1, milliseconds{1}};
+    q.close();
+    BOOST_TEST(!q.take().has_value());
+    BOOST_TEST(!q.take_refused().has_value());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
