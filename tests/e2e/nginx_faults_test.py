@@ -1,9 +1,12 @@
-"""When nginx answers for keeper, the client still gets its transport's shape.
+"""When nginx answers for keeper, the client still gets its transport's shape, and says what it knows.
 
-Starts an nginx of its own with the shipped keeper-locations.conf whose upstream is a socket no
-pool listens on (every call: 502), and one whose upstream never answers (504), and checks each
-transport's answer: a SOAP 1.1 / 1.2 server fault that parses as XML, a text line for GET and
-POST, 413 as text for an oversized body (JSON for a JSON call), nosniff on every answer, never nginx's HTML page.
+Starts an nginx of its own with the shipped keeper-locations.conf, in three servers: one whose
+upstream is a socket no pool listens on (nothing reaches a worker: 503 "not applied" with
+Retry-After), one whose upstream and retry socket read each request and close without an answer
+(sent, then cut off: sent again to the retry socket only, then 502 "outcome unknown"), and one
+whose upstream never answers (504). Checks each transport's answer: a SOAP 1.1 / 1.2 server fault
+that parses as XML, a text line for GET and POST, 413 as text for an oversized body (JSON for a
+JSON call), nosniff on every answer, never nginx's HTML page.
 """
 import os
 import shutil
@@ -20,6 +23,7 @@ import xml.dom.minidom
 SOURCE = os.environ["KEEPER_TEST_SOURCE_DIR"]
 PORT = 18084
 SLOW_PORT = 18085
+CUT_PORT = 18086
 
 SOAP11 = {"Content-Type": "text/xml; charset=utf-8", "SOAPAction": '"http://tempuri.org/GetUtcNow"'}
 SOAP12 = {"Content-Type": "application/soap+xml; charset=utf-8"}
@@ -31,6 +35,8 @@ ENVELOPE11 = (b'<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envel
 UNKNOWN = ("The call's outcome is unknown: a write may have been applied. Repeat a write only with the same "
            "Idempotency-Key, or check before repeating it.")
 FAILED = "The service failed before it answered (request id %s). " + UNKNOWN
+NOT_APPLIED = ("The call was not applied (request id %s): the service is unavailable and did nothing. It may be "
+               "repeated after Retry-After.")
 TIMED_OUT = "The service did not answer in time (request id %s). " + UNKNOWN
 ENVELOPE12 = ENVELOPE11.replace(b"http://schemas.xmlsoap.org/soap/envelope/", b"http://www.w3.org/2003/05/soap-envelope")
 
@@ -73,6 +79,15 @@ class NginxAnswersForKeeper(unittest.TestCase):
         cls.silent.listen(64)
         cls.held = []
         threading.Thread(target=cls.hold_connections, daemon=True).start()
+        # Sockets that read a request and close without an answer: a worker that died with it.
+        cls.cut = {}
+        for name in ("cut", "cut-retry"):
+            s = socket.socket(socket.AF_UNIX)
+            s.bind(f"{cls.dir}/{name}.sock")
+            os.chmod(f"{cls.dir}/{name}.sock", 0o777)
+            s.listen(64)
+            cls.cut[name] = {"socket": s, "requests": 0}
+            threading.Thread(target=cls.cut_connections, args=(cls.cut[name],), daemon=True).start()
         conf = f"""
 pid {cls.dir}/nginx.pid;
 error_log {cls.dir}/error.log warn;
@@ -84,10 +99,18 @@ http {{
     client_body_temp_path {cls.dir}/body;
     fastcgi_temp_path {cls.dir}/fastcgi;
     upstream keeper_pool {{ server unix:{cls.dir}/nobody-listens.sock; }}
-    map $keeper_request_id $keeper_pool {{ default keeper_pool; }}
+    upstream keeper_pool_retry {{ server unix:{cls.dir}/nobody-listens-retry.sock; }}
+    upstream cut_pool {{ server unix:{cls.dir}/cut.sock; }}
+    upstream cut_pool_retry {{ server unix:{cls.dir}/cut-retry.sock; server unix:{cls.dir}/cut-retry.sock; }}
+    map $server_port $keeper_pool {{ {CUT_PORT} cut_pool; default keeper_pool; }}
+    map $server_port $keeper_retry_pool {{ {CUT_PORT} cut_pool_retry; default keeper_pool_retry; }}
     upstream silent_pool {{ server unix:{cls.dir}/silent.sock; }}
     server {{
         listen 127.0.0.1:{PORT};
+        include {SOURCE}/nginx/keeper-locations.conf;
+    }}
+    server {{
+        listen 127.0.0.1:{CUT_PORT};
         include {SOURCE}/nginx/keeper-locations.conf;
     }}
     server {{
@@ -117,6 +140,22 @@ http {{
             cls.held.append(conn)
 
     @classmethod
+    def cut_connections(cls, end):
+        while True:
+            try:
+                conn, _ = end["socket"].accept()
+            except OSError:
+                return
+            conn.settimeout(2)
+            try:
+                while b"\x05\x00\x01\x00\x00" not in conn.recv(65536):  # until an empty FCGI_STDIN record
+                    pass
+            except OSError:
+                pass
+            end["requests"] += 1
+            conn.close()
+
+    @classmethod
     def tearDownClass(cls):
         subprocess.run(["nginx", "-p", cls.dir, "-c", f"{cls.dir}/nginx.conf", "-e", f"{cls.dir}/error.log", "-s", "stop"])
         for _ in range(50):
@@ -124,6 +163,8 @@ http {{
                 break
             time.sleep(0.1)
         cls.silent.close()
+        for end in cls.cut.values():
+            end["socket"].close()
         shutil.rmtree(cls.dir, ignore_errors=True)
 
     def assert_fault(self, status, headers, body, content_type, code):
@@ -142,15 +183,45 @@ http {{
         self.assertNotIn(b"<html", body.lower())
 
     def test_soap11_gets_a_soap11_server_fault(self):
-        self.assert_fault(*call(PORT, "/GlobalApi.asmx", SOAP11, ENVELOPE11), "text/xml; charset=utf-8", "soap:Server")
+        for port in (PORT, CUT_PORT):
+            self.assert_fault(*call(port, "/GlobalApi.asmx", SOAP11, ENVELOPE11), "text/xml; charset=utf-8", "soap:Server")
 
     def test_soap12_gets_a_soap12_receiver_fault(self):
-        self.assert_fault(*call(PORT, "/GlobalApi.asmx", SOAP12, ENVELOPE12), "application/soap+xml; charset=utf-8",
-                          "soap:Receiver")
+        for port in (PORT, CUT_PORT):
+            self.assert_fault(*call(port, "/GlobalApi.asmx", SOAP12, ENVELOPE12), "application/soap+xml; charset=utf-8",
+                              "soap:Receiver")
 
-    def test_get_and_post_get_a_text_line_with_502(self):
-        self.assert_text(*call(PORT, "/GlobalApi.asmx/GetUtcNow"), 502)
-        self.assert_text(*call(PORT, "/GlobalApi.asmx/GetUtcNow", FORM, b""), 502)
+    def test_get_and_post_get_a_text_line_503_when_nothing_reached_a_worker_and_502_when_cut_off(self):
+        self.assert_text(*call(PORT, "/GlobalApi.asmx/GetUtcNow"), 503)
+        self.assert_text(*call(PORT, "/GlobalApi.asmx/GetUtcNow", FORM, b""), 503)
+        self.assert_text(*call(CUT_PORT, "/GlobalApi.asmx/GetUtcNow"), 502)
+        self.assert_text(*call(CUT_PORT, "/GlobalApi.asmx/GetUtcNow", FORM, b""), 502)
+
+    def test_a_request_that_never_reached_a_worker_is_not_applied_and_is_not_sent_again(self):
+        """No pool listens: nothing of the request left nginx, so every shape says it was not
+        applied, names the request id, and carries Retry-After; nginx does not try the retry socket."""
+        answers = [call(PORT, "/AccountApi.asmx/SetAccountPermitsEx?sessionId=a&acceptPayments=true"),
+                   call(PORT, "/GlobalApi.asmx", SOAP11, ENVELOPE11), call(PORT, "/GlobalApi.asmx", SOAP12, ENVELOPE12),
+                   call(PORT, "/GlobalApi.asmx/GetUtcNow", FORM, b""), call(PORT, "/GlobalApi.asmx/GetUtcNow", JSON, b"{}")]
+        for status, headers, body in answers:
+            with self.subTest(status=status, content_type=headers["Content-Type"]):
+                self.assertIn(NOT_APPLIED % headers["X-Request-Id"], body.decode())
+                self.assertEqual(headers["Retry-After"], "1")
+                self.assertEqual(headers["X-Content-Type-Options"], "nosniff")
+        with open(f"{self.dir}/error.log") as f:
+            log = f.read()
+        self.assertIn("nobody-listens.sock", log)
+        self.assertNotIn("nobody-listens-retry.sock", log)
+
+    def test_a_request_cut_off_after_it_left_nginx_goes_again_to_the_retry_socket_only(self):
+        before = (self.cut["cut"]["requests"], self.cut["cut-retry"]["requests"])
+        status, headers, body = call(CUT_PORT, "/AccountApi.asmx/SetAccountPermitsEx?sessionId=a&acceptPayments=true")
+        self.assertEqual(status, 502, body)
+        self.assertIn(FAILED % headers["X-Request-Id"], body.decode())
+        self.assertNotIn("Retry-After", headers)
+        time.sleep(0.2)  # the cut-off ends count their requests
+        self.assertEqual((self.cut["cut"]["requests"] - before[0], self.cut["cut-retry"]["requests"] - before[1]), (1, 2),
+                         "once to the pool, then twice to its retry socket")
 
     def assert_json(self, status, headers, body, expected_status, message):
         self.assertEqual(status, expected_status, body)
@@ -161,17 +232,19 @@ http {{
 
     def test_json_gets_asp_net_ajax_errors(self):
         status, headers, body = call(PORT, "/GlobalApi.asmx/GetUtcNow", JSON, b"{}")
+        self.assert_json(status, headers, body, 503, NOT_APPLIED % headers["X-Request-Id"])
+        status, headers, body = call(CUT_PORT, "/GlobalApi.asmx/GetUtcNow", JSON, b"{}")
         self.assert_json(status, headers, body, 502, FAILED % headers["X-Request-Id"])
         status, headers, body = call(SLOW_PORT, "/GlobalApi.asmx/GetUtcNow", JSON, b"{}")
         self.assert_json(status, headers, body, 504, TIMED_OUT % headers["X-Request-Id"])
 
-    def test_no_answer_nginx_gives_tells_a_client_to_simply_try_again(self):
+    def test_no_answer_after_the_request_left_nginx_tells_a_client_to_simply_try_again(self):
         """nginx cannot know whether keeper applied a write before the 502 or 504: every shape says
         the outcome is unknown, names the request id, and says how to repeat safely."""
-        answers = [call(PORT, "/AccountApi.asmx/SetAccountPermitsEx?sessionId=a&acceptPayments=true"),
+        answers = [call(CUT_PORT, "/AccountApi.asmx/SetAccountPermitsEx?sessionId=a&acceptPayments=true"),
                    call(SLOW_PORT, "/AccountApi.asmx/SetAccountPermitsEx?sessionId=a&acceptPayments=true"),
-                   call(PORT, "/GlobalApi.asmx", SOAP11, ENVELOPE11), call(SLOW_PORT, "/GlobalApi.asmx", SOAP12, ENVELOPE12),
-                   call(PORT, "/GlobalApi.asmx/GetUtcNow", FORM, b"")]
+                   call(CUT_PORT, "/GlobalApi.asmx", SOAP11, ENVELOPE11), call(SLOW_PORT, "/GlobalApi.asmx", SOAP12, ENVELOPE12),
+                   call(CUT_PORT, "/GlobalApi.asmx/GetUtcNow", FORM, b"")]
         for status, headers, body in answers:
             with self.subTest(status=status, content_type=headers["Content-Type"]):
                 text = body.decode()
@@ -196,7 +269,7 @@ http {{
         started = time.monotonic()
         codes = [call(PORT, auth, source=remote)[0] for _ in range(120)]
         elapsed = time.monotonic() - started
-        self.assertNotIn(429, codes[:40])  # the burst passes (to a pool that is down here: 502)
+        self.assertNotIn(429, codes[:40])  # the burst passes (to a pool that is down here: 503)
         # At most the burst and 10 a second got through (however slow this machine is today).
         self.assertLess(elapsed, 6, "too slow to tell")
         self.assertLessEqual(120 - codes.count(429), 40 + 10 * elapsed + 2, codes)
