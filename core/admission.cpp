@@ -34,6 +34,16 @@ std::optional<waiting_request> admission_queue::take() {
     return r;
 }
 
+std::optional<waiting_request> admission_queue::try_take() {
+    std::lock_guard lock{m_mutex};
+    if (m_retried.empty() && m_first.empty()) return std::nullopt;
+    auto& from = !m_retried.empty() ? m_retried : m_first;
+    const auto r = from.front();
+    from.pop_front();
+    if (m_waiting_gauge) m_waiting_gauge->fetch_sub(1, std::memory_order_relaxed);
+    return r;
+}
+
 std::optional<waiting_request> admission_queue::take_refused() {
     std::unique_lock lock{m_mutex};
     m_refused_ready.wait(lock, [&] { return m_closed || !m_refused.empty(); });

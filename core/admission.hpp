@@ -37,6 +37,8 @@ public:
     // The next request for a serving thread, blocking: sent-before ones first, then the oldest.
     // nullopt once closed.
     std::optional<waiting_request> take();
+    // The next request for a serving thread, if one is queued: sent-before ones first.
+    std::optional<waiting_request> try_take();
     // The next request to refuse, blocking; nullopt once closed.
     std::optional<waiting_request> take_refused();
     // A serving thread spent `service` on one request: the mean that predicts the next waits.

@@ -14,6 +14,18 @@
 namespace keeper::fcgi {
 namespace {
 
+bool watch_readable(int epoll_fd, int fd) {
+    epoll_event e{};
+    e.events = EPOLLIN;
+    e.data.fd = fd;
+    return epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &e) == 0;
+}
+
+void signal(int event_fd) {
+    const std::uint64_t one = 1;
+    [[maybe_unused]] const auto n = write(event_fd, &one, sizeof one);
+}
+
 bool watch_connection(int epoll_fd, int fd, int op) {
     epoll_event e{};
     e.events = EPOLLIN | EPOLLONESHOT;  // one thread at a time reads it: given back after its answer
@@ -24,41 +36,33 @@ bool watch_connection(int epoll_fd, int fd, int op) {
 }  // namespace
 
 connection_hub::connection_hub(listen_sockets sockets, core::admission_queue& queue)
-    : m_sockets(sockets), m_queue(queue), m_stop_fd(eventfd(0, EFD_CLOEXEC)), m_epoll_fd(epoll_create1(EPOLL_CLOEXEC)) {
-    if (m_stop_fd < 0 || m_epoll_fd < 0) {
-        if (m_stop_fd >= 0) close(m_stop_fd);
-        if (m_epoll_fd >= 0) close(m_epoll_fd);
-        throw std::runtime_error("cannot create an eventfd or epoll set");
-    }
+    : m_sockets(sockets), m_queue(queue), m_stop_fd(eventfd(0, EFD_CLOEXEC)),
+      m_wake_fd(eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE | EFD_NONBLOCK)), m_done_fd(eventfd(0, EFD_CLOEXEC)),
+      m_epoll_fd(epoll_create1(EPOLL_CLOEXEC)) {
+    bool ok = m_stop_fd >= 0 && m_wake_fd >= 0 && m_done_fd >= 0 && m_epoll_fd >= 0;
+    for (const int fd : {m_stop_fd, m_wake_fd, m_done_fd}) ok = ok && watch_readable(m_epoll_fd, fd);
     // EPOLLEXCLUSIVE may still wake more than one process: non-blocking, accept() then says EAGAIN
     // instead of blocking where a stop cannot reach. (The flag is on the sockets all workers share;
     // all their users are keeper workers.)
-    epoll_event stop_event{};
-    stop_event.events = EPOLLIN;
-    stop_event.data.fd = m_stop_fd;
-    bool ok = epoll_ctl(m_epoll_fd, EPOLL_CTL_ADD, m_stop_fd, &stop_event) == 0;
     for (const int fd : {m_sockets.main_fd, m_sockets.retry_fd}) {
         if (fd < 0 || !ok) continue;
         const int flags = fcntl(fd, F_GETFL);
         ok = flags >= 0 && fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0 && watch_listening(fd);
     }
     if (!ok) {
-        close(m_stop_fd);
-        close(m_epoll_fd);
+        for (const int fd : {m_stop_fd, m_wake_fd, m_done_fd, m_epoll_fd}) {
+            if (fd >= 0) close(fd);
+        }
         throw std::runtime_error("cannot wait on the listening socket");
     }
 }
 
 connection_hub::~connection_hub() {
     for (const auto& [fd, c] : m_connections) close(fd);
-    close(m_epoll_fd);
-    close(m_stop_fd);
+    for (const int fd : {m_stop_fd, m_wake_fd, m_done_fd, m_epoll_fd}) close(fd);
 }
 
-void connection_hub::stop() {
-    const std::uint64_t one = 1;
-    [[maybe_unused]] const auto n = write(m_stop_fd, &one, sizeof one);
-}
+void connection_hub::stop() { signal(m_stop_fd); }
 
 bool connection_hub::watch_listening(int listen_fd) {
     epoll_event e{};
@@ -68,8 +72,8 @@ bool connection_hub::watch_listening(int listen_fd) {
 }
 
 // One connection, then to the back of the socket's wait queue: the next goes to another process
-// first, so every process's database connections share the load. EAGAIN: another process took
-// it; ECONNABORTED and friends: the peer gave up.
+// first, so every process's database connections share the load. EAGAIN: another process (or
+// thread) took it; ECONNABORTED and friends: the peer gave up.
 void connection_hub::accept_from(int listen_fd, bool retried) {
     const int fd = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) {
@@ -85,17 +89,77 @@ void connection_hub::accept_from(int listen_fd, bool retried) {
     }
 }
 
-// A request arrived (or nginx closed the connection, which the thread that reads it finds).
-void connection_hub::offer(int fd) {
-    bool retried = false;
-    {
-        std::lock_guard lock{m_mutex};
-        const auto c = m_connections.find(fd);
-        if (c == m_connections.end()) return;
-        c->second.idle = false;
-        retried = c->second.retried;
+// A request arrived on fd (or nginx closed it, which the thread that reads it finds): busy now.
+bool connection_hub::claim(int fd, core::waiting_request* out) {
+    std::lock_guard lock{m_mutex};
+    const auto c = m_connections.find(fd);
+    if (c == m_connections.end()) return false;
+    c->second.idle = false;
+    *out = {fd, c->second.retried, std::chrono::steady_clock::now()};
+    return true;
+}
+
+void connection_hub::begin_stop() {
+    if (m_stopping.exchange(true)) return;
+    for (const int fd : {m_sockets.main_fd, m_sockets.retry_fd, m_stop_fd}) {
+        if (fd >= 0) epoll_ctl(m_epoll_fd, EPOLL_CTL_DEL, fd, nullptr);
     }
-    m_queue.offer({fd, retried, std::chrono::steady_clock::now()});
+    std::lock_guard gate{m_gate_mutex};
+    m_all_busy.notify_all();  // the watcher drains from now on
+}
+
+connection_hub::seen connection_hub::handle(int fd, core::waiting_request* out) {
+    if (fd == m_stop_fd) {
+        begin_stop();
+    } else if (fd == m_sockets.main_fd || fd == m_sockets.retry_fd) {
+        if (!m_stopping) accept_from(fd, fd == m_sockets.retry_fd);
+    } else if (fd == m_wake_fd) {
+        return seen::wake;
+    } else if (fd == m_done_fd) {
+        return seen::done;
+    } else if (claim(fd, out)) {
+        return seen::request;
+    }
+    return seen::nothing;
+}
+
+void connection_hub::set_idle(int delta) {
+    std::lock_guard gate{m_gate_mutex};
+    m_idle += delta;
+    if (m_idle == 0) m_all_busy.notify_one();
+}
+
+std::optional<core::waiting_request> connection_hub::next_request() {
+    while (!m_done) {
+        // Idle first, then the queue: a request the watcher queues after this thread looked is
+        // either seen here or rung on the wake-up eventfd (the watcher reads m_idle after it queues).
+        set_idle(1);
+        if (auto r = m_queue.try_take()) {
+            set_idle(-1);
+            return r;
+        }
+        epoll_event e{};
+        const int n = epoll_wait(m_epoll_fd, &e, 1, 1000);
+        set_idle(-1);
+        if (n != 1) continue;
+        core::waiting_request r;
+        switch (handle(e.data.fd, &r)) {
+            case seen::request:
+                // Requests queued before it have waited longer: it joins them (or is refused),
+                // and the loop takes the oldest.
+                if (m_queue.waiting() == 0) return r;
+                m_queue.offer(r);
+                break;
+            case seen::wake: {
+                std::uint64_t one = 0;
+                [[maybe_unused]] const auto got = read(m_wake_fd, &one, sizeof one);
+                break;
+            }
+            case seen::done: return std::nullopt;
+            case seen::nothing: break;
+        }
+    }
+    return std::nullopt;
 }
 
 void connection_hub::give_back(int fd) {
@@ -116,29 +180,6 @@ void connection_hub::close_connection(int fd) {
     close(fd);
 }
 
-// Waits up to timeout_ms (-1: for ever) and handles what came. false: stop() ran.
-bool connection_hub::serve_events(int timeout_ms) {
-    epoll_event ready[64];
-    const int n = epoll_wait(m_epoll_fd, ready, 64, timeout_ms);
-    for (int i = 0; i < n; ++i) {
-        const int fd = ready[i].data.fd;
-        if (fd == m_stop_fd) {
-            if (!m_stopping) {
-                for (const int l : {m_sockets.main_fd, m_sockets.retry_fd}) {
-                    if (l >= 0) epoll_ctl(m_epoll_fd, EPOLL_CTL_DEL, l, nullptr);
-                }
-            }
-            m_stopping = true;
-        } else if (fd == m_sockets.retry_fd || fd == m_sockets.main_fd) {
-            // A request sent again has waited once already: the retry socket goes first.
-            if (!m_stopping) accept_from(fd, fd == m_sockets.retry_fd);
-        } else {
-            offer(fd);
-        }
-    }
-    return !m_stopping;
-}
-
 // Idle connections end: each reads as closed, and the thread that takes it closes it.
 void connection_hub::shut_down_idle() {
     std::lock_guard lock{m_mutex};
@@ -152,18 +193,48 @@ std::size_t connection_hub::open_connections() {
     return m_connections.size();
 }
 
-// After a stop, kept connections serve on until nginx closes them (its upstream keepalive_timeout
-// and keepalive_time bound that, see nginx/keeper-upstream.conf). Past the drain time, idle ones
-// are shut down; busy ones finish first. (A request nginx sends on one just then would get 502;
-// nginx closes its connections well before.)
-void connection_hub::run(std::chrono::seconds drain) {
-    while (serve_events(-1)) {
+// While every serving thread is busy (and through a drain), requests that arrive go to the
+// admission queue: queued for the next thread to finish, or refused at once. After a stop, kept
+// connections serve on until nginx closes them (its upstream keepalive_timeout and keepalive_time
+// bound that, see nginx/keeper-upstream.conf). Past the drain time, idle ones are shut down; busy
+// ones finish first. (A request nginx sends on one just then would get 502; nginx closes its
+// connections well before.)
+void connection_hub::watch(std::chrono::seconds drain) {
+    std::optional<std::chrono::steady_clock::time_point> drain_ends;
+    while (true) {
+        bool someone_idle = false;
+        {
+            std::unique_lock gate{m_gate_mutex};
+            m_all_busy.wait_for(gate, std::chrono::milliseconds{100}, [&] { return m_idle == 0 || m_stopping; });
+            someone_idle = m_idle > 0;
+        }
+        if (someone_idle && !m_stopping) continue;
+        epoll_event ready[16];
+        const int n = epoll_wait(m_epoll_fd, ready, 16, 100);
+        for (int i = 0; i < n; ++i) {
+            core::waiting_request r;
+            const auto what = handle(ready[i].data.fd, &r);
+            if (what == seen::request && m_queue.offer(r)) {
+                std::lock_guard gate{m_gate_mutex};
+                if (m_idle > 0) signal(m_wake_fd);
+            } else if (what == seen::wake) {
+                // Left to an idle thread if there is one; else a stale ring (the finishing
+                // threads took the queue), which would wake this loop for ever.
+                std::lock_guard gate{m_gate_mutex};
+                if (m_idle == 0) {
+                    std::uint64_t one = 0;
+                    [[maybe_unused]] const auto got = read(m_wake_fd, &one, sizeof one);
+                }
+            }
+        }
+        if (!m_stopping) continue;
+        const auto now = std::chrono::steady_clock::now();
+        if (!drain_ends) drain_ends = now + drain;
+        if (now >= *drain_ends) shut_down_idle();
+        if (open_connections() == 0) break;
     }
-    const auto deadline = std::chrono::steady_clock::now() + drain;
-    while (open_connections() > 0) {
-        if (std::chrono::steady_clock::now() >= deadline) shut_down_idle();
-        serve_events(100);
-    }
+    m_done = true;
+    signal(m_done_fd);
 }
 
 }  // namespace keeper::fcgi

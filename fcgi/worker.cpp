@@ -92,7 +92,7 @@ bool answer(FCGX_Request& request, const core::waiting_request& r, worker_state&
 void serve_thread(worker_state& w) {
     FCGX_Request request;
     FCGX_InitRequest(&request, -1, 0);
-    while (const auto r = w.queue.take()) {
+    while (const auto r = w.hub.next_request()) {
         const auto started = std::chrono::steady_clock::now();
         bool open = false;
         {
@@ -140,11 +140,11 @@ int run_worker(listen_sockets sockets, const core::settings& cfg, core::metrics_
     std::vector<std::thread> threads;
     for (int i = 0; i < cfg.threads; ++i) threads.emplace_back(serve_thread, std::ref(*w));
     threads.emplace_back(refuse_thread, std::ref(*w));
-    std::thread hub{[&] { w->hub.run(cfg.drain_time); }};
+    std::thread watcher{[&] { w->hub.watch(cfg.drain_time); }};
     int signal = 0;
     sigwait(&stops, &signal);
     w->hub.stop();
-    hub.join();  // every connection closed: no request is left to serve
+    watcher.join();  // every connection closed: no request is left to serve
     w->queue.close();
     for (auto& t : threads) t.join();
     return 0;

@@ -104,6 +104,7 @@ http {{
     upstream cut_pool_retry {{ server unix:{cls.dir}/cut-retry.sock; server unix:{cls.dir}/cut-retry.sock; }}
     map $server_port $keeper_pool {{ {CUT_PORT} cut_pool; default keeper_pool; }}
     map $server_port $keeper_retry_pool {{ {CUT_PORT} cut_pool_retry; default keeper_pool_retry; }}
+    map $server_port $keeper_fresh_pool {{ {CUT_PORT} cut_pool; default keeper_pool; }}
     upstream silent_pool {{ server unix:{cls.dir}/silent.sock; }}
     server {{
         listen 127.0.0.1:{PORT};

@@ -114,6 +114,8 @@ http {{
     fastcgi_temp_path {self.root}/nginx/fastcgi;
     upstream keeper_pool {{ server unix:{self.root}/sock/keeper.sock; keepalive 32; }}
     map $keeper_request_id $keeper_pool {{ default keeper_pool; }}
+    upstream keeper_fresh {{ server unix:{self.root}/sock/keeper.sock; }}
+    map $keeper_request_id $keeper_fresh_pool {{ default keeper_fresh; }}
     # No retry socket here: a request cut off after it left nginx is answered "outcome unknown".
     upstream keeper_no_retry {{ server unix:{self.root}/sock/no-retry.sock; }}
     map $keeper_request_id $keeper_retry_pool {{ default keeper_no_retry; }}
