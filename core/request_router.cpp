@@ -166,16 +166,32 @@ void answer_fault(handled_request& out, transport via, const fault& f) {
 
 }  // namespace
 
-handled_request refuse_request(const http_request& request) {
+handled_request refuse_request(const http_request& request, refusal why, std::string_view detail) {
     handled_request out;
     const transport via = answering_transport(request);
     out.log.via = via;
     out.log.retried = request.retried;
     if (const auto ep = parse_endpoint_path(request.path)) out.log.group = group_name(ep->group);
-    out.log.detail = "refused on arrival: no thread would have been free within admission_wait_ms";
+    if (why == refusal::busy) {
+        out.log.detail = "refused on arrival: no thread would have been free within admission_wait_ms";
+    } else {
+        out.log.detail = "not ready: " + std::string{detail};
+        if (request.path == "/health") {
+            out.log.group = "health";
+            out.log.outcome = "health=unavailable";
+            out.response = {503, "text/plain; charset=utf-8", {}, "not ready: " + std::string{detail} + "\r\n"};
+            return out;
+        }
+        if (request.retried) {
+            const outcome_unknown unknown{request.request_id, "sent before, to a pool that was not ready"};
+            answer_fault(out, via, fault{fault_kind::server, server_fault_reason(&unknown, request.request_id)});
+            return out;
+        }
+    }
+    const std::string_view state = why == refusal::busy ? "the service is busy" : "the service is starting";
     answer_fault(out, via, fault{fault_kind::not_applied,
-                                "The call was not applied (request id " + request.request_id +
-                                    "): the service is busy. Nothing was changed; it may be repeated after Retry-After."});
+                                "The call was not applied (request id " + request.request_id + "): " + std::string{state} +
+                                    ". Nothing was changed; it may be repeated after Retry-After."});
     out.response.headers.emplace_back("Retry-After", "1");
     return out;
 }

@@ -2,6 +2,8 @@
 // The request pipeline: path → method → body limit → transport → decode → run → encode. Also the
 // one boundary where errors become faults: a fault goes to the client as it is; anything else
 // becomes a generic server fault, its details kept in the log record only.
+#include <string_view>
+
 #include "core/api/settings.hpp"
 #include "core/domain/store.hpp"
 #include "core/request_log.hpp"
@@ -14,8 +16,14 @@ struct metrics_block;
 handled_request handle_request(const http_request& request, store& st, const settings& cfg,
                                const metrics_block* metrics = nullptr);
 
-// The answer to a request refused before it started, for want of a free thread soon enough
-// (core/admission.hpp): "not applied", 503 and Retry-After, in the request's transport's shape.
-handled_request refuse_request(const http_request& request);
+// Why a request is refused before it starts: no thread would be free soon enough
+// (core/admission.hpp), or the pool is not ready to serve at all (it waits for its database
+// schema: fcgi/waiting_room.hpp; `detail` says why, for /health and the log).
+enum class refusal { busy, not_ready };
+
+// The answer to a request refused before it started: "not applied", 503 and Retry-After, in the
+// request's transport's shape. A request nginx sent before that finds the pool not ready is
+// "outcome unknown" instead (an earlier pool may have run it); /health is 503 with the reason.
+handled_request refuse_request(const http_request& request, refusal why = refusal::busy, std::string_view detail = {});
 
 }  // namespace keeper::core

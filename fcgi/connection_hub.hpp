@@ -22,15 +22,9 @@
 #include <unordered_map>
 
 #include "core/admission.hpp"
+#include "listen_sockets.hpp"
 
 namespace keeper::fcgi {
-
-// The pool's listening sockets: the one nginx sends every request to, and the retry socket (-1:
-// none).
-struct listen_sockets {
-    int main_fd = -1;
-    int retry_fd = -1;
-};
 
 class connection_hub {
 public:

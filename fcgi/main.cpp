@@ -114,11 +114,11 @@ int main(int argc, char** argv) {
         if (!workers.empty()) setenv("KEEPER_WORKERS", workers.c_str(), 1);
         if (check_only) return check_config(config_path);
         const auto cfg = keeper::fcgi::load_checked_settings(config_path);
-        signal(SIGHUP, SIG_IGN);  // a reload while waiting has nothing to replace
-        keeper::fcgi::wait_for_schema(cfg);
-        signal(SIGHUP, SIG_DFL);  // run_pool takes it by sigtimedwait, which an ignored signal never reaches
         FCGX_Init();
         const auto sockets = open_listen_sockets(cfg);
+        signal(SIGHUP, SIG_IGN);  // a reload while waiting has nothing to replace
+        keeper::fcgi::wait_for_schema(cfg, sockets);  // answering every request "not applied" meanwhile
+        signal(SIGHUP, SIG_DFL);  // run_pool takes it by sigtimedwait, which an ignored signal never reaches
         // SIGHUP re-reads the same file (and environment) for the next set of workers.
         const auto reload = [config_path] { return keeper::fcgi::check_for_reload(config_path).settings; };
         keeper::fcgi::shared_metrics metrics;  // before the workers fork: they all share it

@@ -12,6 +12,7 @@
 #include "config/connection_strings.hpp"
 #include "config/settings_file.hpp"
 #include "db/schema/migrator.hpp"
+#include "waiting_room.hpp"
 #include "db/secrets/secret_rotation.hpp"
 
 namespace keeper::fcgi {
@@ -104,27 +105,27 @@ checked_configuration check_for_reload(const std::string& config_path) {
     return {std::move(cfg), std::move(db)};
 }
 
-void wait_for_schema(const core::settings& cfg) {
-    constexpr auto poll = std::chrono::seconds{2};
+void wait_for_schema(const core::settings& cfg, listen_sockets sockets) {
     constexpr auto say_every = std::chrono::minutes{1};
     std::optional<std::chrono::steady_clock::time_point> said;
-    for (;;) {
+    const auto why_waiting = [&]() -> std::optional<std::string> {
         const auto db = check_database(cfg);
         if (!db.reachable) {
             std::cerr << "keeper-fcgi: database unreachable at start; workers will connect when it is back" << std::endl;
-            return;
+            return std::nullopt;
         }
         if (db.schema_matches()) {
             if (said) std::cerr << "keeper-fcgi: database schema is version " << db.found_version << "; starting" << std::endl;
-            return;
+            return std::nullopt;
         }
         const auto now = std::chrono::steady_clock::now();
         if (!said || now - *said >= say_every) {
             std::cerr << "keeper-fcgi: waiting: " << db.schema_problem() << std::endl;
             said = now;
         }
-        std::this_thread::sleep_for(poll);
-    }
+        return db.schema_problem();
+    };
+    answer_while_waiting(sockets, cfg.body_limit, why_waiting, std::chrono::seconds{2});
 }
 
 }  // namespace keeper::fcgi

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/api/settings.hpp"
+#include "listen_sockets.hpp"
 
 namespace keeper::fcgi {
 
@@ -39,7 +40,8 @@ checked_configuration check_for_reload(const std::string& config_path);
 // Waits while the database's schema is not the one this build needs (a migration still to run,
 // as during an upgrade) or the database refuses the workers' role (its grants still to come),
 // saying so in the log once a minute, instead of exiting: an exit would
-// have systemd restart the pool until its start limit fails keeper.socket with it.
-void wait_for_schema(const core::settings& cfg);
+// have systemd restart the pool until its start limit fails keeper.socket with it. Meanwhile every
+// request on sockets is answered at once, "not applied" (waiting_room.hpp).
+void wait_for_schema(const core::settings& cfg, listen_sockets sockets);
 
 }  // namespace keeper::fcgi

@@ -244,6 +244,14 @@ check "the pool waits: keeper.service active, never restarted" test "$(unit_prop
 check "keeper.socket stays active" in_ct systemctl is-active --quiet keeper.socket
 check "the pool's journal says what it waits for" prints_text "waiting: database schema is version $before, this keeper needs 9000" \
   journalctl -u keeper --no-pager
+# Meanwhile a call is refused at once, never left to hang until nginx's timeout (fcgi/waiting_room.hpp).
+refused_while_waiting() {
+  local out
+  out=$(in_ct curl -sk -m 3 -D - "https://127.0.0.1/GlobalApi.asmx/GetUtcNow") || { echo "no answer within 3 s"; return 1; }
+  grep -q "^HTTP/[0-9.]* 503" <<<"$out" && grep -qi "^retry-after: 1" <<<"$out" && grep -q "not applied" <<<"$out" \
+    || { echo "$out"; return 1; }
+}
+check "while it waits, a call is refused at once: 503, not applied, Retry-After" refused_while_waiting
 in_ct rm -rf /run/systemd/system/keeper-migrate.service.d
 in_ct systemctl daemon-reload
 t=$(now)

@@ -200,6 +200,46 @@ BOOST_AUTO_TEST_CASE(a_call_whose_budget_was_spent_waiting_for_a_worker_is_not_a
     BOOST_TEST(db.calls == 2);
 }
 
+// Refused before it started (core/admission.hpp, fcgi/waiting_room.hpp): "not applied" in the
+// request's shape, except a request sent before to a pool not ready yet (an earlier pool may have
+// run it) and /health, which says why.
+BOOST_AUTO_TEST_CASE(a_refused_request_is_not_applied_in_its_shape_unless_it_was_sent_before) {
+    const http_request get{"GET", "/AccountApi.asmx/CheckSessionEx", "sessionId=a&appId=b", "", std::nullopt, "h", "http",
+                           "rid-7", "", false, "127.0.0.1", std::nullopt};
+    const auto busy = refuse_request(get);
+    BOOST_TEST(busy.response.status == 503);
+    BOOST_TEST(header_of(busy.response, "Retry-After") == "1");
+    BOOST_TEST(busy.response.body == "The call was not applied (request id rid-7): the service is busy. Nothing was changed; it "
+                                     "may be repeated after Retry-After.\r\n");
+    BOOST_TEST(busy.log.outcome == "fault=not_applied");
+    BOOST_TEST(busy.log.group == "AccountApi");
+
+    const auto starting = refuse_request(get, refusal::not_ready, "database schema is version 3, this keeper needs 4");
+    BOOST_TEST(starting.response.status == 503);
+    BOOST_TEST(starting.response.body.find("the service is starting") != std::string::npos);
+    BOOST_TEST(starting.response.body.find("schema") == std::string::npos);  // the reason stays in the log
+    BOOST_TEST(starting.log.detail == "not ready: database schema is version 3, this keeper needs 4");
+
+    http_request soap{"POST", "/AccountApi.asmx", "", "text/xml; charset=utf-8", std::nullopt, "h", "http", "rid-7",
+                      t::soap11("CheckSessionEx", {{"sessionId", "a"}, {"appId", "b"}}), false, "127.0.0.1", std::nullopt};
+    const auto soap_busy = refuse_request(soap);
+    BOOST_TEST(soap_busy.response.status == 500);
+    BOOST_TEST(soap_busy.response.body.find("<faultcode>soap:Server</faultcode>") != std::string::npos);
+    BOOST_TEST(header_of(soap_busy.response, "Retry-After") == "1");
+
+    soap.retried = true;
+    const auto again = refuse_request(soap, refusal::not_ready, "waiting");
+    BOOST_TEST(again.response.status == 500);
+    BOOST_TEST(again.response.body.find("outcome of the call is unknown (request id rid-7)") != std::string::npos);
+    BOOST_TEST(header_of(again.response, "Retry-After").empty());
+
+    const http_request health{"GET", "/health", "", "", std::nullopt, "h", "http", "rid-8", "", false, "127.0.0.1", std::nullopt};
+    const auto h = refuse_request(health, refusal::not_ready, "database schema is version 3, this keeper needs 4");
+    BOOST_TEST(h.response.status == 503);
+    BOOST_TEST(h.response.body == "not ready: database schema is version 3, this keeper needs 4\r\n");
+    BOOST_TEST(db.calls == 0);
+}
+
 BOOST_AUTO_TEST_CASE(get_and_post_read_named_parameters) {
     const auto g = get("/ErrorsApi.asmx/GetErrorDesc", "cultureCode=1049&errorCode=4&unused=1");
     BOOST_TEST(g.response.body == t::plain_success("string", desc_1049));

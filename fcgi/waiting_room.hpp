@@ -1,0 +1,24 @@
+#pragma once
+// While the pool cannot serve yet (it waits for the database schema this build needs, as during an
+// upgrade whose migration failed: docs/operations.md, "Restart, reload, upgrade"), every request
+// is answered at once instead of hanging until nginx's timeout says "outcome unknown": "not
+// applied", 503 with Retry-After, in the request's transport shape (core::refuse_request); a
+// request nginx sends again (the retry socket) "outcome unknown", since an earlier pool may have
+// run it; /health 503 with the reason. One thread, one request at a time, no database.
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "listen_sockets.hpp"
+
+namespace keeper::fcgi {
+
+// Answers requests on sockets until why_waiting() says nothing (nullopt), asking it again every
+// `every`.
+void answer_while_waiting(listen_sockets sockets, std::size_t body_limit,
+                          const std::function<std::optional<std::string>()>& why_waiting,
+                          std::chrono::milliseconds every);
+
+}  // namespace keeper::fcgi
