@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include "config/settings_file.hpp"
@@ -113,9 +114,30 @@ int main(int argc, char** argv) {
         if (!retry_listen.empty()) setenv("KEEPER_RETRY_LISTEN", retry_listen.c_str(), 1);
         if (!workers.empty()) setenv("KEEPER_WORKERS", workers.c_str(), 1);
         if (check_only) return check_config(config_path);
-        const auto cfg = keeper::fcgi::load_checked_settings(config_path);
         FCGX_Init();
-        const auto sockets = open_listen_sockets(cfg);
+        // libfcgi's init catches SIGTERM and SIGINT only to set a flag for an accept loop keeper does
+        // not use: a stop while the pool waits (waiting_room.hpp) must end it. The pool itself blocks
+        // both and takes them by sigtimedwait / sigwait.
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGINT, SIG_DFL);
+        // The sockets need no file when they come from systemd or --listen: with a file that does not
+        // load, they are opened all the same, and the pool answers on them while it waits for a
+        // good one, instead of exiting into systemd's start limit.
+        std::optional<keeper::core::settings> loaded;
+        std::string refused;
+        try {
+            loaded = keeper::fcgi::load_checked_settings(config_path);
+        } catch (const std::exception& e) {
+            refused = e.what();
+        }
+        keeper::fcgi::listen_sockets sockets;
+        try {
+            sockets = open_listen_sockets(loaded ? *loaded : keeper::config::load_settings(""));
+        } catch (const std::exception&) {
+            if (!loaded) throw std::runtime_error(refused);  // no socket to answer on: the file's fault first
+            throw;
+        }
+        const auto cfg = loaded ? *loaded : keeper::fcgi::wait_for_configuration(config_path, sockets);
         signal(SIGHUP, SIG_IGN);  // a reload while waiting has nothing to replace
         keeper::fcgi::wait_for_schema(cfg, sockets);  // answering every request "not applied" meanwhile
         signal(SIGHUP, SIG_DFL);  // run_pool takes it by sigtimedwait, which an ignored signal never reaches

@@ -105,11 +105,43 @@ checked_configuration check_for_reload(const std::string& config_path) {
     return {std::move(cfg), std::move(db)};
 }
 
+core::settings wait_for_configuration(const std::string& config_path, listen_sockets sockets) {
+    std::optional<core::settings> cfg;
+    std::string said;
+    const auto why_waiting = [&]() -> std::optional<std::string> {
+        try {
+            cfg = load_checked_settings(config_path);
+            if (!said.empty()) std::cerr << "keeper-fcgi: " << config_path << ": configuration ok; starting" << std::endl;
+            return std::nullopt;
+        } catch (const std::exception& e) {
+            const std::string why = "the configuration is refused: " + std::string{e.what()};
+            if (why != said) std::cerr << "keeper-fcgi: waiting: " << why << std::endl;
+            said = why;
+            return why;
+        }
+    };
+    answer_while_waiting(sockets, core::settings{}.body_limit, why_waiting, std::chrono::seconds{2});
+    return *cfg;
+}
+
 void wait_for_schema(const core::settings& cfg, listen_sockets sockets) {
     constexpr auto say_every = std::chrono::minutes{1};
     std::optional<std::chrono::steady_clock::time_point> said;
+    const auto waiting = [&](const std::string& why) -> std::optional<std::string> {
+        const auto now = std::chrono::steady_clock::now();
+        if (!said || now - *said >= say_every) {
+            std::cerr << "keeper-fcgi: waiting: " << why << std::endl;
+            said = now;
+        }
+        return why;
+    };
     const auto why_waiting = [&]() -> std::optional<std::string> {
-        const auto db = check_database(cfg);
+        database_check db;
+        try {
+            db = check_database(cfg);
+        } catch (const std::exception& e) {
+            return waiting(e.what());  // the key file cannot open what the database holds
+        }
         if (!db.reachable) {
             std::cerr << "keeper-fcgi: database unreachable at start; workers will connect when it is back" << std::endl;
             return std::nullopt;
@@ -118,12 +150,7 @@ void wait_for_schema(const core::settings& cfg, listen_sockets sockets) {
             if (said) std::cerr << "keeper-fcgi: database schema is version " << db.found_version << "; starting" << std::endl;
             return std::nullopt;
         }
-        const auto now = std::chrono::steady_clock::now();
-        if (!said || now - *said >= say_every) {
-            std::cerr << "keeper-fcgi: waiting: " << db.schema_problem() << std::endl;
-            said = now;
-        }
-        return db.schema_problem();
+        return waiting(db.schema_problem());
     };
     answer_while_waiting(sockets, cfg.body_limit, why_waiting, std::chrono::seconds{2});
 }

@@ -37,6 +37,13 @@ struct checked_configuration {
 };
 checked_configuration check_for_reload(const std::string& config_path);
 
+// The configuration once it loads (load_checked_settings). While the file or its key file is wrong,
+// as after a typo and a restart, every request on sockets is answered at once, "not applied"
+// (waiting_room.hpp), the log says what is wrong, and the file is read again every 2 s: the pool
+// never exits for it, so systemd never restarts it into the start limit that would fail
+// keeper.socket with it.
+core::settings wait_for_configuration(const std::string& config_path, listen_sockets sockets);
+
 // Waits while the database's schema is not the one this build needs (a migration still to run,
 // as during an upgrade) or the database refuses the workers' role (its grants still to come),
 // saying so in the log once a minute, instead of exiting: an exit would

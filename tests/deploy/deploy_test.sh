@@ -260,6 +260,22 @@ waits_then_serves() { for _ in $(seq 50); do serves >/dev/null 2>&1 && return 0;
 check "the waiting pool serves, with no restart" waits_then_serves
 figure "pending migration: the pool served $(since "$t") s after the migration unit was started"
 
+# --- a typo in keeper.conf, then a restart: the pool answers at once and keeps the socket --------
+# A restart checks nothing first (a reload does): keeper-fcgi must not exit into the start limit.
+in_ct cp /etc/keeper/keeper.conf /root/keeper.conf.good
+in_ct sh -c 'echo "therads = 4" >>/etc/keeper/keeper.conf'
+in_ct systemctl restart keeper >/dev/null 2>&1
+sleep 3
+check "with a typo in keeper.conf, keeper.service stays active, never restarted" \
+  test "$(unit_property keeper ActiveState):$(unit_property keeper NRestarts)" = active:0
+check "keeper.socket stays active" in_ct systemctl is-active --quiet keeper.socket
+check "meanwhile a call is refused at once: 503, not applied, Retry-After" refused_while_waiting
+check "the pool's journal names what is wrong" prints_text "therads" journalctl -u keeper --no-pager -n 50
+in_ct cp /root/keeper.conf.good /etc/keeper/keeper.conf
+t=$(now)
+check "once the file is right again the pool serves, with no restart" waits_then_serves
+figure "typo: the pool served $(since "$t") s after the file was fixed"
+
 # --- key rotation under load ----------------------------------------------------------------------
 old_key=$(in_ct awk 'NR == 1 { print $1 }' /etc/keeper/secret.keys)
 load_start rotate

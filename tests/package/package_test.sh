@@ -52,14 +52,23 @@ check "man keeperctl" man -w keeperctl
 
 verify() { local out; out=$(systemd-analyze verify "$@" 2>&1) && [ -z "$out" ] || { echo "$out"; return 1; }; }
 # keeper-fcgi --check-config refuses a database whose schema is not the one the pool was built for
-# (the pool itself waits for it: tests/deploy), and the pool refuses a configuration with an
-# unknown key or a wrong key file, saying which.
+# (the pool itself waits for it: tests/deploy). The pool waits, answering every call "not applied",
+# for a key file it can read and that opens what the database holds, saying what is wrong (an
+# exit would have systemd restart it into the start limit); with no socket to answer on, it
+# refuses an unknown configuration key, naming it.
 admin_url="${KEEPER_TEST_DATABASE_URL/dbname=keeper/dbname=postgres}"
 psql "$admin_url" -qc "DROP DATABASE IF EXISTS keeper_package_empty" -qc "CREATE DATABASE keeper_package_empty" >/dev/null
-refuses() {  # refuses "expected message" env...
+waits_saying() {  # waits_saying "expected message" env...: the pool stays up and its log says why
   local expected=$1; shift
-  local out; out=$(env "$@" KEEPER_CONFIG=/etc/keeper/keeper.conf /usr/sbin/keeper-fcgi --listen "$WORK/refuse.sock" 2>&1) && return 1
-  grep -qF "$expected" <<<"$out" || { echo "$out"; return 1; }
+  env "$@" KEEPER_CONFIG=/etc/keeper/keeper.conf /usr/sbin/keeper-fcgi --listen "$WORK/refuse.sock" >"$WORK/waits.log" 2>&1 &
+  local pid=$! alive=no
+  for _ in $(seq 50); do grep -qF "$expected" "$WORK/waits.log" && break; sleep 0.1; done
+  kill -0 "$pid" 2>/dev/null && alive=yes
+  kill "$pid" 2>/dev/null  # a stop ends a waiting pool at once
+  for _ in $(seq 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$pid" 2>/dev/null && { kill -9 "$pid"; echo "SIGTERM did not end the waiting pool"; return 1; }
+  wait "$pid" 2>/dev/null
+  [ "$alive" = yes ] && grep -qF "waiting: " "$WORK/waits.log" && grep -qF "$expected" "$WORK/waits.log" || { cat "$WORK/waits.log"; return 1; }
 }
 check_config_refuses() {  # check_config_refuses "expected message" env...
   local expected=$1; shift
@@ -73,11 +82,11 @@ check_config_passes() { env KEEPER_CONFIG=/etc/keeper/keeper.conf KEEPER_SECRET_
   KEEPER_DATABASE_URL="$KEEPER_TEST_WORKER_DATABASE_URL" /usr/sbin/keeper-fcgi --check-config | grep -q "configuration ok"; }
 check "keeper-fcgi --check-config passes a good configuration" check_config_passes
 psql "$admin_url" -qc "DROP DATABASE keeper_package_empty" >/dev/null
-check "the pool refuses to start without its key, naming the setting" \
-  refuses "secret_key_file (/nonexistent/secret.keys): cannot read" KEEPER_SECRET_KEY_FILE=/nonexistent/secret.keys
+check "the pool waits for its key, naming the setting" \
+  waits_saying "secret_key_file (/nonexistent/secret.keys): cannot read" KEEPER_SECRET_KEY_FILE=/nonexistent/secret.keys
 printf 'k1 %s\n' "$(head -c 32 /dev/urandom | base64)" >"$WORK/wrong.keys" && chmod 644 "$WORK/wrong.keys"
-check "the pool refuses to start with another key under the database's key id" \
-  refuses "key k1 of the key file is not the key the database was sealed with" KEEPER_SECRET_KEY_FILE="$WORK/wrong.keys" \
+check "the pool waits for the key the database was sealed with" \
+  waits_saying "key k1 of the key file is not the key the database was sealed with" KEEPER_SECRET_KEY_FILE="$WORK/wrong.keys" \
   KEEPER_DATABASE_URL="$KEEPER_TEST_WORKER_DATABASE_URL"
 check "the package made a key file readable by root and keeper only" sh -c '[ "$(stat -c %a:%U:%G /etc/keeper/secret.keys)" = 640:root:keeper ]'
 printf 'wokers = 3\n' >"$WORK/bad.conf"
