@@ -27,16 +27,17 @@ std::optional<waiting_request> admission_queue::take() {
     m_ready.wait(lock, [&] { return m_closed || !m_retried.empty() || !m_first.empty(); });
     --m_idle_threads;
     if (m_closed) return std::nullopt;
-    auto& from = !m_retried.empty() ? m_retried : m_first;
-    const auto r = from.front();
-    from.pop_front();
-    if (m_waiting_gauge) m_waiting_gauge->fetch_sub(1, std::memory_order_relaxed);
-    return r;
+    return next_locked();
 }
 
 std::optional<waiting_request> admission_queue::try_take() {
     std::lock_guard lock{m_mutex};
     if (m_retried.empty() && m_first.empty()) return std::nullopt;
+    return next_locked();
+}
+
+// The head of the queue, sent-before ones first; the queue is not empty.
+waiting_request admission_queue::next_locked() {
     auto& from = !m_retried.empty() ? m_retried : m_first;
     const auto r = from.front();
     from.pop_front();

@@ -52,6 +52,7 @@ public:
 
 private:
     std::chrono::microseconds expected_wait_locked() const;
+    waiting_request next_locked();
 
     const std::size_t m_threads;
     const std::chrono::microseconds m_wait_target;
