@@ -277,6 +277,12 @@ int main(int argc, char** argv) {
     } catch (const provisioning_error& e) {
         std::cerr << "keeperctl: " << e.what() << "\n";
         return 2;
+    } catch (const pqxx::broken_connection& e) {
+        // The database is not there (yet): worth trying again later, unlike any other failure
+        // (keeper-migrate.service restarts on this status alone). 75 is sysexits' EX_TEMPFAIL.
+        std::cerr << "keeperctl: cannot reach the database: " << e.what() << "\n";
+        record_failed_maintain(args);
+        return 75;
     } catch (const std::exception& e) {
         std::cerr << "keeperctl: " << e.what() << "\n";
         record_failed_maintain(args);

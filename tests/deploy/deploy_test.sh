@@ -276,6 +276,21 @@ t=$(now)
 check "once the file is right again the pool serves, with no restart" waits_then_serves
 figure "typo: the pool served $(since "$t") s after the file was fixed"
 
+# --- PostgreSQL down when the pool starts, a migration pending: keeper-migrate runs again by itself
+in_ct runuser -u postgres -- psql -d keeper -qc "DROP TABLE deploy_upgrade_check" -c "DELETE FROM schema_migrations WHERE version = 9000" >/dev/null
+in_ct systemctl stop postgresql
+in_ct systemctl restart keeper >/dev/null 2>&1
+sleep 2
+check "with PostgreSQL down, keeper-migrate waits to run again, not failed" \
+  test "$(unit_property keeper-migrate ActiveState):$(unit_property keeper-migrate SubState)" = activating:auto-restart
+check "keeper.socket stays active" in_ct systemctl is-active --quiet keeper.socket
+t=$(now)
+in_ct systemctl start postgresql
+migrated() { for _ in $(seq 60); do [ "$(schema_version)" = 9000 ] && return 0; sleep 0.5; done; echo "schema $(schema_version)"; return 1; }
+check "once PostgreSQL is back, keeper-migrate runs by itself and applies the migration" migrated
+check "the pool serves" waits_then_serves
+figure "database back at boot: migrated and serving $(since "$t") s after PostgreSQL started"
+
 # --- key rotation under load ----------------------------------------------------------------------
 old_key=$(in_ct awk 'NR == 1 { print $1 }' /etc/keeper/secret.keys)
 load_start rotate
