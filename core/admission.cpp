@@ -17,17 +17,7 @@ bool admission_queue::offer(const waiting_request& r) {
         (r.retried ? m_retried : m_first).push_back(r);
     }
     if (m_waiting_gauge) m_waiting_gauge->fetch_add(1, std::memory_order_relaxed);
-    m_ready.notify_one();
     return true;
-}
-
-std::optional<waiting_request> admission_queue::take() {
-    std::unique_lock lock{m_mutex};
-    ++m_idle_threads;
-    m_ready.wait(lock, [&] { return m_closed || !m_retried.empty() || !m_first.empty(); });
-    --m_idle_threads;
-    if (m_closed) return std::nullopt;
-    return next_locked();
 }
 
 std::optional<waiting_request> admission_queue::try_take() {
@@ -67,7 +57,6 @@ void admission_queue::close() {
         std::lock_guard lock{m_mutex};
         m_closed = true;
     }
-    m_ready.notify_all();
     m_refused_ready.notify_all();
 }
 
@@ -81,12 +70,11 @@ std::size_t admission_queue::waiting() const {
     return m_retried.size() + m_first.size();
 }
 
-// Every queued request, and this one, needs a thread for the mean service time; the threads
-// finish one each per mean service time between them.
+// Offered only while every thread is busy (fcgi/connection_hub.hpp): every queued request, and
+// this one, needs a thread for the mean service time, and the threads finish one each per mean
+// service time between them.
 std::chrono::microseconds admission_queue::expected_wait_locked() const {
-    const auto queued = m_retried.size() + m_first.size();
-    if (m_idle_threads > queued) return std::chrono::microseconds{0};
-    const auto ahead = static_cast<double>(queued + 1 - m_idle_threads);
+    const auto ahead = static_cast<double>(m_retried.size() + m_first.size() + 1);
     return std::chrono::microseconds{static_cast<std::int64_t>(ahead * m_mean_service_us / static_cast<double>(m_threads))};
 }
 

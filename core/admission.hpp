@@ -1,7 +1,7 @@
 #pragma once
 // The requests of one worker process that wait for a serving thread, and the rule that refuses one
 // at once when it could not start soon enough (docs/design.md, "Overload"). A request is offered
-// when its connection has one to read; it is refused on arrival when the requests before it would
+// when it arrives while every serving thread is busy (fcgi/connection_hub.hpp); it is refused on arrival when the requests before it would
 // take longer than the wait target to start: the queued ones times the mean time a thread spends
 // on one, over the threads. A refusal costs the refuser a read and a short answer, never a thread
 // of the pool or a database call, and reaches the client at once instead of after a wait.
@@ -34,19 +34,18 @@ public:
 
     // A request arrived. Queued for a serving thread, or (false) handed to the refuser.
     bool offer(const waiting_request& r);
-    // The next request for a serving thread, blocking: sent-before ones first, then the oldest.
-    // nullopt once closed.
-    std::optional<waiting_request> take();
-    // The next request for a serving thread, if one is queued: sent-before ones first.
+    // The next request for a serving thread, if one is queued: sent-before ones first, then the
+    // oldest.
     std::optional<waiting_request> try_take();
     // The next request to refuse, blocking; nullopt once closed.
     std::optional<waiting_request> take_refused();
     // A serving thread spent `service` on one request: the mean that predicts the next waits.
     void served(std::chrono::microseconds service);
-    // Wakes every taker with nullopt; requests still queued are the caller's to close.
+    // Wakes the refuser with nullopt; requests still queued are the caller's to close.
     void close();
 
-    // How long a request offered now would wait (zero while a thread is free).
+    // How long a request offered now would wait, every thread being busy (zero before a service
+    // time is known).
     std::chrono::microseconds expected_wait() const;
     std::size_t waiting() const;
 
@@ -58,12 +57,10 @@ private:
     const std::chrono::microseconds m_wait_target;
     std::atomic<std::int64_t>* const m_waiting_gauge;
     mutable std::mutex m_mutex;
-    std::condition_variable m_ready;
     std::condition_variable m_refused_ready;
     std::deque<waiting_request> m_retried;
     std::deque<waiting_request> m_first;
     std::deque<waiting_request> m_refused;
-    std::size_t m_idle_threads = 0;
     double m_mean_service_us = 0;  // exponentially weighted; 0 until the first request is served
     bool m_closed = false;
 };

@@ -26,6 +26,12 @@ void signal(int event_fd) {
     [[maybe_unused]] const auto n = write(event_fd, &one, sizeof one);
 }
 
+// One ring of a semaphore eventfd (none left: another thread took it).
+void take_one(int event_fd) {
+    std::uint64_t one = 0;
+    [[maybe_unused]] const auto got = read(event_fd, &one, sizeof one);
+}
+
 bool watch_connection(int epoll_fd, int fd, int op) {
     epoll_event e{};
     e.events = EPOLLIN | EPOLLONESHOT;  // one thread at a time reads it: given back after its answer
@@ -150,11 +156,9 @@ std::optional<core::waiting_request> connection_hub::next_request() {
                 if (m_queue.waiting() == 0) return r;
                 m_queue.offer(r);
                 break;
-            case seen::wake: {
-                std::uint64_t one = 0;
-                [[maybe_unused]] const auto got = read(m_wake_fd, &one, sizeof one);
+            case seen::wake:
+                take_one(m_wake_fd);
                 break;
-            }
             case seen::done: return std::nullopt;
             case seen::nothing: break;
         }
@@ -221,10 +225,7 @@ void connection_hub::watch(std::chrono::seconds drain) {
                 // Left to an idle thread if there is one; else a stale ring (the finishing
                 // threads took the queue), which would wake this loop for ever.
                 std::lock_guard gate{m_gate_mutex};
-                if (m_idle == 0) {
-                    std::uint64_t one = 0;
-                    [[maybe_unused]] const auto got = read(m_wake_fd, &one, sizeof one);
-                }
+                if (m_idle == 0) take_one(m_wake_fd);
             }
         }
         if (!m_stopping) continue;

@@ -104,4 +104,31 @@ void write_response(FCGX_Request& r, const core::http_response& res, const std::
     FCGX_PutStr(res.body.data(), static_cast<int>(res.body.size()), r.out);
 }
 
+exchange exchange_one(FCGX_Request& request, int fd, std::size_t body_limit, bool retried, const responder& respond) {
+    exchange out;
+    request.ipcFd = dup(fd);
+    request.keepConnection = 1;  // Accept_r first "finishes" the previous request: keep this fd open
+    request.detached = 1;
+    if (request.ipcFd < 0 || FCGX_Accept_r(&request) != 0) return out;  // closed (libfcgi closed the duplicate)
+    try {
+        const auto started = std::chrono::steady_clock::now();
+        auto req = read_request(request, body_limit);
+        req.retried = retried;
+        req.arrived = started;
+        out.answered = respond(req);
+        out.request_id = req.request_id;
+        write_response(request, out.answered->response, req.request_id);
+        FCGX_Finish_r(&request);
+        out.open = request.ipcFd >= 0 && request.keepConnection;
+    } catch (const std::exception& e) {
+        // Only the FastCGI stream can get here (the responders never throw): nginx is gone.
+        out.answered.reset();
+        out.aborted = e.what();
+        FCGX_Finish_r(&request);
+    }
+    if (request.ipcFd >= 0) close(request.ipcFd);
+    request.ipcFd = -1;
+    return out;
+}
+
 }  // namespace keeper::fcgi

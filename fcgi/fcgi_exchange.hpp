@@ -3,8 +3,12 @@
 #include <fcgiapp.h>
 
 #include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
 
 #include "core/api/http_message.hpp"
+#include "core/request_log.hpp"
 
 namespace keeper::fcgi {
 
@@ -13,5 +17,18 @@ namespace keeper::fcgi {
 core::http_request read_request(FCGX_Request& request, std::size_t body_limit);
 
 void write_response(FCGX_Request& request, const core::http_response& response, const std::string& request_id);
+
+// One request on a connection the caller holds: read, answered by `respond`, written and finished,
+// so the answer is on its way before the caller's bookkeeping. libfcgi reads from a duplicate of fd
+// and closes only that one, plainly (detached: its own close would select() on the descriptor,
+// past FD_SETSIZE in a worker holding many connections); the caller alone closes fd.
+struct exchange {
+    std::optional<core::handled_request> answered;  // none: closed before a request came, or nginx went away
+    std::string request_id;
+    std::string aborted;  // what broke the FastCGI stream mid-answer, if it broke
+    bool open = false;    // nginx asked to keep the connection for another request
+};
+using responder = std::function<core::handled_request(const core::http_request&)>;
+exchange exchange_one(FCGX_Request& request, int fd, std::size_t body_limit, bool retried, const responder& respond);
 
 }  // namespace keeper::fcgi

@@ -23,22 +23,11 @@ void answer_one(int listen_fd, bool retried, std::size_t body_limit, const std::
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
     FCGX_Request request;
     FCGX_InitRequest(&request, -1, 0);
-    request.ipcFd = dup(fd);    // libfcgi closes only its duplicate, plainly (fcgi/worker.cpp says why)
-    request.keepConnection = 1;
-    request.detached = 1;
-    if (request.ipcFd >= 0 && FCGX_Accept_r(&request) == 0) {
-        try {
-            auto req = read_request(request, body_limit);
-            req.retried = retried;
-            const auto handled = core::refuse_request(req, core::refusal::not_ready, why);
-            write_response(request, handled.response, req.request_id);
-            write_log_record(core::format_log_line(req.request_id, handled, std::chrono::microseconds{0}));
-        } catch (const std::exception& e) {
-            write_log_record(std::string{"keeper-fcgi: request aborted while waiting: "} + e.what());
-        }
-        FCGX_Finish_r(&request);
-    }
-    if (request.ipcFd >= 0) close(request.ipcFd);
+    const auto x = exchange_one(request, fd, body_limit, retried, [&](const core::http_request& req) {
+        return core::refuse_request(req, core::refusal::not_ready, why);
+    });
+    if (!x.aborted.empty()) write_log_record("keeper-fcgi: request aborted while waiting: " + x.aborted);
+    if (x.answered) write_log_record(core::format_log_line(x.request_id, *x.answered, std::chrono::microseconds{0}));
     close(fd);
 }
 

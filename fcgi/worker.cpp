@@ -51,42 +51,21 @@ struct busy_thread {
 
 enum class answer_with { the_call, a_refusal };
 
-// Answers the request waiting on r's connection; the response is on its way to nginx before the
-// metrics and the log line. false: the connection is done (nginx closed it, or it came from the
-// retry socket, whose connections serve one request: nginx keeps none of them, since a kept one
-// could be to a worker that dies, and a retry sent on it would fail again).
-//
-// libfcgi reads from a duplicate of the connection and closes only that one, plainly (detached:
-// its own close would select() on the descriptor, which is past FD_SETSIZE in a worker holding
-// many connections); the hub alone closes the connection itself.
+// Answers the request waiting on r's connection, then counts and logs it. false: the connection is
+// done (nginx closed it, or it came from the retry socket, whose connections serve one request:
+// nginx keeps none of them, since a kept one could be to a worker that dies, and a retry sent on
+// it would fail again).
 bool answer(FCGX_Request& request, const core::waiting_request& r, worker_state& w, answer_with how) {
-    request.ipcFd = dup(r.fd);
-    request.keepConnection = 1;  // Accept_r first "finishes" the previous request: keep this fd open
-    request.detached = 1;
-    if (request.ipcFd < 0 || FCGX_Accept_r(&request) != 0) return false;  // closed (libfcgi closed the duplicate)
-    bool open = !r.retried;
-    try {
-        const auto started = std::chrono::steady_clock::now();
-        auto req = read_request(request, w.cfg.body_limit);
-        req.retried = r.retried;
-        req.arrived = started;
-        const auto handled = how == answer_with::the_call ? core::handle_request(req, w.store, w.cfg, &w.metrics)
-                                                          : core::refuse_request(req);
-        write_response(request, handled.response, req.request_id);
-        FCGX_Finish_r(&request);
+    const auto x = exchange_one(request, r.fd, w.cfg.body_limit, r.retried, [&](const core::http_request& req) {
+        return how == answer_with::the_call ? core::handle_request(req, w.store, w.cfg, &w.metrics) : core::refuse_request(req);
+    });
+    if (!x.aborted.empty()) write_log_record("worker: request aborted: " + x.aborted);
+    if (x.answered) {
         const auto took = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - r.ready_at);
-        core::record_request(w.metrics, handled.log, took);
-        write_log_record(core::format_log_line(req.request_id, handled, took));
-    } catch (const std::exception& e) {
-        // Only the FastCGI stream can get here (handle_request never throws): nginx is gone.
-        write_log_record(std::string{"worker: request aborted: "} + e.what());
-        FCGX_Finish_r(&request);
-        open = false;
+        core::record_request(w.metrics, x.answered->log, took);
+        write_log_record(core::format_log_line(x.request_id, *x.answered, took));
     }
-    open = open && request.ipcFd >= 0 && request.keepConnection;
-    if (request.ipcFd >= 0) close(request.ipcFd);
-    request.ipcFd = -1;
-    return open;
+    return x.open && !r.retried;
 }
 
 void serve_thread(worker_state& w) {
