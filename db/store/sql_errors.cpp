@@ -17,6 +17,12 @@ void count(core::runtime_gauges* gauges, std::atomic<std::uint64_t> core::runtim
     const std::string_view state = e.sqlstate();
     // docs/operations.md ("Logs") names these texts.
     const std::string sql_error = "SQL error " + std::string{state} + " in " + std::string{what};
+    if (state.empty()) {
+        // Every error the server sends names its SQLSTATE; one without is libpq's own, as when the
+        // server closed the connection mid-statement (a restart): the statement may have run.
+        after = connection_after::broken;
+        throw in_doubt("database connection lost (no SQLSTATE)" + during(what), backend);
+    }
     if (state == "25006") {
         after = connection_after::broken;
         throw not_done("the database host is read-only (a standby)" + during(what));
