@@ -7,7 +7,9 @@
 namespace keeper::db {
 
 connection_pool::connection_pool(std::string conninfo, std::size_t size, preparer prepare, core::runtime_gauges* gauges)
-    : m_conninfo(std::move(conninfo)), m_prepare(std::move(prepare)), m_gauges(gauges), m_slots(size == 0 ? 1 : size) {}
+    // Room for every slot's opening plus as many given up by their calls.
+    : m_opener(std::move(conninfo), std::move(prepare), 2 * (size == 0 ? 1 : size)), m_gauges(gauges),
+      m_slots(size == 0 ? 1 : size) {}
 
 connection_pool::~connection_pool() {
     for (const auto& s : m_slots) {
@@ -92,7 +94,7 @@ bool closed_by_server(const pqxx::connection& conn) {
 
 }  // namespace
 
-pqxx::connection& connection_pool::lease::connection() {
+pqxx::connection& connection_pool::lease::connection(const core::deadline& until) {
     // The slot is ours alone while leased: no lock needed to read or fill it.
     auto& s = m_pool->m_slots[m_slot];
     if (s.conn && s.conn->is_open() && !closed_by_server(*s.conn)) return *s.conn;
@@ -102,9 +104,9 @@ pqxx::connection& connection_pool::lease::connection() {
         m_pool->count(&core::runtime_gauges::db_connections_lost);
     }
     try {
-        auto conn = std::make_shared<pqxx::connection>(m_pool->m_conninfo);
-        s.identity = m_pool->m_prepare(*conn);
-        s.conn = std::move(conn);
+        auto opened = m_pool->m_opener.open(until);
+        s.identity = opened.identity;
+        s.conn = std::move(opened.conn);
     } catch (...) {
         m_pool->count(&core::runtime_gauges::db_connect_failures);
         throw;

@@ -1,11 +1,11 @@
 #pragma once
 // A worker process's PostgreSQL connections, shared by its threads: a call borrows one for the
 // length of its transaction and gives it back. Connections open on first use and again after one
-// was lost (a lease marked broken), each with every statement prepared once.
+// was lost (a lease marked broken), each with every statement prepared once, within the deadline
+// of the call that opens it (connection_opening.hpp).
 #include <condition_variable>
 #include <deque>
 #include <cstddef>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -15,6 +15,7 @@
 #include <pqxx/connection>
 
 #include "db/store/backend_identity.hpp"
+#include "db/store/connection_opening.hpp"
 #include "core/domain/deadline.hpp"
 #include "core/domain/store.hpp"
 #include "core/metrics.hpp"
@@ -23,9 +24,7 @@ namespace keeper::db {
 
 class connection_pool {
 public:
-    // Prepares a new connection and returns its server process (kept with the connection, for the
-    // store to end that process should a call on it end in doubt).
-    using preparer = std::function<backend_identity(pqxx::connection&)>;
+    using preparer = connection_preparer;
 
     // gauges (may be null): connections open, calls waiting, connect failures, connections lost.
     connection_pool(std::string conninfo, std::size_t size, preparer prepare, core::runtime_gauges* gauges = nullptr);
@@ -43,8 +42,8 @@ public:
         ~lease();
 
         // The slot's open connection, opened (and prepared) now if it was not. Throws
-        // pqxx::broken_connection when the database cannot be reached.
-        pqxx::connection& connection();
+        // pqxx::broken_connection when the database cannot be reached before `until`.
+        pqxx::connection& connection(const core::deadline& until);
         // The same connection, shared: a cancel request on its way keeps it open
         // (statement_watch.hpp). Call connection() first.
         std::shared_ptr<pqxx::connection> shared() const;
@@ -90,8 +89,7 @@ private:
     void count(std::atomic<std::int64_t> core::runtime_gauges::*gauge, std::int64_t by);
     void count(std::atomic<std::uint64_t> core::runtime_gauges::*counter);
 
-    std::string m_conninfo;
-    preparer m_prepare;
+    connection_opener m_opener;
     core::runtime_gauges* m_gauges;
     std::mutex m_mutex;
     std::deque<waiter*> m_waiters;  // guarded by m_mutex; each lives on its waiting thread's stack

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <future>
+#include <optional>
 #include <regex>
 #include <thread>
 
@@ -16,6 +17,7 @@
 #include "db/store/backend_ending.hpp"
 #include "db/store/statements.hpp"
 #include "db_fixture.hpp"
+#include "stalling_proxy.hpp"
 
 using keeper::test::db_fixture;
 using keeper::test::soon;
@@ -119,6 +121,56 @@ BOOST_AUTO_TEST_CASE(a_connection_whose_statement_was_interrupted_never_serves_a
     }
     BOOST_TEST(one.find_login_secret(login, keeper::core::deadline::after(bounds.budget)).has_value());
     BOOST_TEST(gauges.db_connections_open.load() == 1);
+}
+
+// A server that accepted the connection and then hung: opening a connection ends at the call's
+// deadline, not at libpq's connect_timeout (whole seconds, per host). Nothing was sent, so the
+// call is "not applied" (db/store/connection_opening.hpp).
+BOOST_AUTO_TEST_CASE(opening_a_connection_ends_at_the_calls_deadline) {
+    const keeper::test::stalling_proxy hung{keeper::test::shared_database().url(), keeper::test::stalling_proxy::holds::every_connection};
+    keeper::db::pg_store behind{hung.url() + " connect_timeout=60", 1, short_budget};
+    keeper::core::http_request r{"GET", "/AccountApi.asmx/CheckSessionEx", "sessionId=a&appId=b", "", std::nullopt, "h", "http", "r", "", false, "127.0.0.1", std::nullopt};
+    auto short_call = cfg;
+    short_call.call_budget = short_budget.budget;
+    const auto started = std::chrono::steady_clock::now();
+    const auto out = keeper::core::handle_request(r, behind, short_call);
+    const auto waited = std::chrono::steady_clock::now() - started;
+    BOOST_TEST(out.response.status == 503);
+    BOOST_TEST(out.log.outcome == "fault=not_applied");
+    BOOST_TEST(hung.held() >= 1);                   // it did reach the hung server
+    BOOST_TEST(waited < std::chrono::seconds{5});   // not the 60 s of connect_timeout
+}
+
+// PostgreSQL's cancel port blackholed: a cancel request hangs until its connection is closed.
+// Each goes out on a thread of its own (statement_watch.hpp), so another statement is still cut
+// at its deadline; were they sent one after another, the second call would wait for its lock
+// timeout instead.
+BOOST_AUTO_TEST_CASE(a_cancel_that_hangs_delays_no_other_calls_cut) {
+    const keeper::db::database_timeouts bounds{std::chrono::milliseconds{8000}, std::chrono::milliseconds{8000},
+                                               std::chrono::milliseconds{1000}, 4};
+    std::optional<keeper::db::pg_store> store_behind;  // outlives the proxy, which lets go of what it holds first
+    const keeper::test::stalling_proxy blackholed{keeper::test::shared_database().url(), keeper::test::stalling_proxy::holds::cancel_requests};
+    auto& two = store_behind.emplace(blackholed.url(), 2, bounds);
+    const auto login = unique("cut");
+    add_login(login, "secret");
+    BOOST_TEST(two.find_login_secret(login, keeper::core::deadline::after(bounds.budget)).has_value());
+    pqxx::work holder{sql()};
+    holder.exec("LOCK TABLE logins IN ACCESS EXCLUSIVE MODE");
+    auto first = std::async(std::launch::async, [&] {  // says whether it failed as it should
+        try {
+            two.find_login_secret(login, keeper::core::deadline::after(bounds.budget));
+        } catch (const keeper::core::store_error&) {
+            return true;
+        }
+        return false;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds{300});  // the first call's cancel goes out first
+    const auto started = std::chrono::steady_clock::now();
+    BOOST_CHECK_THROW(two.find_login_secret(login, keeper::core::deadline::after(bounds.budget)), keeper::core::store_error);
+    const auto waited = std::chrono::steady_clock::now() - started;
+    BOOST_TEST(first.get());
+    BOOST_TEST(blackholed.held() >= 2);                                  // both cancels hung
+    BOOST_TEST(waited < bounds.budget + std::chrono::milliseconds{1500});  // cut at its deadline, not at the lock timeout
 }
 
 // After a switchover the host a connection knew as primary may answer as a standby: "cannot
