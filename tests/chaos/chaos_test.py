@@ -8,10 +8,11 @@ must stay within the bounds docs/operations.md states. Scenarios: kill -9 of wor
 restarted fast and immediate; every worker's database connection ended mid-call, 20 times;
 PostgreSQL stopped for 20 s; the pool and nginx reloaded; a card's row held locked for 15 s by
 another database session while other calls go on; and all of these at once under a client that
-repeats each top-up with its Idempotency-Key until answered, which must see each exactly once.
+repeats each top-up with its Idempotency-Key until answered, which must see each exactly once;
+the synchronous standby stalled, alone and under more clients than the pool has threads.
 
 Needs scripts/test's stack (KEEPER_TEST_*); it restarts that stack's PostgreSQL, so it runs alone.
-Bounded: about two and a half minutes. Prints a table (scenario, requests, failed, lost, recovery).
+Bounded: about three and a half minutes. Prints a table (scenario, requests, failed, lost, recovery).
 """
 import hashlib
 import http.client
@@ -29,6 +30,7 @@ STATE = os.environ["KEEPER_TEST_STATE"]
 DATABASE_URL = os.environ["KEEPER_TEST_DATABASE_URL"]
 POOL_PID = int(os.environ["KEEPER_TEST_POOL_PID"])
 POOL_WORKERS = 4  # scripts/test starts the pool with 4 workers
+POOL_THREADS = 24  # each with the default number of threads
 PG_BIN = sorted(d for d in os.listdir("/usr/lib/postgresql"))[-1]
 PG_CTL = f"/usr/lib/postgresql/{PG_BIN}/bin/pg_ctl"
 THREADS = 6
@@ -594,6 +596,96 @@ class Chaos(unittest.TestCase):
         self.assertEqual(sorted(who.topups(who.card)), ["3.01", "3.02"], "each top-up once")
         RESULTS.append(("keys: re-auth, failed auth, overlap", 8, 0, 0,
                         "overlapping answers " + ", ".join(f"{s} {r or ''}".strip() for s, _, r in answers)))
+
+    def test_10_more_top_ups_than_threads_while_the_standby_stalls(self):
+        """The synchronous standby stalls for longer than nginx's fastcgi_read_timeout (30 s) while
+        more clients than the pool has threads top up, each on a purse and card of its own, waiting
+        Retry-After after a 503. Every call is answered by keeper within its budget: "outcome
+        unknown" for a commit that waited for the standby, "not applied" for the rest (no database
+        connection came free, its budget went waiting for a thread, or it was refused on arrival);
+        never nginx's own 502 or 504, never a closed connection. By request id, no call's audit row
+        began after its client had the answer, and no top-up answered "not applied" is in topups;
+        once the standby is back, each "outcome unknown" top-up is there once (docs/design.md,
+        "Overload", "One deadline per call")."""
+        clients = POOL_WORKERS * POOL_THREADS + 64
+        who = Who()
+        base = 9_000_000 + (os.getpid() % 1000) * 1000
+        sql(f"INSERT INTO purses (purse, login_id) SELECT 'R' || (800000000000 + {base} + i)::text, id "
+            f"FROM logins, generate_series(0, {clients - 1}) AS i WHERE login = '{who.login}'")
+        sql(f"INSERT INTO cards (id, login_id, daily_limit) SELECT {base} + i, id, 999999999 "
+            f"FROM logins, generate_series(0, {clients - 1}) AS i WHERE login = '{who.login}'")
+        answers = []  # (kind, amount, request id, time.time() when the answer came)
+        lock, stop, counter = threading.Lock(), threading.Event(), itertools.count(1)
+
+        def kind(status, body, headers):
+            if status == 503 and "not applied" in body and headers.get("Retry-After") == "1":
+                return "not applied"
+            if status == 500 and "outcome of the call is unknown" in body:
+                return "outcome unknown"
+            if status == 200 and body.rstrip().endswith(">0</int>"):
+                return "done"
+            return f"{status} {body[:120]!r}"
+
+        def client(i):
+            conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=60)
+            while not stop.is_set():
+                n = next(counter)
+                amount = f"{n // 100}.{n % 100:02d}"
+                try:
+                    conn.request("GET", f"/AccountApi.asmx/TopupPurseFromAtmCard?sessionId={who.session}"
+                                        f"&purseDest=R{800000000000 + base + i}&cardId={base + i}&amount={amount}")
+                    r = conn.getresponse()
+                    body = r.read().decode(errors="replace")
+                    got = (kind(r.status, body, r.headers), amount, r.getheader("X-Request-Id"), time.time())
+                except (OSError, http.client.HTTPException) as e:
+                    conn.close()
+                    got = (f"no answer: {e!r}", amount, None, time.time())
+                with lock:
+                    answers.append(got)
+                if got[0] == "not applied":
+                    time.sleep(1)  # Retry-After
+
+        def stalled_commits():
+            return int(sql("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'"))
+
+        sql("ALTER SYSTEM SET synchronous_standby_names = 'keeper_absent_standby'")
+        sql("SELECT pg_reload_conf()")
+        time.sleep(1)
+        threads = [threading.Thread(target=client, args=(i,), daemon=True) for i in range(clients)]
+        try:
+            for t in threads:
+                t.start()
+            time.sleep(35)
+            stop.set()
+            for t in threads:
+                t.join(timeout=40)
+        finally:
+            sql("ALTER SYSTEM RESET synchronous_standby_names")
+            sql("SELECT pg_reload_conf()")
+        self.assertTrue(wait_for(lambda: stalled_commits() == 0, 5))
+        by_kind = {}
+        for k, *_ in answers:
+            by_kind[k] = by_kind.get(k, 0) + 1
+        RESULTS.append(("standby stalled, %d clients" % clients, len(answers),
+                        len(answers) - by_kind.get("done", 0), 0,
+                        ", ".join(f"{n} {k}" for k, n in sorted(by_kind.items()))))
+        self.assertEqual(set(by_kind) - {"not applied", "outcome unknown", "done"}, set(), by_kind)
+        self.assertGreater(by_kind.get("outcome unknown", 0), 0, "commits waited for the standby")
+        self.assertGreater(by_kind.get("not applied", 0), clients, "the calls beyond the connections were not applied")
+        stored = sql(f"SELECT string_agg(t.amount::text, ' ') FROM topups t WHERE t.card_id BETWEEN {base} AND {base + clients - 1}").split()
+        self.assertEqual(len(stored), len(set(stored)), "a top-up applied twice")
+        not_applied = {a for k, a, _, _ in answers if k == "not applied"}
+        self.assertEqual(sorted(not_applied & set(stored)), [], "top-ups answered 'not applied' were applied")
+        told = {a for k, a, _, _ in answers if k in ("outcome unknown", "done")}
+        self.assertEqual(sorted(set(stored) - told), [], "top-ups applied that no answer allowed for")
+        self.assertEqual(sorted({a for k, a, _, _ in answers if k == "done"} - set(stored)), [], "acknowledged top-ups missing")
+        # Audit rows by request id: each began before its client had the answer.
+        answered_at = {rid: at for _, _, rid, at in answers if rid}
+        rows = sql("SELECT string_agg(request_id || '=' || extract(epoch FROM at)::text, ' ') FROM audit_log "
+                   "WHERE operation = 'TopupPurseFromAtmCard' AND request_id = ANY('{%s}')" % ",".join(answered_at)).split()
+        late = [r for r in rows if float(r.split("=")[1]) > answered_at[r.split("=")[0]]]
+        self.assertEqual(late, [], "calls whose transaction began after their client was answered")
+        self.assertTrue(wait_for(lambda: len(workers()) == POOL_WORKERS, 5))
 
     def test_99_every_log_line_is_one_whole_record(self):
         # After every scenario (tens of thousands of calls through 4 workers at once, workers
