@@ -1,8 +1,8 @@
 """scripts/bench's overload cases (BENCH_OVERLOAD=1): R2 and R3 at their peak concurrency, then
 at 16x and 64x of it, against keeper and the baseline. Per run: goodput (answers 200 per second)
 as a ratio of the same target's goodput at the peak, the p50 and p99 of the calls answered 200
-(from nginx's access log: the server's side, not wrk's, whose latency mixes in the refusals), the
-answers by kind, and the CPU per answer.
+and the p99 of the refusals (from nginx's access log: the server's side, not wrk's, whose latency
+mixes the two), the answers by kind, and the CPU per answer.
 
 Answers by kind: `ok` (200), `not_applied` (a refusal that says nothing was changed and carries
 Retry-After: 503, or SOAP's 500 server fault with the header), `unknown` (a fault that says the
@@ -89,16 +89,20 @@ def script_for(case):
     return path
 
 
-def ok_latencies(log, offset):
-    """request_time of every 200 in the access log past offset, in ms."""
-    out = []
+def latencies(log, offset):
+    """request_time in ms of every answer in the access log past offset: (200s, refusals). A
+    refusal is a 503, or SOAP's 500 server fault (the bench's calls meet no other fault: wrk's
+    kinds say so)."""
+    ok, shed = [], []
     with open(log) as f:
         f.seek(offset)
         for line in f:
             m = re.search(r'" (\d{3}) .*request_time=([\d.]+)', line)
             if m and m.group(1) == "200":
-                out.append(float(m.group(2)) * 1000)
-    return sorted(out)
+                ok.append(float(m.group(2)) * 1000)
+            elif m and m.group(1) in ("500", "503"):
+                shed.append(float(m.group(2)) * 1000)
+    return sorted(ok), sorted(shed)
 
 
 def percentile(values, p):
@@ -114,9 +118,10 @@ def run(case, target, connections):
     out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
     after = measure.cpu_ticks(PIDS)
     kinds = dict((k, int(v)) for k, v in re.findall(r"(\w+)=(\d+)", re.search(r"^KINDS (.*)$", out, re.M).group(1)))
-    latencies = ok_latencies(log, offset)
+    ok, shed = latencies(log, offset)
     result = {"case": case, "target": target, "connections": connections, "clients": CLIENTS, **kinds,
-              "goodput": kinds["ok"] / DURATION, "p50_ok": percentile(latencies, 0.5), "p99_ok": percentile(latencies, 0.99)}
+              "goodput": kinds["ok"] / DURATION, "p50_ok": percentile(ok, 0.5), "p99_ok": percentile(ok, 0.99),
+              "p99_shed": percentile(shed, 0.99)}
     answers = max(sum(kinds[k] for k in KINDS), 1)
     for name in PIDS:
         if name in before and name in after:
@@ -129,7 +134,7 @@ def main():
     resource.setrlimit(resource.RLIMIT_NOFILE, (16384, 16384))
     results = []
     print(f"overload: {', '.join(CASES)}, {DURATION} s a run, clients {CLIENTS}; goodput ÷ the same target's at {PEAK}")
-    print(f"{'case':5} {'target':8} {'conns':>5} {'ok/s':>7} {'÷peak':>6} {'p50 ok':>8} {'p99 ok':>8} "
+    print(f"{'case':5} {'target':8} {'conns':>5} {'ok/s':>7} {'÷peak':>6} {'p50 ok':>8} {'p99 ok':>8} {'p99 shed':>8} "
           f"{'ok':>7} {'n/appl':>7} {'unknown':>7} {'other':>6} {'closed':>6} {'cpu µs/answer k|n|pg':>22}")
     for case in CASES:
         for target in TARGETS:
@@ -141,7 +146,7 @@ def main():
                 results.append(r)
                 cpu = "|".join(f"{r.get('cpu_' + n, 0):.0f}" for n in (target, "nginx", "postgres"))
                 print(f"{case:5} {target:8} {r['connections']:>5} {r['goodput']:>7.0f} {r['ratio']:>5.2f}x "
-                      f"{r['p50_ok']:>6.0f}ms {r['p99_ok']:>6.0f}ms {r['ok']:>7} {r['not_applied']:>7} {r['unknown']:>7} "
+                      f"{r['p50_ok']:>6.0f}ms {r['p99_ok']:>6.0f}ms {r['p99_shed']:>6.0f}ms {r['ok']:>7} {r['not_applied']:>7} {r['unknown']:>7} "
                       f"{r['other']:>6} {r['closed']:>6} {cpu:>22}", flush=True)
     with open(f"{STATE}/bench/overload-{CLIENTS}.json", "w") as f:
         json.dump(results, f, indent=1)
