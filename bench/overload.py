@@ -2,7 +2,8 @@
 at 16x and 64x of it, against keeper and the baseline. Per run: goodput (answers 200 per second)
 as a ratio of the same target's goodput at the peak, the p50 and p99 of the calls answered 200
 and the p99 of the refusals (from nginx's access log: the server's side, not wrk's, whose latency
-mixes the two), the answers by kind, and the CPU per answer.
+mixes the two; and the worker's own share, from keeper's log), the answers by kind, and the CPU
+per answer.
 
 Answers by kind: `ok` (200), `not_applied` (a refusal that says nothing was changed and carries
 Retry-After: 503, or SOAP's 500 server fault with the header), `unknown` (a fault that says the
@@ -30,6 +31,7 @@ FACTORS = [1, 16, 64]
 CASES = re.split(r"[\s,]+", os.environ.get("BENCH_CASES", "R2 R3").strip())
 CLIENTS = os.environ.get("BENCH_CLIENTS", "polite")
 TARGETS = {"keeper": int(os.environ["BENCH_KEEPER_PORT"]), "baseline": int(os.environ["BENCH_BASELINE_PORT"])}
+KEEPER_LOG = f"{STATE}/log/keeper.log"
 ACCESS_LOGS = {"keeper": f"{STATE}/log/nginx-access.log", "baseline": f"{STATE}/log/nginx-baseline-access.log"}
 PIDS = {
     "nginx": f"{STATE}/nginx/nginx.pid",
@@ -105,6 +107,20 @@ def latencies(log, offset):
     return sorted(ok), sorted(shed)
 
 
+def refusal_durations(log, offset):
+    """duration_ms of every refusal in keeper's log past offset: the worker's own share of a
+    refusal's time, from reading it to its answer."""
+    out = []
+    with open(log, errors="replace") as f:
+        f.seek(offset)
+        for line in f:
+            if "refused on arrival" in line:
+                m = re.search(r"duration_ms=([\d.]+)", line)
+                if m:
+                    out.append(float(m.group(1)))
+    return sorted(out)
+
+
 def percentile(values, p):
     return values[min(len(values) - 1, int(len(values) * p))] if values else float("nan")
 
@@ -112,6 +128,7 @@ def percentile(values, p):
 def run(case, target, connections):
     log = ACCESS_LOGS[target]
     offset = os.path.getsize(log) if os.path.exists(log) else 0
+    keeper_offset = os.path.getsize(KEEPER_LOG) if os.path.exists(KEEPER_LOG) else 0
     args = ["wrk", "-t", "2", "-c", str(connections), "-d", f"{DURATION}s", "--timeout", "10s", "-s", script_for(case),
             f"http://127.0.0.1:{TARGETS[target]}"]
     before = measure.cpu_ticks(PIDS)
@@ -121,7 +138,8 @@ def run(case, target, connections):
     ok, shed = latencies(log, offset)
     result = {"case": case, "target": target, "connections": connections, "clients": CLIENTS, **kinds,
               "goodput": kinds["ok"] / DURATION, "p50_ok": percentile(ok, 0.5), "p99_ok": percentile(ok, 0.99),
-              "p99_shed": percentile(shed, 0.99)}
+              "p99_shed": percentile(shed, 0.99),
+              "p99_shed_worker": percentile(refusal_durations(KEEPER_LOG, keeper_offset), 0.99) if target == "keeper" else float("nan")}
     answers = max(sum(kinds[k] for k in KINDS), 1)
     for name in PIDS:
         if name in before and name in after:
@@ -134,7 +152,7 @@ def main():
     resource.setrlimit(resource.RLIMIT_NOFILE, (16384, 16384))
     results = []
     print(f"overload: {', '.join(CASES)}, {DURATION} s a run, clients {CLIENTS}; goodput ÷ the same target's at {PEAK}")
-    print(f"{'case':5} {'target':8} {'conns':>5} {'ok/s':>7} {'÷peak':>6} {'p50 ok':>8} {'p99 ok':>8} {'p99 shed':>8} "
+    print(f"{'case':5} {'target':8} {'conns':>5} {'ok/s':>7} {'÷peak':>6} {'p50 ok':>8} {'p99 ok':>8} {'p99 shed':>8} {'in wkr':>7} "
           f"{'ok':>7} {'n/appl':>7} {'unknown':>7} {'other':>6} {'closed':>6} {'cpu µs/answer k|n|pg':>22}")
     for case in CASES:
         for target in TARGETS:
@@ -146,7 +164,7 @@ def main():
                 results.append(r)
                 cpu = "|".join(f"{r.get('cpu_' + n, 0):.0f}" for n in (target, "nginx", "postgres"))
                 print(f"{case:5} {target:8} {r['connections']:>5} {r['goodput']:>7.0f} {r['ratio']:>5.2f}x "
-                      f"{r['p50_ok']:>6.0f}ms {r['p99_ok']:>6.0f}ms {r['p99_shed']:>6.0f}ms {r['ok']:>7} {r['not_applied']:>7} {r['unknown']:>7} "
+                      f"{r['p50_ok']:>6.0f}ms {r['p99_ok']:>6.0f}ms {r['p99_shed']:>6.0f}ms {r['p99_shed_worker']:>5.1f}ms {r['ok']:>7} {r['not_applied']:>7} {r['unknown']:>7} "
                       f"{r['other']:>6} {r['closed']:>6} {cpu:>22}", flush=True)
     with open(f"{STATE}/bench/overload-{CLIENTS}.json", "w") as f:
         json.dump(results, f, indent=1)
