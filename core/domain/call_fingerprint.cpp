@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <stdexcept>
@@ -34,8 +35,15 @@ std::string canonical(const param_value& v) {
         v);
 }
 
+// An operation that uses a session answers session_not_found without one; one that does not
+// (Authenticate) binds the session id it is given, so there the id is what the call writes.
+bool binds_its_session(const operation& op) {
+    return std::ranges::find(op.results, result_code::session_not_found) == op.results.end();
+}
+
 // What a parameter contributes to the call's meaning (param_rules.cpp says it of each).
-call_meaning meaning_of(std::string_view param) {
+call_meaning meaning_of(const operation& op, std::string_view param) {
+    if (param == "sessionId" && binds_its_session(op)) return call_meaning::as_decoded;
     const auto* rule = find_param_rule(param);
     return rule ? rule->meaning : call_meaning::as_decoded;
 }
@@ -75,7 +83,7 @@ std::string call_fingerprint(const decoded_call& call) {
     add_field(input, call.op->name);
     for (std::size_t i = 0; i < call.args.size(); ++i) {
         const auto& param = call.op->params.at(i).name;
-        const auto m = meaning_of(param);
+        const auto m = meaning_of(*call.op, param);
         if (m == call_meaning::none) continue;
         add_field(input, param);
         add_field(input, normalised(m, call.args[i]));

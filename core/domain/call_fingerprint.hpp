@@ -5,6 +5,9 @@
 // whitespace or element order, is still the same call. The credentials that name the caller
 // (sessionId, authHash) are no part of it: a key's scope is the caller they prove, so a client
 // that authenticates again with a new session id and repeats its call repeats the same call.
+// Authenticate's session id is the exception: it is not a credential there but what the call
+// binds, so a repeat for another session is another call (422), never a replay of "0" for a
+// session that was never bound.
 #include <string>
 
 #include "core/api/decoded_call.hpp"

@@ -206,6 +206,25 @@ BOOST_AUTO_TEST_CASE(a_repeat_after_authenticating_again_or_with_the_purse_in_lo
     BOOST_TEST(topup(again, purse, card, "13", key).status == 422);  // another amount is another call
 }
 
+// Authenticate binds the session id it is given: the same key for another session is another
+// call (422), never a replay of "0" for a session that stays unauthenticated.
+BOOST_AUTO_TEST_CASE(a_keyed_authenticate_for_another_session_is_refused_not_replayed) {
+    const auto first = unique("sess");
+    const auto second = unique("sess");
+    const auto auth = [&](const std::string& session) {
+        return call_keyed("SimpleAuthApi", "Authenticate",
+                          {{"sessionId", session}, {"login", alice.login},
+                           {"authHash", keeper::core::expected_auth_hash(alice.login, "secret", session)}},
+                          key);
+    };
+    BOOST_TEST(auth(first).result == 0);
+    const auto other = auth(second);
+    BOOST_TEST(other.status == 422);
+    BOOST_TEST(!other.replayed);
+    BOOST_TEST(check_session(second, "a") == 2);  // never bound
+    BOOST_TEST(auth(first).replayed);             // the first session's repeat still replays
+}
+
 // A call whose authentication fails records no key and learns nothing: a wrong hash, or an
 // application that does not exist, leaves the key to its owner.
 BOOST_AUTO_TEST_CASE(a_failed_authentication_records_no_key_and_blocks_nothing) {

@@ -135,7 +135,7 @@ BOOST_AUTO_TEST_CASE(amounts_compare_by_value_and_fields_cannot_run_together) {
                call_fingerprint({rename, {std::string{"a"}, std::int32_t{1}, std::string{"bc"}}}));
 }
 
-BOOST_AUTO_TEST_CASE(the_credentials_are_no_part_of_the_call_and_values_count_as_the_handler_reads_them) {
+BOOST_AUTO_TEST_CASE(the_credentials_are_no_part_of_the_call_but_the_session_authenticate_binds_is) {
     const auto* topup = find_operation(api_group::account, "TopupPurseFromAtmCard");
     const auto with = [&](std::string session_id, std::string purse, double amount) {
         return call_fingerprint({topup, {std::move(session_id), std::move(purse), std::int64_t{7}, amount}});
@@ -146,8 +146,10 @@ BOOST_AUTO_TEST_CASE(the_credentials_are_no_part_of_the_call_and_values_count_as
     const auto login = [&](std::string session_id, std::string name, std::string hash) {
         return call_fingerprint({auth, {std::move(session_id), std::move(name), std::move(hash)}});
     };
-    BOOST_TEST(login("s1", "Alice", std::string(32, 'a')) == login("s2", "alice", std::string(32, 'b')));
+    BOOST_TEST(login("s1", "Alice", std::string(32, 'a')) == login("s1", "alice", std::string(32, 'b')));
     BOOST_TEST(login("s1", "alice", std::string(32, 'a')) != login("s1", "bob", std::string(32, 'a')));
+    // The session Authenticate binds is what it writes: another session is another call.
+    BOOST_TEST(login("s1", "alice", std::string(32, 'a')) != login("s2", "alice", std::string(32, 'a')));
 }
 
 BOOST_AUTO_TEST_CASE(another_operation_with_the_same_arguments_is_another_call) {
