@@ -1,5 +1,7 @@
 #include "core/admission.hpp"
 
+#include <algorithm>
+
 namespace keeper::core {
 
 admission_queue::admission_queue(std::size_t threads, std::chrono::milliseconds wait_target,
@@ -10,7 +12,9 @@ bool admission_queue::offer(const waiting_request& r) {
     {
         std::lock_guard lock{m_mutex};
         if (!r.retried && expected_wait_locked() > m_wait_target) {
+            m_pushback.refused(clock::now());
             m_refused.push_back(r);
+            m_refused.back().retry_after_s = m_pushback.seconds();
             m_refused_ready.notify_one();
             return false;
         }
@@ -48,6 +52,7 @@ void admission_queue::served(std::chrono::microseconds service) {
     std::lock_guard lock{m_mutex};
     // A sixteenth per request: a change of load shows within a few dozen requests, one slow call
     // does not swing it.
+    m_pushback.served(clock::now());
     const auto us = static_cast<double>(service.count());
     m_mean_service_us = m_mean_service_us == 0 ? us : m_mean_service_us + (us - m_mean_service_us) / 16;
 }
@@ -76,6 +81,29 @@ std::size_t admission_queue::waiting() const {
 std::chrono::microseconds admission_queue::expected_wait_locked() const {
     const auto ahead = static_cast<double>(m_retried.size() + m_first.size() + 1);
     return std::chrono::microseconds{static_cast<std::int64_t>(ahead * m_mean_service_us / static_cast<double>(m_threads))};
+}
+
+void retry_pushback::refused(clock::time_point now) {
+    roll(now);
+    ++m_refused;
+}
+
+void retry_pushback::served(clock::time_point now) {
+    roll(now);
+    ++m_served;
+}
+
+// Once a second: the share of refusals the clients gave at the Retry-After in force, scaled to
+// what brings it to the target share.
+void retry_pushback::roll(clock::time_point now) {
+    if (now - m_window_start < std::chrono::seconds{1}) return;
+    if (m_window_start != clock::time_point{}) {
+        const double share = static_cast<double>(m_refused) / static_cast<double>(std::max<std::int64_t>(m_served, 1));
+        const double wanted = share * m_seconds / refused_share;
+        m_seconds = std::clamp(static_cast<int>(wanted + 0.5), 1, longest_s);
+    }
+    m_window_start = now;
+    m_refused = m_served = 0;
 }
 
 }  // namespace keeper::core

@@ -22,6 +22,32 @@ struct waiting_request {
     int fd = -1;
     bool retried = false;  // from the retry socket
     std::chrono::steady_clock::time_point ready_at{};
+    int retry_after_s = 1;  // a refused one: the Retry-After its answer gives (retry_pushback)
+};
+
+// The Retry-After a refusal gives: one second, longer while many arrivals are refused. A client
+// that waits what it is told comes back once per Retry-After, so refusals per second are the
+// waiting clients over it; when they pass a twentieth of the calls served, the next second's
+// Retry-After grows so that they come back to about that share (at most 10 s). It falls back to
+// one second as the share does. Each refusal costs nginx and the worker a request's reading and
+// answering: fewer of them leave that to the calls that are served.
+class retry_pushback {
+public:
+    using clock = std::chrono::steady_clock;
+    static constexpr double refused_share = 0.05;  // refusals per call served, as the target
+    static constexpr int longest_s = 10;
+
+    void refused(clock::time_point now);
+    void served(clock::time_point now);
+    int seconds() const { return m_seconds; }
+
+private:
+    void roll(clock::time_point now);
+
+    clock::time_point m_window_start{};
+    std::int64_t m_refused = 0;
+    std::int64_t m_served = 0;
+    int m_seconds = 1;
 };
 
 class admission_queue {
@@ -37,7 +63,8 @@ public:
     // The next request for a serving thread, if one is queued: sent-before ones first, then the
     // oldest.
     std::optional<waiting_request> try_take();
-    // The next request to refuse, blocking; nullopt once closed.
+    // The next request to refuse, with the Retry-After its answer gives, blocking; nullopt once
+    // closed.
     std::optional<waiting_request> take_refused();
     // A serving thread spent `service` on one request: the mean that predicts the next waits.
     void served(std::chrono::microseconds service);
@@ -62,6 +89,7 @@ private:
     std::deque<waiting_request> m_first;
     std::deque<waiting_request> m_refused;
     double m_mean_service_us = 0;  // exponentially weighted; 0 until the first request is served
+    retry_pushback m_pushback;
     bool m_closed = false;
 };
 

@@ -166,7 +166,7 @@ void answer_fault(handled_request& out, transport via, const fault& f) {
 
 }  // namespace
 
-handled_request refuse_request(const http_request& request, refusal why, std::string_view detail) {
+handled_request refuse_request(const http_request& request, refusal why, std::string_view detail, int retry_after_s) {
     handled_request out;
     const transport via = answering_transport(request);
     out.log.via = via;
@@ -192,7 +192,7 @@ handled_request refuse_request(const http_request& request, refusal why, std::st
     answer_fault(out, via, fault{fault_kind::not_applied,
                                 "The call was not applied (request id " + request.request_id + "): " + std::string{state} +
                                     ". Nothing was changed; it may be repeated after Retry-After."});
-    out.response.headers.emplace_back("Retry-After", "1");
+    out.response.headers.emplace_back("Retry-After", std::to_string(retry_after_s));
     return out;
 }
 

@@ -58,7 +58,7 @@ enum class answer_with { the_call, a_refusal };
 // it would fail again).
 bool answer(FCGX_Request& request, const core::waiting_request& r, worker_state& w, answer_with how) {
     const auto x = exchange_one(request, r.fd, w.cfg.body_limit, r.retried, [&](const core::http_request& req) {
-        return how == answer_with::the_call ? core::handle_request(req, w.store, w.cfg, &w.metrics) : core::refuse_request(req);
+        return how == answer_with::the_call ? core::handle_request(req, w.store, w.cfg, &w.metrics) : core::refuse_request(req, core::refusal::busy, {}, r.retry_after_s);
     });
     if (!x.aborted.empty()) write_log_record("worker: request aborted: " + x.aborted);
     if (x.answered) {

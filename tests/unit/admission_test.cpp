@@ -62,4 +62,35 @@ BOOST_AUTO_TEST_CASE(close_wakes_the_refuser) {
     BOOST_TEST(!q.take_refused().has_value());
 }
 
+// Retry-After: one second while few arrivals are refused; past a twentieth of the calls served,
+// long enough that clients who wait it come back at about that share; back to one as it falls.
+BOOST_AUTO_TEST_CASE(retry_after_grows_with_the_share_refused_and_falls_back) {
+    using clock = retry_pushback::clock;
+    retry_pushback p;
+    auto t = clock::time_point{} + std::chrono::hours{1};
+    const auto second = [&](int refused, int served) {  // one second of events, then the next begins
+        for (int i = 0; i < served; ++i) p.served(t);
+        for (int i = 0; i < refused; ++i) p.refused(t);
+        t += std::chrono::seconds{1};
+        p.served(t);
+        return p.seconds();
+    };
+    BOOST_TEST(p.seconds() == 1);
+    BOOST_TEST(second(0, 1000) == 1);    // the first second only starts the count
+    BOOST_TEST(second(40, 1000) == 1);   // 4 %: under the target
+    BOOST_TEST(second(250, 1000) == 5);  // 25 % at 1 s: 5 s brings it to 5 %
+    BOOST_TEST(second(50, 1000) == 5);   // the same clients, now waiting 5 s: steady
+    BOOST_TEST(second(10, 1000) == 1);   // they went away
+    BOOST_TEST(second(5000, 0) == 10);   // nothing served (a stalled database): the longest
+}
+
+BOOST_AUTO_TEST_CASE(a_refused_request_carries_the_retry_after_in_force) {
+    admission_queue q{1, milliseconds{1}};
+    q.served(microseconds{5000});
+    BOOST_TEST(q.offer(first(0)) == false);
+    const auto refused = q.take_refused();
+    BOOST_REQUIRE(refused.has_value());
+    BOOST_TEST(refused->retry_after_s == 1);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
