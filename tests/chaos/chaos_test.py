@@ -106,6 +106,7 @@ class Load(Threads):
         super().__init__()
         self.who, self.card = who, card or who.card
         self.acked_topups, self.acked_wmids, self.failed_topups = [], [], []
+        self.not_applied_topups, self.not_applied_wmids = [], []  # answered "not applied": must be absent
         # No call of a scenario may end "outcome unknown": check() compares the count after it.
         self.outcome_unknown_before = metric("keeper_database_outcome_unknown_total")
         self.requests = self.failures = 0
@@ -114,9 +115,10 @@ class Load(Threads):
         self.success_times = []
 
     def call(self, conn, path):
-        """(acknowledged, seconds). A kept connection nginx closed before reading the request is
-        sent again on a new one, as HTTP clients do (nginx closes idle ones when it reloads); any
-        other failure counts, and its write may or may not have happened."""
+        """(acknowledged, seconds, answered "not applied"). A kept connection nginx closed before
+        reading the request is sent again on a new one, as HTTP clients do (nginx closes idle ones
+        when it reloads); any other failure counts, and its write may or may not have happened,
+        unless it was answered "not applied"."""
         started = time.monotonic()
         for attempt in (1, 2):
             reused = conn.sock is not None
@@ -124,7 +126,8 @@ class Load(Threads):
                 conn.request("GET", path)
                 r = conn.getresponse()
                 body = r.read()
-                return r.status == 200 and body.rstrip().endswith(b">0</int>"), time.monotonic() - started
+                return (r.status == 200 and body.rstrip().endswith(b">0</int>"), time.monotonic() - started,
+                        r.status == 503 and b"not applied" in body)
             except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
                 conn.close()
                 if not (attempt == 1 and reused):
@@ -132,7 +135,7 @@ class Load(Threads):
             except (OSError, http.client.HTTPException):
                 conn.close()
                 break
-        return False, time.monotonic() - started
+        return False, time.monotonic() - started, False
 
     def run(self):
         conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=30)
@@ -141,17 +144,21 @@ class Load(Threads):
             n = next(self.counter)
             if n % 2:
                 amount = f"{n // 100}.{n % 100:02d}"
-                ok, took = self.call(conn, f"/AccountApi.asmx/TopupPurseFromAtmCard?sessionId={s}&purseDest={self.who.purse}"
+                ok, took, not_applied = self.call(conn, f"/AccountApi.asmx/TopupPurseFromAtmCard?sessionId={s}&purseDest={self.who.purse}"
                                            f"&cardId={self.card}&amount={amount}")
                 with self.lock:
                     (self.acked_topups if ok else self.failed_topups).append(amount)
+                    if not_applied:
+                        self.not_applied_topups.append(amount)
             else:
                 wmid = f"{n:012d}"
-                ok, took = self.call(conn, f"/AccountApi.asmx/SetContactPermitsEx?sessionId={s}&wmid={wmid}"
+                ok, took, not_applied = self.call(conn, f"/AccountApi.asmx/SetContactPermitsEx?sessionId={s}&wmid={wmid}"
                                            "&acceptPayments=true&acceptInvoices=false&acceptMessages=true&dontUseConfirmation=false")
-                if ok:
-                    with self.lock:
+                with self.lock:
+                    if ok:
                         self.acked_wmids.append(wmid)
+                    elif not_applied:
+                        self.not_applied_wmids.append(wmid)
             with self.lock:
                 self.requests += 1
                 if not ok:
@@ -275,6 +282,9 @@ class Chaos(unittest.TestCase):
         self.assertLessEqual(unknown, in_flight_unknown, f"{scenario}: calls answered 'outcome unknown'")
         applied_anyway = sorted(set(load.failed_topups) & set(stored))
         self.assertLessEqual(len(applied_anyway), unknown, f"{scenario}: top-ups whose client got a fault were applied: {applied_anyway}")
+        # Call by call: a write answered "not applied" is absent, whatever else happened.
+        self.assertEqual(sorted(set(load.not_applied_topups) & set(stored)), [], f"{scenario}: 'not applied' top-ups applied")
+        self.assertEqual(sorted(set(load.not_applied_wmids) & set(wmids)), [], f"{scenario}: 'not applied' permits applied")
         self.assertTrue(wait_for(lambda: len(workers()) == POOL_WORKERS, 5), f"{scenario}: the pool is not whole: {workers()}")
 
     def recovery_text(self, load, up):
