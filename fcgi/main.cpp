@@ -88,6 +88,7 @@ int check_config(const std::string& config_path) {
               << (db.reachable ? "; database schema version " + std::to_string(db.found_version) + ", keys open"
                                : "; database unreachable, schema and keys not checked")
               << std::endl;
+    if (!db.durability_warning.empty()) std::cout << "keeper-fcgi: warning: " << db.durability_warning << std::endl;
     return 0;
 }
 

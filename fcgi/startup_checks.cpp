@@ -54,6 +54,25 @@ bool session_kept(const std::string& conninfo) {
     return !r[0].is_null() && r[0].as<std::string>() == "kept";
 }
 
+// synchronous_commit as the workers' role has it, against the promise that an acknowledged write
+// survives PostgreSQL's crash and, with a synchronous standby named, a failover. A warning, not a
+// refusal: a database without a standby, or a test cluster, may choose less on purpose.
+std::string durability_warning(pqxx::connection& conn) {
+    pqxx::nontransaction tx{conn};
+    const auto commit = tx.exec1("SELECT current_setting('synchronous_commit')")[0].as<std::string>();
+    const auto standbys = tx.exec1("SELECT current_setting('synchronous_standby_names')")[0].as<std::string>();
+    if (commit == "off") {
+        return "synchronous_commit is off for the workers' role: an acknowledged write can be lost when PostgreSQL "
+               "crashes (docs/design.md, \"No acknowledgement before replication\")";
+    }
+    if (commit == "local" && !standbys.empty()) {
+        return "synchronous_commit is local while synchronous_standby_names is set: commits do not wait for the "
+               "standby, and an acknowledged write can be lost in a failover (docs/design.md, \"No acknowledgement "
+               "before replication\")";
+    }
+    return {};
+}
+
 }  // namespace
 
 core::settings load_checked_settings(const std::string& config_path) {
@@ -83,6 +102,7 @@ database_check check_database(const core::settings& cfg) {
                 "pooler in transaction mode; keeper needs session pooling (PgBouncer pool_mode=session; "
                 "docs/scaling.md, \"Capacity\")");
         }
+        out.durability_warning = durability_warning(conn);
         out.found_version = db::current_schema_version(conn);
         if (out.found_version == out.needed_version) db::check_database_keys(conn, keys);
     } catch (const pqxx::broken_connection&) {
@@ -148,6 +168,7 @@ void wait_for_schema(const core::settings& cfg, listen_sockets sockets) {
         }
         if (db.schema_matches()) {
             if (said) std::cerr << "keeper-fcgi: database schema is version " << db.found_version << "; starting" << std::endl;
+            if (!db.durability_warning.empty()) std::cerr << "keeper-fcgi: warning: " << db.durability_warning << std::endl;
             return std::nullopt;
         }
         return waiting(db.schema_problem());

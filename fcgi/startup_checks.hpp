@@ -19,6 +19,9 @@ struct database_check {
     int found_version = 0;
     int needed_version = 0;
     std::string refused;  // the database's error when it answered but refused the check
+    // What the workers' commits are promised under the workers' role's settings, when less than
+    // docs/design.md's "No acknowledgement before replication" needs; empty when it holds.
+    std::string durability_warning;
     bool schema_matches() const { return !reachable || (refused.empty() && found_version == needed_version); }
     // "database schema is version N, this keeper needs M (...what to do)".
     std::string schema_problem() const;
