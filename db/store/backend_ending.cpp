@@ -6,7 +6,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <filesystem>
 #include <fstream>
+#include <optional>
+#include <sstream>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -29,34 +33,81 @@ std::string host_name() {
 }
 
 
-// A process that is gone or a zombie (killed, not yet reaped by the pool) runs nothing more.
-bool alive(pid_t pid) {
-    if (kill(pid, 0) != 0 && errno == ESRCH) return false;
-    std::ifstream stat{"/proc/" + std::to_string(pid) + "/stat"};
-    std::string line;
-    if (!std::getline(stat, line)) return false;
-    const auto paren = line.rfind(')');  // the command name may hold spaces and parentheses
-    return paren == std::string::npos || paren + 2 >= line.size() || line[paren + 2] != 'Z';
+// This boot of this host: the first 12 hex digits of the kernel's boot id. Hosts cloned from one
+// image, or containers that share a host name, differ here; a host after a reboot too.
+const std::string& boot_tag() {
+    static const std::string tag = [] {
+        std::ifstream f{"/proc/sys/kernel/random/boot_id"};
+        std::string id;
+        std::getline(f, id);
+        std::string hex;
+        for (const char c : id) {
+            if (c != '-' && hex.size() < 12) hex += c;
+        }
+        return hex.empty() ? std::string{"0"} : hex;
+    }();
+    return tag;
 }
 
-// The worker pid a session's application_name names, when it is a worker of this host; else 0.
-pid_t worker_of_this_host(const std::string& application_name) {
-    if (!application_name.starts_with(name_prefix)) return 0;
-    const auto at = application_name.find('@', name_prefix.size());
-    if (at == std::string::npos) return 0;
-    pid_t pid = 0;
-    try {
-        pid = static_cast<pid_t>(std::stol(application_name.substr(name_prefix.size(), at - name_prefix.size())));
-    } catch (const std::exception&) {
-        return 0;
+// When process pid started (clock ticks since boot, /proc/<pid>/stat's 22nd field): a pid reused
+// by another process has another start. nullopt when there is no such process.
+std::optional<std::uint64_t> start_of(long pid) {
+    std::ifstream stat{"/proc/" + std::to_string(pid) + "/stat"};
+    std::string line;
+    if (!std::getline(stat, line)) return std::nullopt;
+    const auto paren = line.rfind(')');  // the command name may hold spaces and parentheses
+    if (paren == std::string::npos) return std::nullopt;
+    std::istringstream fields{line.substr(paren + 2)};  // from the 3rd field, the state
+    std::string field;
+    for (int i = 3; i < 22 && fields >> field; ++i) {
     }
-    return pid > 0 && application_name == worker_application_name_of(pid) ? pid : 0;
+    std::uint64_t start = 0;
+    return fields >> start ? std::optional{start} : std::nullopt;
+}
+
+// The process still runs what it ran: the same start, not a zombie, and its files still open. A
+// process killed closes its files (nginx's connections among them, which is what sends the
+// request again) before it becomes a zombie: from then on it commits nothing more either.
+bool alive(pid_t pid, std::uint64_t start) {
+    if (start_of(pid) != start) return false;
+    std::ifstream stat{"/proc/" + std::to_string(pid) + "/stat"};
+    std::string line;
+    std::getline(stat, line);
+    const auto paren = line.rfind(')');
+    if (paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'Z') return false;
+    std::error_code ec;
+    const std::filesystem::directory_iterator files{"/proc/" + std::to_string(pid) + "/fd", ec};
+    if (ec) return ec == std::errc::permission_denied;  // cannot tell: taken as alive
+    return files != std::filesystem::directory_iterator{};
+}
+
+struct named_worker {
+    pid_t pid = 0;
+    std::uint64_t start = 0;
+};
+
+// The worker a session's application_name names, when it is a worker of this boot of this host.
+std::optional<named_worker> worker_of_this_host(const std::string& application_name) {
+    if (!application_name.starts_with(name_prefix) || !application_name.ends_with("~" + boot_tag())) return std::nullopt;
+    const auto at = application_name.find('@', name_prefix.size());
+    const auto dot = application_name.find('.', name_prefix.size());
+    if (at == std::string::npos || dot == std::string::npos || dot > at) return std::nullopt;
+    named_worker w;
+    try {
+        w.pid = static_cast<pid_t>(std::stol(application_name.substr(name_prefix.size(), dot - name_prefix.size())));
+        w.start = std::stoull(application_name.substr(dot + 1, at - dot - 1));
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+    return w.pid > 0 ? std::optional{w} : std::nullopt;
 }
 
 }  // namespace
 
 std::string worker_application_name_of(long pid) {
-    return (std::string{name_prefix} + std::to_string(pid) + "@" + host_name()).substr(0, name_limit);
+    const std::string head = std::string{name_prefix} + std::to_string(pid) + "." + std::to_string(start_of(pid).value_or(0)) + "@";
+    const std::string boot = "~" + boot_tag();
+    return head + host_name().substr(0, name_limit - head.size() - boot.size()) + boot;
 }
 
 const std::string& worker_application_name() {
@@ -83,8 +134,8 @@ bool end_dead_workers_backends(pqxx::connection& conn, const core::deadline& unt
         constexpr const auto& s = statements::worker_backends;
         const auto rows = tx.exec_prepared(std::string{s.name}, std::string{name_prefix} + "%");
         for (const auto& row : rows) {
-            const pid_t worker = worker_of_this_host(row[s.column("application_name").data()].as<std::string>());
-            if (worker > 0 && !alive(worker)) {
+            const auto worker = worker_of_this_host(row[s.column("application_name").data()].as<std::string>());
+            if (worker && !alive(worker->pid, worker->start)) {
                 dead.push_back({row[s.column("pid").data()].as<int>(), row[s.column("backend_start").data()].as<std::string>()});
             }
         }

@@ -11,10 +11,13 @@
 namespace keeper::db {
 
 // The application_name every connection of this worker process carries:
-// "keeper-fcgi <pid>@<host>", cut to PostgreSQL's 63 bytes. It names the process in
-// pg_stat_activity, and lets another worker find the sessions of a worker that died.
+// "keeper-fcgi <pid>.<start>@<host>~<boot>", within PostgreSQL's 63 bytes (the host name cut to
+// fit): the pid with the process's start (a reused pid has another) and the first 12 hex digits
+// of the host's boot id (hosts cloned from one image, or sharing a name, have others). It names
+// the process in pg_stat_activity, and lets another worker of the same host find the sessions of
+// a worker that died.
 const std::string& worker_application_name();
-// The name a worker with this pid on this host gives its connections.
+// The name the process with this pid on this host gives (or gave) its connections.
 std::string worker_application_name_of(long pid);
 
 // Ends the server process `backend` (as a connection's setup read it) if it still runs on this
@@ -23,8 +26,9 @@ std::string worker_application_name_of(long pid);
 bool end_backend(pqxx::connection& conn, const backend_identity& backend, const core::deadline& until);
 
 // For a request nginx sent again after the worker that had it died: ends the server processes of
-// every keeper worker of this host that is no longer alive (a zombie counts as dead), found by
-// worker_application_name, and waits until they are gone; false at the deadline.
+// every keeper worker of this boot of this host that is no longer alive (gone, its pid another
+// process's, a zombie, or its files closed as it exits), found by worker_application_name, and
+// waits until they are gone; false at the deadline.
 bool end_dead_workers_backends(pqxx::connection& conn, const core::deadline& until);
 
 }  // namespace keeper::db

@@ -326,6 +326,31 @@ BOOST_AUTO_TEST_CASE(a_retried_call_whose_first_attempt_was_still_open_runs_once
     BOOST_TEST(t.sessions_named(t.dead_worker) == 0);
 }
 
+// A worker is known by its pid, its start and its host's boot: a session named for this process's
+// pid with another start (the pid reused by a new process since) is a dead worker's and ended; one
+// named for this very process but another boot (a host cloned from the same image, with the same
+// name) is another host's, and left alone.
+BOOST_AUTO_TEST_CASE(a_reused_pid_is_not_its_old_worker_and_a_cloned_host_is_not_this_one) {
+    retried_topup t{*this};
+    const auto mine = keeper::db::worker_application_name_of(getpid());
+    const auto dot = mine.find('.');
+    const auto at = mine.find('@');
+    const auto tilde = mine.rfind('~');
+    BOOST_TEST_REQUIRE((dot != std::string::npos && at != std::string::npos && tilde != std::string::npos));
+    const auto reused = mine.substr(0, dot + 1) + "1" + mine.substr(at);      // started at tick 1: long gone
+    const auto cloned = mine.substr(0, tilde + 1) + std::string(12, 'f');     // same pid and start, another boot
+    pqxx::connection old_worker{keeper::test::shared_database().url() + " application_name='" + reused + "'"};
+    pqxx::connection other_host{keeper::test::shared_database().url() + " application_name='" + cloned + "'"};
+    const auto named = [&](const std::string& name) {
+        return count("SELECT count(*) FROM pg_stat_activity WHERE application_name = '" + name + "'");
+    };
+    BOOST_TEST_REQUIRE(named(reused) == 1);
+    BOOST_TEST(static_cast<int>(t.run_again().code) == 0);
+    BOOST_TEST(named(reused) == 0);  // ended
+    BOOST_TEST(named(cloned) == 1);  // another host's: left
+    BOOST_TEST(named(mine) >= 1);    // alive
+}
+
 BOOST_AUTO_TEST_CASE(only_the_worker_role_may_ask_for_a_calls_outcome_and_only_by_request_id) {
     BOOST_TEST(scalar("SELECT has_function_privilege('public', 'keeper_call_outcome(text)', 'EXECUTE')::text") == "false");
     BOOST_TEST(scalar("SELECT coalesce(keeper_call_outcome('" + unique("none") + "')::text, 'null')") == "null");
