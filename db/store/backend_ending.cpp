@@ -81,6 +81,13 @@ bool alive(pid_t pid, std::uint64_t start) {
     return files != std::filesystem::directory_iterator{};
 }
 
+// The name of the worker process pid that started at start, on this boot of this host.
+std::string name_for(long pid, std::uint64_t start) {
+    const std::string head = std::string{name_prefix} + std::to_string(pid) + "." + std::to_string(start) + "@";
+    const std::string boot = "~" + boot_tag();
+    return head + host_name().substr(0, name_limit - head.size() - boot.size()) + boot;
+}
+
 struct named_worker {
     pid_t pid = 0;
     std::uint64_t start = 0;
@@ -88,7 +95,7 @@ struct named_worker {
 
 // The worker a session's application_name names, when it is a worker of this boot of this host.
 std::optional<named_worker> worker_of_this_host(const std::string& application_name) {
-    if (!application_name.starts_with(name_prefix) || !application_name.ends_with("~" + boot_tag())) return std::nullopt;
+    if (!application_name.starts_with(name_prefix)) return std::nullopt;
     const auto at = application_name.find('@', name_prefix.size());
     const auto dot = application_name.find('.', name_prefix.size());
     if (at == std::string::npos || dot == std::string::npos || dot > at) return std::nullopt;
@@ -99,16 +106,12 @@ std::optional<named_worker> worker_of_this_host(const std::string& application_n
     } catch (const std::exception&) {
         return std::nullopt;
     }
-    return w.pid > 0 ? std::optional{w} : std::nullopt;
+    return w.pid > 0 && application_name == name_for(w.pid, w.start) ? std::optional{w} : std::nullopt;
 }
 
 }  // namespace
 
-std::string worker_application_name_of(long pid) {
-    const std::string head = std::string{name_prefix} + std::to_string(pid) + "." + std::to_string(start_of(pid).value_or(0)) + "@";
-    const std::string boot = "~" + boot_tag();
-    return head + host_name().substr(0, name_limit - head.size() - boot.size()) + boot;
-}
+std::string worker_application_name_of(long pid) { return name_for(pid, start_of(pid).value_or(0)); }
 
 const std::string& worker_application_name() {
     static const std::string name = worker_application_name_of(getpid());
