@@ -236,6 +236,16 @@ void record_failed_maintain(const std::vector<std::string>& args) {
     }
 }
 
+// The server answered and refused who we are (a password, peer or ident check, an unknown
+// role): libpq reports it as a failed connection, but it is no outage to wait out.
+bool refused_credentials(const pqxx::broken_connection& e) {
+    const std::string what = e.what();
+    return what.find("authentication failed") != std::string::npos ||
+           (what.find("role \"") != std::string::npos && what.find("does not exist") != std::string::npos);
+}
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -278,6 +288,14 @@ int main(int argc, char** argv) {
         std::cerr << "keeperctl: " << e.what() << "\n";
         return 2;
     } catch (const pqxx::broken_connection& e) {
+        if (refused_credentials(e)) {
+            // The server is there and said no: trying again changes nothing.
+            std::cerr << "keeperctl: the database refused the connection: " << first_line(e.what()) << "\n"
+                      << "keeperctl: with peer authentication run it as the system user mapped to the role, "
+                         "as docs/operations.md does: runuser -u keeper -- keeperctl ...\n";
+            record_failed_maintain(args);
+            return 1;
+        }
         // The database is not there (yet): worth trying again later, unlike any other failure
         // (keeper-migrate.service restarts on this status alone). 75 is sysexits' EX_TEMPFAIL.
         std::cerr << "keeperctl: cannot reach the database: " << e.what() << "\n";
