@@ -34,7 +34,9 @@ void print_usage(std::ostream& out) {
            "refused and the running workers keep serving. While the database's schema is not the one\n"
            "this build needs (a migration pending), the pool waits for it instead of serving.\n"
            "--check-config: check the configuration, the key file and, when the database answers,\n"
-           "its schema version and keys, as a reload does; exit 0 when all hold, else 1 saying why.\n"
+           "its schema version and keys, as a reload does; exit 0 when all hold, 1 when the\n"
+           "configuration or key file is wrong, 3 when the database is not ready for this build\n"
+           "(a migration to run), each saying why.\n"
            "Configuration: FILE (default $KEEPER_CONFIG or /etc/keeper/keeper.conf), then\n"
            "KEEPER_<KEY> environment variables. Logs one line per request to stderr.\n";
 }
@@ -81,13 +83,23 @@ keeper::fcgi::listen_sockets open_listen_sockets(const keeper::core::settings& c
     return out;
 }
 
-// --check-config, as `nginx -t`: what a reload would refuse, said before it is tried.
+// --check-config, as `nginx -t`: what a reload would refuse, said before it is tried. The
+// configuration and what the database lacks are told apart: exit 1 for a configuration (or key
+// file) that is wrong, 3 for a right one whose database is not ready for this build (a migration
+// to run, as on a fresh install; keeperctl status says 3 for the same), either refusing a reload.
 int check_config(const std::string& config_path) {
-    const auto db = keeper::fcgi::check_for_reload(config_path).database;
-    std::cout << "keeper-fcgi: " << config_path << ": configuration ok"
-              << (db.reachable ? "; database schema version " + std::to_string(db.found_version) + ", keys open"
-                               : "; database unreachable, schema and keys not checked")
-              << std::endl;
+    const auto cfg = keeper::fcgi::load_checked_settings(config_path);
+    const auto db = keeper::fcgi::check_database(cfg);
+    std::cout << "keeper-fcgi: " << config_path << ": configuration ok" << std::endl;
+    if (!db.reachable) {
+        std::cout << "keeper-fcgi: database unreachable, schema and keys not checked" << std::endl;
+        return 0;
+    }
+    if (!db.schema_matches()) {
+        std::cout << "keeper-fcgi: the database is not ready for this keeper: " << db.schema_problem() << std::endl;
+        return 3;
+    }
+    std::cout << "keeper-fcgi: database schema version " << db.found_version << ", keys open" << std::endl;
     if (!db.durability_warning.empty()) std::cout << "keeper-fcgi: warning: " << db.durability_warning << std::endl;
     return 0;
 }

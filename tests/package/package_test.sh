@@ -70,13 +70,14 @@ waits_saying() {  # waits_saying "expected message" env...: the pool stays up an
   wait "$pid" 2>/dev/null
   [ "$alive" = yes ] && grep -qF "waiting: " "$WORK/waits.log" && grep -qF "$expected" "$WORK/waits.log" || { cat "$WORK/waits.log"; return 1; }
 }
-check_config_refuses() {  # check_config_refuses "expected message" env...
-  local expected=$1; shift
-  local out; out=$(env "$@" KEEPER_CONFIG=/etc/keeper/keeper.conf /usr/sbin/keeper-fcgi --check-config 2>&1) && { echo "$out"; return 1; }
-  grep -qF "$expected" <<<"$out" || { echo "$out"; return 1; }
+check_config_refuses() {  # check_config_refuses status "expected message" env...
+  local want=$1 expected=$2 status=0; shift 2
+  local out; out=$(env "$@" KEEPER_CONFIG=/etc/keeper/keeper.conf /usr/sbin/keeper-fcgi --check-config 2>&1) || status=$?
+  [ "$status" = "$want" ] && grep -qF "$expected" <<<"$out" || { echo "exit $status: $out"; return 1; }
 }
-check "keeper-fcgi --check-config refuses an empty database, naming the version and what to run" \
-  check_config_refuses "database schema is version 0, this keeper needs" KEEPER_SECRET_KEY_FILE="$KEEPER_SECRET_KEY_FILE" \
+# Exit 3: the configuration is right, the database not ready (a fresh install before its migration).
+check "keeper-fcgi --check-config tells an empty database from the configuration: exit 3, the version and what to run" \
+  check_config_refuses 3 "database schema is version 0, this keeper needs" KEEPER_SECRET_KEY_FILE="$KEEPER_SECRET_KEY_FILE" \
   KEEPER_DATABASE_URL="${KEEPER_TEST_DATABASE_URL/dbname=keeper/dbname=keeper_package_empty}"
 check_config_passes() { env KEEPER_CONFIG=/etc/keeper/keeper.conf KEEPER_SECRET_KEY_FILE="$KEEPER_SECRET_KEY_FILE" \
   KEEPER_DATABASE_URL="$KEEPER_TEST_WORKER_DATABASE_URL" /usr/sbin/keeper-fcgi --check-config | grep -q "configuration ok"; }
