@@ -82,14 +82,20 @@ BOOST_AUTO_TEST_CASE(health_is_200_with_the_database_and_503_without) {
     BOOST_TEST(keeper::core::handle_request(r, nowhere, cfg).response.status == 503);
 }
 
+// CheckSessionEx over GET through `through`, with short_budget's call budget: the answer, and how
+// long it took.
+std::pair<keeper::core::handled_request, std::chrono::steady_clock::duration> short_call_through(
+    keeper::db::pg_store& through, keeper::core::settings cfg) {
+    const keeper::core::http_request r{"GET", "/AccountApi.asmx/CheckSessionEx", "sessionId=a&appId=b", "", std::nullopt, "h", "http", "r", "", false, "127.0.0.1", std::nullopt};
+    cfg.call_budget = short_budget.budget;
+    const auto started = std::chrono::steady_clock::now();
+    auto out = keeper::core::handle_request(r, through, cfg);
+    return {std::move(out), std::chrono::steady_clock::now() - started};
+}
+
 BOOST_AUTO_TEST_CASE(an_unreachable_database_is_not_applied_once_the_budget_is_spent) {
     keeper::db::pg_store nowhere{"host=/nonexistent dbname=keeper connect_timeout=1", 1, short_budget};
-    keeper::core::http_request r{"GET", "/AccountApi.asmx/CheckSessionEx", "sessionId=a&appId=b", "", std::nullopt, "h", "http", "r", "", false, "127.0.0.1", std::nullopt};
-    auto short_call = cfg;
-    short_call.call_budget = short_budget.budget;
-    const auto started = std::chrono::steady_clock::now();
-    const auto out = keeper::core::handle_request(r, nowhere, short_call);
-    const auto waited = std::chrono::steady_clock::now() - started;
+    const auto [out, waited] = short_call_through(nowhere, cfg);
     BOOST_TEST(out.response.status == 503);
     BOOST_TEST(out.response.body.find("not applied") != std::string::npos);
     BOOST_TEST(out.log.outcome == "fault=not_applied");
@@ -129,12 +135,7 @@ BOOST_AUTO_TEST_CASE(a_connection_whose_statement_was_interrupted_never_serves_a
 BOOST_AUTO_TEST_CASE(opening_a_connection_ends_at_the_calls_deadline) {
     const keeper::test::stalling_proxy hung{keeper::test::shared_database().url(), keeper::test::stalling_proxy::holds::every_connection};
     keeper::db::pg_store behind{hung.url() + " connect_timeout=60", 1, short_budget};
-    keeper::core::http_request r{"GET", "/AccountApi.asmx/CheckSessionEx", "sessionId=a&appId=b", "", std::nullopt, "h", "http", "r", "", false, "127.0.0.1", std::nullopt};
-    auto short_call = cfg;
-    short_call.call_budget = short_budget.budget;
-    const auto started = std::chrono::steady_clock::now();
-    const auto out = keeper::core::handle_request(r, behind, short_call);
-    const auto waited = std::chrono::steady_clock::now() - started;
+    const auto [out, waited] = short_call_through(behind, cfg);
     BOOST_TEST(out.response.status == 503);
     BOOST_TEST(out.log.outcome == "fault=not_applied");
     BOOST_TEST(hung.held() >= 1);                   // it did reach the hung server
