@@ -436,6 +436,8 @@ check "nothing of keeper's is left" left_behind
 check "the system user stays, as Debian keeps system users" in_ct id keeper
 nginx_whole() { in_ct nginx -t -q && in_ct systemctl is-active --quiet nginx; }
 check "nginx still passes nginx -t and runs" nginx_whole
+kept_from_autoremove() { ! in_ct apt-get -s autoremove | grep -E "^Remv (nginx|postgresql)"; }
+check "apt autoremove after the purge keeps nginx and PostgreSQL" kept_from_autoremove
 check "the database is untouched" prints 2 runuser -u postgres -- psql -d keeper -tAc 'SELECT count(*) FROM logins'
 
 [ "$failed" -eq 0 ] || { say "--- keeper's journal"; in_ct journalctl -u keeper -u keeper-migrate -n 40 --no-pager >&2; }
