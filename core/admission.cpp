@@ -50,9 +50,9 @@ std::optional<waiting_request> admission_queue::take_refused() {
 
 void admission_queue::served(std::chrono::microseconds service) {
     std::lock_guard lock{m_mutex};
+    m_pushback.served(clock::now());
     // A sixteenth per request: a change of load shows within a few dozen requests, one slow call
     // does not swing it.
-    m_pushback.served(clock::now());
     const auto us = static_cast<double>(service.count());
     m_mean_service_us = m_mean_service_us == 0 ? us : m_mean_service_us + (us - m_mean_service_us) / 16;
 }

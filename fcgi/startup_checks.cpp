@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "config/connection_strings.hpp"
+#include "core/api/text_util.hpp"
 #include "config/settings_file.hpp"
 #include "db/schema/migrator.hpp"
 #include "waiting_room.hpp"
@@ -29,8 +30,6 @@ db::secret_keyring load_keys(const core::settings& cfg) {
         throw key_problem(cfg, e);
     }
 }
-
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 // Whether a session set on one transaction is there for the next: not so behind a pooler in
 // transaction mode (PgBouncer pool_mode=transaction), which hands each transaction whichever
@@ -111,7 +110,7 @@ database_check check_database(const core::settings& cfg) {
         // Reached, but refused (a role without its grants yet, as before keeper-migrate.service
         // ran `keeperctl roles`): what the pool waits out, saying so.
         out.reachable = true;
-        out.refused = first_line(e.what());
+        out.refused = std::string{core::first_line(e.what())};
     } catch (const db::key_error& e) {
         throw key_problem(cfg, e);
     }

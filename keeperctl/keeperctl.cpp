@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/api/text_util.hpp"
 #include "core/pages/api_reference.hpp"
 #include "core/pages/openapi_writer.hpp"
 #include "config/connection_strings.hpp"
@@ -244,8 +245,6 @@ bool refused_credentials(const pqxx::broken_connection& e) {
            (what.find("role \"") != std::string::npos && what.find("does not exist") != std::string::npos);
 }
 
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -290,7 +289,7 @@ int main(int argc, char** argv) {
     } catch (const pqxx::broken_connection& e) {
         if (refused_credentials(e)) {
             // The server is there and said no: trying again changes nothing.
-            std::cerr << "keeperctl: the database refused the connection: " << first_line(e.what()) << "\n"
+            std::cerr << "keeperctl: the database refused the connection: " << keeper::core::first_line(e.what()) << "\n"
                       << "keeperctl: with peer authentication run it as the system user mapped to the role, "
                          "as docs/operations.md does: runuser -u keeper -- keeperctl ...\n";
             record_failed_maintain(args);

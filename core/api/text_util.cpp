@@ -96,6 +96,8 @@ locale_t utf8_ctype() {
 
 }  // namespace
 
+std::string_view first_line(std::string_view text) { return text.substr(0, text.find('\n')); }
+
 std::string_view trim_xml_space(std::string_view s) {
     while (!s.empty() && is_xml_space(s.front())) s.remove_prefix(1);
     while (!s.empty() && is_xml_space(s.back())) s.remove_suffix(1);

@@ -13,6 +13,9 @@ std::string lower_hex(const unsigned char* data, std::size_t size);
 // "99.5", "99.50"; not "5.", ".5", "1e3", "-1"). Settings and provisioning take amounts so.
 bool is_plain_amount(std::string_view s);
 
+// The text up to its first line break: libpq's messages, in a one-line log or answer.
+std::string_view first_line(std::string_view text);
+
 // Strips XML white space (space, tab, CR, LF) from both ends.
 std::string_view trim_xml_space(std::string_view s);
 bool iequals_ascii(std::string_view a, std::string_view b);

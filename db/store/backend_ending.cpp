@@ -2,10 +2,8 @@
 
 #include "db/store/statements.hpp"
 
-#include <signal.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -49,32 +47,34 @@ const std::string& boot_tag() {
     return tag;
 }
 
-// When process pid started (clock ticks since boot, /proc/<pid>/stat's 22nd field): a pid reused
-// by another process has another start. nullopt when there is no such process.
-std::optional<std::uint64_t> start_of(long pid) {
+// What /proc/<pid>/stat says of a process: its state (the 3rd field) and when it started (clock
+// ticks since boot, the 22nd: a pid reused by another process has another start). nullopt when
+// there is no such process.
+struct process_stat {
+    char state = '?';
+    std::uint64_t start = 0;
+};
+
+std::optional<process_stat> stat_of(long pid) {
     std::ifstream stat{"/proc/" + std::to_string(pid) + "/stat"};
     std::string line;
     if (!std::getline(stat, line)) return std::nullopt;
     const auto paren = line.rfind(')');  // the command name may hold spaces and parentheses
     if (paren == std::string::npos) return std::nullopt;
-    std::istringstream fields{line.substr(paren + 2)};  // from the 3rd field, the state
-    std::string field;
-    for (int i = 3; i < 22 && fields >> field; ++i) {
-    }
-    std::uint64_t start = 0;
-    return fields >> start ? std::optional{start} : std::nullopt;
+    std::istringstream fields{line.substr(paren + 1)};
+    process_stat out;
+    std::string skipped;
+    fields >> out.state;
+    for (int field = 4; field < 22; ++field) fields >> skipped;
+    return fields >> out.start ? std::optional{out} : std::nullopt;
 }
 
 // The process still runs what it ran: the same start, not a zombie, and its files still open. A
 // process killed closes its files (nginx's connections among them, which is what sends the
 // request again) before it becomes a zombie: from then on it commits nothing more either.
 bool alive(pid_t pid, std::uint64_t start) {
-    if (start_of(pid) != start) return false;
-    std::ifstream stat{"/proc/" + std::to_string(pid) + "/stat"};
-    std::string line;
-    std::getline(stat, line);
-    const auto paren = line.rfind(')');
-    if (paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'Z') return false;
+    const auto stat = stat_of(pid);
+    if (!stat || stat->start != start || stat->state == 'Z') return false;
     std::error_code ec;
     const std::filesystem::directory_iterator files{"/proc/" + std::to_string(pid) + "/fd", ec};
     if (ec) return ec == std::errc::permission_denied;  // cannot tell: taken as alive
@@ -111,7 +111,10 @@ std::optional<named_worker> worker_of_this_host(const std::string& application_n
 
 }  // namespace
 
-std::string worker_application_name_of(long pid) { return name_for(pid, start_of(pid).value_or(0)); }
+std::string worker_application_name_of(long pid) {
+    const auto stat = stat_of(pid);
+    return name_for(pid, stat ? stat->start : 0);
+}
 
 const std::string& worker_application_name() {
     static const std::string name = worker_application_name_of(getpid());

@@ -48,6 +48,13 @@ struct keyed_fixture : db_fixture {
         return call_keyed("TelepayApi", "RenameTelepayProfile",
                           {{"sessionId", u.session}, {"id", std::to_string(profile)}, {"name", name}}, k);
     }
+    // Alice's Authenticate of `session`, proven with `secret`, under key k.
+    keyed_answer authenticate_keyed(const std::string& session, const std::string& secret, const std::string& k) {
+        return call_keyed("SimpleAuthApi", "Authenticate",
+                          {{"sessionId", session}, {"login", alice.login},
+                           {"authHash", keeper::core::expected_auth_hash(alice.login, secret, session)}},
+                          k);
+    }
     std::string balance(const std::string& purse) { return scalar("SELECT balance FROM purses WHERE purse = '" + purse + "'"); }
     long long keys_of(const std::string& k) { return count("SELECT count(*) FROM idempotency_keys WHERE key = '" + k + "'"); }
 };
@@ -172,12 +179,7 @@ BOOST_AUTO_TEST_CASE(applications_and_authenticate_keep_keys_under_their_own_cal
     BOOST_TEST(subscribe(other, "s2").result == 0);  // another application: its own call
     BOOST_TEST(count("SELECT count(*) FROM idempotency_keys WHERE key = '" + key + "' AND app_id IS NOT NULL") == 2);
     const auto session = unique("sess");
-    const auto auth = [&](const std::string& k) {
-        return call_keyed("SimpleAuthApi", "Authenticate",
-                          {{"sessionId", session}, {"login", alice.login},
-                           {"authHash", keeper::core::expected_auth_hash(alice.login, "secret", session)}},
-                          k);
-    };
+    const auto auth = [&](const std::string& k) { return authenticate_keyed(session, "secret", k); };
     const auto k2 = unique("auth-");
     BOOST_TEST(auth(k2).result == 0);
     BOOST_TEST(auth(k2).replayed);
@@ -211,12 +213,7 @@ BOOST_AUTO_TEST_CASE(a_repeat_after_authenticating_again_or_with_the_purse_in_lo
 BOOST_AUTO_TEST_CASE(a_keyed_authenticate_for_another_session_is_refused_not_replayed) {
     const auto first = unique("sess");
     const auto second = unique("sess");
-    const auto auth = [&](const std::string& session) {
-        return call_keyed("SimpleAuthApi", "Authenticate",
-                          {{"sessionId", session}, {"login", alice.login},
-                           {"authHash", keeper::core::expected_auth_hash(alice.login, "secret", session)}},
-                          key);
-    };
+    const auto auth = [&](const std::string& session) { return authenticate_keyed(session, "secret", key); };
     BOOST_TEST(auth(first).result == 0);
     const auto other = auth(second);
     BOOST_TEST(other.status == 422);
@@ -229,12 +226,7 @@ BOOST_AUTO_TEST_CASE(a_keyed_authenticate_for_another_session_is_refused_not_rep
 // application that does not exist, leaves the key to its owner.
 BOOST_AUTO_TEST_CASE(a_failed_authentication_records_no_key_and_blocks_nothing) {
     const auto session = unique("sess");
-    const auto auth = [&](const std::string& secret) {
-        return call_keyed("SimpleAuthApi", "Authenticate",
-                          {{"sessionId", session}, {"login", alice.login},
-                           {"authHash", keeper::core::expected_auth_hash(alice.login, secret, session)}},
-                          key);
-    };
+    const auto auth = [&](const std::string& secret) { return authenticate_keyed(session, secret, key); };
     const auto wrong = auth("not-the-secret");
     BOOST_TEST(wrong.result == 4);
     BOOST_TEST(!wrong.replayed);
