@@ -6,7 +6,8 @@ Retry-After), one whose upstream and retry socket read each request and close wi
 (sent, then cut off: sent again to the retry socket only, then 502 "outcome unknown"), and one
 whose upstream never answers (504). Checks each transport's answer: a SOAP 1.1 / 1.2 server fault
 that parses as XML, a text line for GET and POST, 413 as text for an oversized body (JSON for a
-JSON call), nosniff on every answer, never nginx's HTML page.
+JSON call), nosniff on every answer, never nginx's HTML page. A second nginx, with too few
+connections to reach its pool at all, answers "not applied" too, never its own 500 page.
 """
 import os
 import shutil
@@ -24,6 +25,7 @@ SOURCE = os.environ["KEEPER_TEST_SOURCE_DIR"]
 PORT = 18084
 SLOW_PORT = 18085
 CUT_PORT = 18086
+SCARCE_PORT = 18087
 
 SOAP11 = {"Content-Type": "text/xml; charset=utf-8", "SOAPAction": '"http://tempuri.org/GetUtcNow"'}
 SOAP12 = {"Content-Type": "application/soap+xml; charset=utf-8"}
@@ -293,6 +295,80 @@ http {{
 
     def test_an_unknown_asmx_is_keepers_404_line(self):
         self.assert_text(*call(PORT, "/Nope.asmx"), 404)
+
+
+class NginxOutOfConnections(unittest.TestCase):
+    """An nginx whose worker has connections for its listener, its channel to the master and one
+    client, none for the pool: each call fails inside nginx ("worker_connections are not enough
+    while connecting to upstream", nginx's own 500) before anything of it leaves. Under Debian's
+    untuned limits that is what a flood of clients meets (docs/operations.md, "Tuning")."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="keeper-nginx-scarce-")
+        os.chmod(cls.dir, 0o755)
+        cls.pool = socket.socket(socket.AF_UNIX)
+        cls.pool.bind(f"{cls.dir}/pool.sock")
+        os.chmod(f"{cls.dir}/pool.sock", 0o777)
+        cls.pool.listen(64)
+        cls.pool.setblocking(False)
+        conf = f"""
+pid {cls.dir}/nginx.pid;
+error_log {cls.dir}/error.log warn;
+worker_processes 1;
+events {{ worker_connections 3; }}
+http {{
+    access_log off;
+    include {SOURCE}/nginx/keeper-request-id.conf;
+    include {SOURCE}/nginx/keeper-limits.conf;
+    client_body_temp_path {cls.dir}/body;
+    fastcgi_temp_path {cls.dir}/fastcgi;
+    upstream keeper_pool {{ server unix:{cls.dir}/pool.sock; }}
+    upstream keeper_pool_retry {{ server unix:{cls.dir}/pool.sock; }}
+    map $server_port $keeper_pool {{ default keeper_pool; }}
+    map $server_port $keeper_retry_pool {{ default keeper_pool_retry; }}
+    map $server_port $keeper_fresh_pool {{ default keeper_pool; }}
+    server {{
+        listen 127.0.0.1:{SCARCE_PORT};
+        include {SOURCE}/nginx/keeper-locations.conf;
+    }}
+}}
+"""
+        with open(f"{cls.dir}/nginx.conf", "w") as f:
+            f.write(conf)
+        subprocess.run(["nginx", "-p", cls.dir, "-c", f"{cls.dir}/nginx.conf", "-e", f"{cls.dir}/error.log"], check=True)
+        for _ in range(50):
+            try:
+                socket.create_connection(("127.0.0.1", SCARCE_PORT), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+
+    @classmethod
+    def tearDownClass(cls):
+        subprocess.run(["nginx", "-p", cls.dir, "-c", f"{cls.dir}/nginx.conf", "-e", f"{cls.dir}/error.log", "-s", "stop"])
+        for _ in range(50):
+            if not os.path.exists(f"{cls.dir}/nginx.pid"):
+                break
+            time.sleep(0.1)
+        cls.pool.close()
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def test_a_call_nginx_cannot_pass_is_not_applied_in_its_transports_shape(self):
+        answers = {"HTTP GET": call(SCARCE_PORT, "/AccountApi.asmx/SetAccountPermitsEx?sessionId=a&acceptPayments=true"),
+                   "SOAP 1.1": call(SCARCE_PORT, "/GlobalApi.asmx", SOAP11, ENVELOPE11),
+                   "SOAP 1.2": call(SCARCE_PORT, "/GlobalApi.asmx", SOAP12, ENVELOPE12),
+                   "HTTP POST": call(SCARCE_PORT, "/GlobalApi.asmx/GetUtcNow", FORM, b""),
+                   "JSON": call(SCARCE_PORT, "/GlobalApi.asmx/GetUtcNow", JSON, b"{}")}
+        for shape, (status, headers, body) in answers.items():
+            with self.subTest(shape=shape):
+                self.assertEqual(status, 500 if shape.startswith("SOAP") else 503, body)
+                self.assertIn(NOT_APPLIED % headers["X-Request-Id"], body.decode())
+                self.assertEqual(headers["Retry-After"], "1")
+        with self.assertRaises(BlockingIOError, msg="nothing reached the pool's socket"):
+            self.pool.accept()
+        with open(f"{self.dir}/error.log") as f:
+            self.assertIn("worker_connections are not enough while connecting to upstream", f.read())
 
 
 if __name__ == "__main__":
