@@ -75,7 +75,11 @@ std::int32_t number32(const std::string& text, const char* what) {
 // A secret or code given as "-" is read from the first line of standard input, which keeps it
 // out of the process list and shell history.
 std::string secret_value(const std::string& arg) {
-    if (arg != "-") return arg;
+    if (arg != "-") {
+        std::cerr << "keeperctl: warning: a secret on the command line is visible to other local users (ps, /proc) "
+                     "and stays in shell history; give '-' and write it to standard input\n";
+        return arg;
+    }
     std::string line;
     if (!std::getline(std::cin, line)) throw provisioning_error("nothing on standard input");
     return line;
@@ -148,6 +152,11 @@ int cmd_rotate_key(pqxx::connection& conn, const arguments&, const keeper::core:
     return 0;
 }
 
+int cmd_forget_key(pqxx::connection& conn, const arguments&, const keeper::core::settings& cfg) {
+    keeper::db::forget_lost_keys(conn, keys_of(cfg), std::cout);
+    return 0;
+}
+
 // maintain, and with --metrics-file how it went (maintain_metrics.hpp).
 int cmd_maintain(pqxx::connection& conn, const arguments& a, const keeper::core::settings& cfg) {
     keeper::db::maintain_outcome outcome;
@@ -171,6 +180,9 @@ const std::map<std::string, command>& commands() {
                    "                                           (--print: only print the SQL, for a DBA)", 0, cmd_roles, config::admin_url}},
         {"rotate-key", {"rotate-key                               seal every secret not sealed with the key file's first key with it", 0,
             cmd_rotate_key, config::admin_url}},
+        {"forget-key", {"forget-key                               after a lost key file: forget the keys the database lists and the\n"
+                        "                                           key file lacks (refused, naming them, while a secret is sealed with one)", 0,
+            cmd_forget_key, config::admin_url}},
         {"maintain", {"maintain [--metrics-file FILE]           partitions ahead, retention, purges of old sessions, auth failures,\n"
                       "                                           recent top-ups and Idempotency-Keys (FILE: how the run went,\n"
                       "                                           for node_exporter's textfile collector)", 0,
@@ -218,9 +230,11 @@ void print_usage(std::ostream& out) {
     for (const auto& [name, c] : commands()) out << "  " << c.usage << "\n";
     out << "  api-reference                            print docs/api.md (no database needed)\n";
     out << "  openapi                                  print docs/openapi.json, the JSON calls as OpenAPI 3.1 (no database)\n";
-    out << "  new-key ID                               print a new key line '<ID> <base64>' for the key file (no database)\n";
-    out << "\nA SECRET or CODE given as '-' is read from standard input. Each command connects as its own\n"
-           "role: migrate, status, roles and rotate-key with admin_database_url, maintain with\n"
+    out << "  new-key [ID]                             print a new key line '<ID> <base64>' for the key file, with a new\n"
+           "                                           id unless one is given (no database)\n";
+    out << "\nA SECRET or CODE given as '-' is read from standard input; one on the command line works, with a\n"
+           "warning, since other local users can read it. Each command connects as its own\n"
+           "role: migrate, status, roles, rotate-key and forget-key with admin_database_url, maintain with\n"
            "maintain_database_url, add-* and list with provision_database_url; an empty one of the last\n"
            "two means admin_database_url, and an empty admin_database_url database_url. KEEPER_<KEY>\n"
            "overrides a key. Config: --config, $KEEPER_CONFIG or /etc/keeper/keeper.conf.\n";
@@ -266,9 +280,10 @@ int main(int argc, char** argv) {
         std::cout << keeper::core::write_openapi();
         return 0;
     }
-    if (args[0] == "new-key" && args.size() == 2) {
+    if (args[0] == "new-key" && args.size() <= 2) {
         try {
-            std::cout << keeper::db::secret_keyring::new_key_line(args[1]) << "\n";
+            const auto id = args.size() == 2 ? args[1] : keeper::db::secret_keyring::new_key_id();
+            std::cout << keeper::db::secret_keyring::new_key_line(id) << "\n";
             return 0;
         } catch (const keeper::db::key_error& e) {
             std::cerr << "keeperctl: " << e.what() << "\n";

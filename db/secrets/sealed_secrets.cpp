@@ -4,6 +4,9 @@
 #include <openssl/rand.h>
 
 #include <array>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -94,6 +97,18 @@ std::string secret_keyring::new_key_line(std::string_view id) {
     std::string raw(key_bytes, '\0');
     if (RAND_bytes(bytes(raw), static_cast<int>(raw.size())) != 1) throw key_error("OpenSSL: no random bytes");
     return std::string{id} + " " + base64(raw);
+}
+
+std::string secret_keyring::new_key_id() {
+    unsigned char random[4];
+    if (RAND_bytes(random, sizeof random) != 1) throw key_error("OpenSSL: no random bytes");
+    const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char id[32];
+    const auto n = std::strftime(id, sizeof id, "k%Y%m%d%H%M%S", &utc);
+    std::snprintf(id + n, sizeof id - n, "-%02x%02x%02x%02x", random[0], random[1], random[2], random[3]);
+    return id;
 }
 
 bool secret_keyring::has(std::string_view id) const {

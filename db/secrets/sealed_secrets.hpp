@@ -30,6 +30,9 @@ public:
     static secret_keyring load(const std::string& path);
     // A new key line "<id> <base64>" from the system's random source.
     static std::string new_key_line(std::string_view id);
+    // A key id no other key has: "k" and the UTC time to the second, then 8 random hex digits
+    // (two keys made in the same second, or on two hosts, still differ).
+    static std::string new_key_id();
 
     const std::string& current_id() const { return m_keys.front().id; }
     bool has(std::string_view id) const;

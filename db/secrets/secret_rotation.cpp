@@ -3,6 +3,7 @@
 #include <chrono>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -68,6 +69,35 @@ long long reseal_table(pqxx::connection_base& conn, const secret_keyring& keys, 
     return total;
 }
 
+// What is still sealed with a key: how many secrets of each table, and the first few names.
+std::string sealed_with(pqxx::transaction_base& tx, std::string_view key_id) {
+    std::string out;
+    long long total = 0;
+    for (const auto& t : sealed_tables) {
+        const auto r = tx.exec_params1(std::string{"SELECT count(*), string_agg(name, ', ') FILTER (WHERE n <= 10) FROM "
+                                                   "(SELECT "} + t.key_column + " AS name, row_number() OVER (ORDER BY " +
+                                           t.key_column + ") AS n FROM " + t.table +
+                                           " WHERE starts_with(shared_secret, $1)) s",
+                                       "sealed:v1:" + std::string{key_id} + ":");
+        const auto n = r[0].as<long long>();
+        total += n;
+        if (n == 0) continue;
+        out += (out.empty() ? "" : "; ") + std::to_string(n) + " in " + t.table + " (" + r[1].as<std::string>() +
+               (n > 10 ? ", ..." : "") + ")";
+    }
+    return total == 0 ? "" : out;
+}
+
+std::string lost_key_words(pqxx::transaction_base& tx, const std::string& id) {
+    const auto still = sealed_with(tx, id);
+    if (still.empty()) {
+        return "the database lists key " + id + ", which the key file lacks; nothing is sealed with it any more: "
+               "keeperctl forget-key lets go of it";
+    }
+    return "the database has secrets sealed with key " + id + ", which the key file lacks: " + still +
+           " (docs/operations.md, \"The secret key\": a lost key)";
+}
+
 }  // namespace
 
 void record_current_key(pqxx::transaction_base& tx, const secret_keyring& keys) {
@@ -101,7 +131,7 @@ void check_database_keys(pqxx::connection_base& conn, const secret_keyring& keys
     pqxx::read_transaction tx{conn};
     for (const auto& r : tx.exec("SELECT key_id, check_value FROM secret_keys")) {
         const auto id = r[0].as<std::string>();
-        if (!keys.has(id)) throw key_error("the database has secrets sealed with key " + id + ", which the key file lacks");
+        if (!keys.has(id)) throw key_error(lost_key_words(tx, id));
         std::optional<std::string> opened;
         try {
             opened = keys.open(r[1].as<std::string>(), check_row(id));
@@ -112,6 +142,35 @@ void check_database_keys(pqxx::connection_base& conn, const secret_keyring& keys
             throw key_error("key " + id + " of the key file is not the key the database was sealed with");
         }
     }
+}
+
+int forget_lost_keys(pqxx::connection_base& conn, const secret_keyring& keys, std::ostream& out) {
+    pqxx::work tx{conn};
+    // Whatever seals a secret records its key in the same transaction (record_current_key), and
+    // that insert waits for this lock: a secret sealed meanwhile with a key forgotten here puts
+    // the key's row back when it commits, so no sealed secret is ever left without its check.
+    tx.exec0("LOCK TABLE secret_keys IN SHARE ROW EXCLUSIVE MODE");
+    std::vector<std::string> lost;
+    for (const auto& r : tx.exec("SELECT key_id FROM secret_keys ORDER BY key_id")) {
+        if (!keys.has(r[0].c_str())) lost.push_back(r[0].as<std::string>());
+    }
+    std::string refused;
+    for (const auto& id : lost) {
+        const auto still = sealed_with(tx, id);
+        if (!still.empty()) refused += "\n  key " + id + ": " + still;
+    }
+    if (!refused.empty()) {
+        throw key_error("secrets are still sealed with a key the key file lacks:" + refused +
+                        "\ngive each a new secret (keeperctl add-login LOGIN -, keeperctl add-app APPID - PROVIDER), "
+                        "then run forget-key again");
+    }
+    for (const auto& id : lost) {
+        tx.exec_params0("DELETE FROM secret_keys WHERE key_id = $1", id);
+        out << "key " << id << " forgotten: nothing was sealed with it\n";
+    }
+    tx.commit();
+    if (lost.empty()) out << "the key file holds every key the database lists\n";
+    return static_cast<int>(lost.size());
 }
 
 }  // namespace keeper::db

@@ -17,7 +17,13 @@ void record_current_key(pqxx::transaction_base& tx, const secret_keyring& keys);
 void rotate_secrets(pqxx::connection_base& conn, const secret_keyring& keys, int batch, std::ostream& out);
 
 // Throws key_error when the database holds a key id the key file lacks, or a key the file holds
-// under the same id differently (its check value does not open).
+// under the same id differently (its check value does not open). The first names what is still
+// sealed with the missing key, or says that nothing is (then `keeperctl forget-key` lets go of it).
 void check_database_keys(pqxx::connection_base& conn, const secret_keyring& keys);
+
+// The way out of a lost key: forgets every key the database lists and the key file lacks, once
+// no secret is sealed with it. Throws key_error naming what still is (each must be given a new
+// secret first). Reports what it forgot; returns how many.
+int forget_lost_keys(pqxx::connection_base& conn, const secret_keyring& keys, std::ostream& out);
 
 }  // namespace keeper::db

@@ -552,8 +552,49 @@ BOOST_AUTO_TEST_CASE(the_start_up_check_refuses_a_missing_or_different_key) {
             BOOST_TEST(std::string{e.what()}.find(words) != std::string::npos, e.what());
         }
     };
-    expect(secret_keyring::parse(secret_keyring::new_key_line("k9")), "sealed with key k1, which the key file lacks");
+    expect(secret_keyring::parse(secret_keyring::new_key_line("k9")), "sealed with key k1, which the key file lacks: 1 in logins (alice)");
     expect(secret_keyring::parse(secret_keyring::new_key_line("k1")), "key k1 of the key file is not the key");
+}
+
+// The way out of a lost key file: every secret sealed with the lost key gets a new one, then
+// forget-key lets go of the key's check row, and the start-up check passes with the new file.
+BOOST_AUTO_TEST_CASE(a_lost_key_is_forgotten_once_nothing_is_sealed_with_it) {
+    fresh_database db{"lostkey"};
+    const auto lost = secret_keyring::parse(secret_keyring::new_key_line("k1"));
+    keeper::db::add_login(db.sql(), "alice", "a1", &lost);
+    keeper::db::add_login(db.sql(), "bob", "b1", &lost);
+    keeper::db::add_app(db.sql(), "app1", "p1", "iOS", true, &lost);
+    const auto found = secret_keyring::parse(secret_keyring::new_key_line(secret_keyring::new_key_id()));
+    const auto refused = [&](const std::string& words) {
+        std::ostringstream out;
+        try {
+            keeper::db::forget_lost_keys(db.sql(), found, out);
+            BOOST_ERROR("forgot a key that still seals " << words);
+        } catch (const keeper::db::key_error& e) {
+            BOOST_TEST(std::string{e.what()}.find(words) != std::string::npos, e.what());
+        }
+    };
+    refused("key k1: 2 in logins (alice, bob); 1 in applications (app1)");
+    keeper::db::add_login(db.sql(), "alice", "a2", &found);
+    keeper::db::add_login(db.sql(), "bob", "b2", &found);
+    refused("key k1: 1 in applications (app1)");
+    BOOST_CHECK_THROW(keeper::db::check_database_keys(db.sql(), found), keeper::db::key_error);
+    keeper::db::add_app(db.sql(), "app1", "p2", "iOS", true, &found);
+    try {
+        keeper::db::check_database_keys(db.sql(), found);
+        BOOST_ERROR("the start-up check passed with k1 still listed");
+    } catch (const keeper::db::key_error& e) {
+        BOOST_TEST(std::string{e.what()}.find("nothing is sealed with it any more: keeperctl forget-key") != std::string::npos, e.what());
+    }
+    std::ostringstream out;
+    BOOST_TEST(keeper::db::forget_lost_keys(db.sql(), found, out) == 1);
+    BOOST_TEST(out.str().find("key k1 forgotten") != std::string::npos, out.str());
+    BOOST_CHECK_NO_THROW(keeper::db::check_database_keys(db.sql(), found));
+    BOOST_TEST(text(db.sql(), "SELECT string_agg(key_id, ' ') FROM secret_keys") == found.current_id());
+    std::ostringstream again;
+    BOOST_TEST(keeper::db::forget_lost_keys(db.sql(), found, again) == 0);  // nothing more to forget
+    keeper::db::pg_store store{db.url(), 1, {}, std::make_shared<const keeper::db::key_file>(found)};
+    BOOST_TEST(store.find_login_secret("bob", soon()).value() == "b2");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

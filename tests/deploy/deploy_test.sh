@@ -7,7 +7,8 @@
 #
 # Scenarios, in order: fresh install; upgrade under load to a newer package with one more
 # migration, and an older package refused over the newer schema; key rotation under load; a reload
-# with a bad configuration; the maintenance timer and a failed maintenance; a reboot; purge.
+# with a bad configuration; the maintenance timer and a failed maintenance; a reboot; purge; a
+# lost key (installed again over the database, with a new key file).
 # Needs root, systemd-nspawn and debootstrap (scripts/test installs them); run through scripts/test.
 set -uo pipefail
 : "${KEEPER_TEST_BUILD_DIR:?run through scripts/test}" "${KEEPER_TEST_SOURCE_DIR:?run through scripts/test}"
@@ -279,6 +280,10 @@ in_ct systemctl daemon-reload
 t=$(now)
 check "once the migration runs (systemctl start keeper-migrate)" in_ct systemctl start keeper-migrate
 waits_then_serves() { for _ in $(seq 50); do serves >/dev/null 2>&1 && return 0; sleep 0.2; done; serves; }
+waits_then_authenticates() {  # LOGIN SECRET
+  for _ in $(seq 50); do authenticate "$1" "$2" "wait-$RANDOM" >/dev/null 2>&1 && return 0; sleep 0.2; done
+  authenticate "$1" "$2" "wait-$RANDOM"
+}
 check "the waiting pool serves, with no restart" waits_then_serves
 figure "pending migration: the pool served $(since "$t") s after the migration unit was started"
 
@@ -439,6 +444,34 @@ check "nginx still passes nginx -t and runs" nginx_whole
 kept_from_autoremove() { ! in_ct apt-get -s autoremove | grep -E "^Remv (nginx|postgresql)"; }
 check "apt autoremove after the purge keeps nginx and PostgreSQL" kept_from_autoremove
 check "the database is untouched" prints 2 runuser -u postgres -- psql -d keeper -tAc 'SELECT count(*) FROM logins'
+
+# --- a lost key: keeper installed again over the database, without the old key file ------------------
+t=$(now)
+check "install again after the purge (operations.md)" run_doc install /root/next
+check "configuration again (operations.md)" run_doc configure /root
+check "nginx site enabled again (operations.md)" run_doc nginx /root
+check "start again (operations.md)" run_doc start /root
+lost_key=$new_key
+made_key=$(in_ct awk 'NR == 1 { print $1 }' /etc/keeper/secret.keys)
+check "the new key file's key has an id of its own ($lost_key -> $made_key)" test "$made_key" != "$lost_key"
+lost_key_named() {
+  local out; out=$(in_ct runuser -u keeper -- keeper-fcgi --check-config 2>&1) && { echo "passed: $out"; return 1; }
+  grep -qF "sealed with key $lost_key, which the key file lacks: 2 in logins (alice, bob)" <<<"$out" || { echo "$out"; return 1; }
+}
+check "keeper-fcgi --check-config names the lost key and the logins sealed with it" lost_key_named
+check "meanwhile a call is refused at once: 503, not applied, Retry-After" refused_while_waiting
+forget_refused() {
+  local out status=0; out=$(in_ct runuser -u keeper -- keeperctl forget-key 2>&1) || status=$?
+  [ "$status" = 1 ] && grep -qF "key $lost_key: 2 in logins (alice, bob)" <<<"$out" || { echo "exit $status: $out"; return 1; }
+}
+check "keeperctl forget-key refuses while alice and bob are sealed with the lost key, naming them" forget_refused
+printf 'deploy-secret-alice-2' | in_ct runuser -u keeper -- keeperctl add-login alice - >/dev/null
+printf 'deploy-secret-bob-2' | in_ct runuser -u keeper -- keeperctl add-login bob - >/dev/null
+check "lost key: forget it and restart (operations.md)" run_doc lost-key /root
+check "the pool serves: alice authenticates with her new secret" waits_then_authenticates alice deploy-secret-alice-2
+check "secret_keys lists the new key alone" prints "$made_key" runuser -u postgres -- psql -d keeper -tAc "SELECT string_agg(key_id, ' ') FROM secret_keys"
+check "no unit failed" prints "" systemctl --failed --no-legend
+figure "lost key: $(since "$t") s from the reinstall to serving with new secrets"
 
 [ "$failed" -eq 0 ] || { say "--- keeper's journal"; in_ct journalctl -u keeper -u keeper-migrate -n 40 --no-pager >&2; }
 say "--- figures"; cat "$WORK/figures" >&2

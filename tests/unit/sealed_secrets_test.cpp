@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "db/secrets/key_file.hpp"
@@ -68,6 +69,18 @@ BOOST_AUTO_TEST_CASE(a_wrong_key_file_is_refused_naming_the_line) {
     BOOST_TEST(refused("bad/id " + key_a.substr(3) + "\n", "line 1: expected"));
     BOOST_CHECK_THROW(secret_keyring::load("/nonexistent/secret.keys"), key_error);
     BOOST_CHECK_THROW(secret_keyring::new_key_line("no spaces allowed"), key_error);
+}
+
+// A reinstall on the same day, or a key made on another host in the same second, gets an id of
+// its own: a database never meets two different keys under one id.
+BOOST_AUTO_TEST_CASE(new_key_ids_never_repeat_and_make_valid_lines) {
+    std::set<std::string> ids;
+    for (int i = 0; i < 200; ++i) ids.insert(secret_keyring::new_key_id());
+    BOOST_TEST(ids.size() == 200u);
+    const auto& id = *ids.begin();
+    BOOST_TEST(id.size() == 24u, id);  // k, 14 digits of UTC time, -, 8 hex digits
+    BOOST_TEST(id.front() == 'k');
+    BOOST_TEST(secret_keyring::parse(secret_keyring::new_key_line(id)).current_id() == id);
 }
 
 // A worker started before a rotation opens what rotate-key sealed with the new key, once the key
