@@ -7,8 +7,9 @@
 #
 # Scenarios, in order: fresh install; upgrade under load to a newer package with one more
 # migration, and an older package refused over the newer schema; key rotation under load; a reload
-# with a bad configuration; the maintenance timer and a failed maintenance; a reboot; purge; a
-# lost key (installed again over the database, with a new key file).
+# with a bad configuration; the maintenance timer and a failed maintenance; a reboot; backups on
+# one host and a restore to a point in time; purge, after which the backups go on; a lost key
+# (installed again over the database, with a new key file).
 # Needs root, systemd-nspawn and debootstrap (scripts/test installs them); run through scripts/test.
 set -uo pipefail
 : "${KEEPER_TEST_BUILD_DIR:?run through scripts/test}" "${KEEPER_TEST_SOURCE_DIR:?run through scripts/test}"
@@ -104,8 +105,8 @@ run_doc() {  # run_doc NAME DIR [stdin file]: the doc's block, as root in DIR in
   local name=$1 dir=$2 input=${3:-/dev/null} text
   text=$(doc_block "$name")
   [ -n "$text" ] || { echo "docs/operations.md has no block marked <!-- deploy: $name -->"; return 1; }
-  printf '### %s (in %s)\n%s\n' "$name" "$dir" "$text" >>"$WORK/doc-commands.log"
-  in_ct bash -euo pipefail -c "cd $dir && $text" <"$input"
+  printf '### %s (in %s)%s\n%s\n' "$name" "$dir" "${DOC_VARIABLE:+ with $DOC_VARIABLE}" "$text" >>"$WORK/doc-commands.log"
+  in_ct env ${DOC_VARIABLE:+"$DOC_VARIABLE"} bash -euo pipefail -c "cd $dir && $text" <"$input"
 }
 
 # What a command in the container prints: exactly WANT (carriage returns aside), or a line
@@ -170,7 +171,7 @@ install -m 755 "$HERE/load.sh" "$ROOT/root/load.sh"
 # host's network, and installs it from its cache in the container.
 t=$(now)
 systemd-nspawn -q -D "$ROOT" -M "keeper-prefetch-$$" --register=no --keep-unit --pipe -- sh -c \
-  'apt-get update -qq && cd /root/current && apt-get install -y -qq --download-only ./keeper_*.deb' >"$WORK/prefetch.log" 2>&1 ||
+  'apt-get update -qq && cd /root/current && apt-get install -y -qq --download-only ./keeper_*.deb curl man-db pgbackrest' >"$WORK/prefetch.log" 2>&1 ||
   { tail -n 20 "$WORK/prefetch.log"; echo "0 passed, 1 failed (prefetch)"; exit 1; }
 figure "prefetch: $(since "$t") s"
 
@@ -197,6 +198,10 @@ check "Authenticate of the provisioned login answers 0" serves
 check "/metrics counts the calls" prints_text 'keeper_requests_total{group="SimpleAuthApi",operation="Authenticate"' \
   curl -sk https://127.0.0.1/metrics
 check "no unit failed" prints "" systemctl --failed --no-legend
+check "man keeper-fcgi opens (operations.md installs man-db)" prints_text "keeper-fcgi" sh -c 'man keeper-fcgi | head -n 5'
+score=$(in_ct systemd-analyze security keeper.service 2>&1 | awk '/Overall exposure level/ { print $(NF-2) }')
+figure "systemd-analyze security keeper.service under a booted systemd: ${score:-none}"
+check "operations.md states that score (${score:-none})" grep -qF "rates it ${score:-none}, \"OK\", on Debian 12" "$DOC"
 
 # --- upgrade under load ---------------------------------------------------------------------------
 before=$(schema_version)
@@ -220,6 +225,8 @@ upgrade_steps() {
 }
 figure "upgrade steps: $(upgrade_steps "$upgrade_started")"
 in_ct journalctl -o short-unix --no-pager --since "@${upgrade_started%.*}" -u keeper-migrate -u keeper >"$WORK/upgrade-journal.log"
+migrated_once() { local n; n=$(grep -c "Finished keeper-migrate" "$WORK/upgrade-journal.log"); [ "$n" = 1 ] || { echo "$n runs"; return 1; }; }
+check "the upgrade runs the migration once (the restart skips its second run)" migrated_once
 check "the pool serves after the upgrade" serves
 downgrade() {
   local out
@@ -424,17 +431,56 @@ check "after a reboot keeper.socket is active" in_ct systemctl is-active --quiet
 check "after a reboot keeper serves by itself" serves
 check "after a reboot keeper.service is active" in_ct systemctl is-active --quiet keeper.service
 
+# --- backups on this one host, and a restore to a moment between two writes ------------------------
+t=$(now)
+check "backups set up, a first full backup (operations.md)" run_doc backup-setup /root
+figure "backups: $(since "$t") s to set up and make the first full backup"
+check "the repository holds the full backup" prints_text "full backup" runuser -u postgres -- pgbackrest --stanza=keeper info
+check "the repository is encrypted" prints_text "cipher: aes-256-cbc" runuser -u postgres -- pgbackrest --stanza=keeper info
+check "the backup timers are enabled" in_ct systemctl is-enabled --quiet keeper-backup-full.timer keeper-backup-diff.timer
+check "node_exporter's directory has the full backup's time" in_ct test -s /var/lib/prometheus/node-exporter/keeper-backup-full.prom
+in_ct runuser -u keeper -- keeperctl add-purse alice Z100000000001 >/dev/null
+sleep 1
+target=$(in_ct date -u '+%Y-%m-%d %H:%M:%S.%6N+00')
+sleep 1
+in_ct runuser -u keeper -- keeperctl add-purse alice Z100000000002 >/dev/null
+check "a differential backup (operations.md)" run_doc backup-diff /root
+check "the repository holds it" prints_text "diff backup" runuser -u postgres -- pgbackrest --stanza=keeper info
+t=$(now)
+DOC_VARIABLE="TARGET=$target" check "restore to $target, between the two writes (operations.md)" run_doc backup-restore /root
+figure "restore: $(since "$t") s to a running copy"
+check "the restored copy has the first write and lacks the second" prints Z100000000001 runuser -u postgres -- psql -p 5433 \
+  -d keeper -tAc "SELECT string_agg(purse, ' ' ORDER BY purse) FROM purses WHERE purse LIKE 'Z10000000000_'"
+restored_away() {
+  in_ct runuser -u postgres -- /usr/lib/postgresql/15/bin/pg_ctl -D /var/lib/postgresql/15/restored stop -m fast >/dev/null
+  in_ct rm -rf /var/lib/postgresql/15/restored
+}
+restored_away
+# A target after the last archived segment (a write a moment ago, no backup since): the restore
+# has the live database switch its WAL first, or recovery ends before the target.
+in_ct runuser -u keeper -- keeperctl add-purse alice Z100000000003 >/dev/null
+sleep 1
+target=$(in_ct date -u '+%Y-%m-%d %H:%M:%S.%6N+00')
+DOC_VARIABLE="TARGET=$target" check "restore to $target, a moment after the last write (operations.md)" run_doc backup-restore /root
+check "the restored copy has every write" prints "Z100000000001 Z100000000002 Z100000000003" runuser -u postgres -- psql -p 5433 \
+  -d keeper -tAc "SELECT string_agg(purse, ' ' ORDER BY purse) FROM purses WHERE purse LIKE 'Z10000000000_'"
+restored_away
+check "the live database has all three" prints "Z100000000001 Z100000000002 Z100000000003" runuser -u postgres -- psql -d keeper -tAc \
+  "SELECT string_agg(purse, ' ' ORDER BY purse) FROM purses WHERE purse LIKE 'Z10000000000_'"
+check "the pool serves with archiving on" serves
+
 # --- purge ---------------------------------------------------------------------------------------------
 in_ct dpkg-query -L keeper >"$WORK/package-files"
 check "purge (operations.md)" run_doc purge /root
 left_behind() {
   local left
-  # A directory the package shares with others (/usr/bin) stays; one of keeper's own must go.
+  # A directory the package shares with others (/usr/bin) stays; one of keeper's own must go. The
+  # backup units "Back up" copied to /etc/systemd/system stay: they are the database's.
   left=$(in_ct sh -c 'for f in "$@"; do if [ -d "$f" ]; then case $f in *keeper*) echo "$f" ;; esac; \
     elif [ -e "$f" ] || [ -L "$f" ]; then echo "$f"; fi; done; \
     ls -d /etc/keeper /run/keeper /var/lib/keeper /etc/nginx/sites-enabled/keeper /var/log/nginx/keeper-* \
-      /var/lib/prometheus/node-exporter/keeper-* 2>/dev/null; \
-    find /etc/systemd /lib/systemd/system -name "keeper*" 2>/dev/null' sh $(grep -v '^/\.$' "$WORK/package-files" | grep -v '^/usr$\|^/etc$\|^/lib$') )
+      /var/lib/prometheus/node-exporter/keeper-maintain* 2>/dev/null; \
+    find /etc/systemd /lib/systemd/system -name "keeper*" ! -name "keeper-backup*" 2>/dev/null' sh $(grep -v '^/\.$' "$WORK/package-files" | grep -v '^/usr$\|^/etc$\|^/lib$') )
   [ -z "$left" ] || { echo "left behind:"; echo "$left"; return 1; }
 }
 check "nothing of keeper's is left" left_behind
@@ -444,6 +490,11 @@ check "nginx still passes nginx -t and runs" nginx_whole
 kept_from_autoremove() { ! in_ct apt-get -s autoremove | grep -E "^Remv (nginx|postgresql)"; }
 check "apt autoremove after the purge keeps nginx and PostgreSQL" kept_from_autoremove
 check "the database is untouched" prints 2 runuser -u postgres -- psql -d keeper -tAc 'SELECT count(*) FROM logins'
+backup_after_purge() {
+  in_ct systemctl start keeper-backup@diff.service || { in_ct journalctl -u keeper-backup@diff --no-pager -n 20; return 1; }
+  in_ct systemctl is-enabled --quiet keeper-backup-full.timer keeper-backup-diff.timer
+}
+check "the backups go on after the purge (operations.md, the purge leaves them)" backup_after_purge
 
 # --- a lost key: keeper installed again over the database, without the old key file ------------------
 t=$(now)

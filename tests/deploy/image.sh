@@ -13,9 +13,9 @@ CACHE=${KEEPER_DEPLOY_CACHE:-/var/cache/keeper-deploy}
 MIRROR=${KEEPER_DEPLOY_MIRROR:-http://deb.debian.org/debian}
 SUITE=bookworm
 # What an operator's database-and-web host has before keeper: PostgreSQL 15 with pg_partman
-# (docs/operations.md, "Configure"), nginx, curl to check it, node_exporter as a monitored host
+# (docs/operations.md, "Configure"), nginx, node_exporter as a monitored host
 # has it, and systemd booted as PID 1.
-PACKAGES=systemd,systemd-sysv,dbus,ca-certificates,postgresql-15,postgresql-15-partman,nginx,curl,prometheus-node-exporter
+PACKAGES=systemd,systemd-sysv,dbus,ca-certificates,postgresql-15,postgresql-15-partman,nginx,prometheus-node-exporter
 
 key=$( { cat "${BASH_SOURCE[0]}"; echo "$MIRROR $SUITE"; } | sha256sum | cut -c1-16)
 image="$CACHE/image-$key"

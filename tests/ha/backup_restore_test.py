@@ -1,8 +1,9 @@
 """Backups and point-in-time restore with pgBackRest (docs/scaling.md, "Runbooks": restore to a point in time).
 
 As the user keeper, on loopback: a PostgreSQL instance archiving its WAL with pgBackRest (Debian's
-pgbackrest, the shipped packaging/pgbackrest/pgbackrest.conf's settings pointed at a temporary
-repository), keeper's schema and pool in front of it. A full backup; then writers through keeper
+pgbackrest, the settings of the shipped packaging/pgbackrest/ files pointed at a temporary
+repository, without a cipher; the deploy tier runs the shipped files themselves, cipher included,
+as docs/operations.md's "Back up" has them), keeper's schema and pool in front of it. A full backup; then writers through keeper
 record every acknowledged top-up and contact permit; a pause, whose middle is the target time; more
 writes. scripts/pitr-restore restores into a new data directory at the target and starts it on
 another port: every write acknowledged before the target is there, none made after it is.

@@ -23,6 +23,7 @@ cleanup() {
   fi
   [ -n "${activator:-}" ] && kill "$activator" 2>/dev/null && wait "$activator" 2>/dev/null
   dpkg --purge keeper >/dev/null 2>&1
+  [ -n "${placed_metrics_script:-}" ] && rm -f /usr/local/sbin/keeper-backup-metrics
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -96,7 +97,11 @@ check "the pool refuses an unknown configuration key, naming it" bad_config
 
 check "systemd-analyze verify is clean" verify /lib/systemd/system/keeper.socket /lib/systemd/system/keeper.service \
   /lib/systemd/system/keeper-migrate.service /lib/systemd/system/keeper-maintain.service /lib/systemd/system/keeper-maintain.timer
-# The database hosts' backup units, as docs/scaling.md has them copied to /etc/systemd/system.
+# The database hosts' backup units, as docs/operations.md has them copied to /etc/systemd/system
+# (with the metrics script they run).
+if [ ! -e /usr/local/sbin/keeper-backup-metrics ]; then
+  install -m 755 /usr/share/keeper/scripts/backup-metrics /usr/local/sbin/keeper-backup-metrics && placed_metrics_script=1
+fi
 mkdir -p "$WORK/backup-units"
 cp /usr/share/keeper/pgbackrest/keeper-backup-*.timer "$WORK/backup-units/"
 cp /usr/share/keeper/pgbackrest/keeper-backup@.service "$WORK/backup-units/keeper-backup@full.service"
