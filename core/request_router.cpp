@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "core/domain/call_runner.hpp"
+#include "core/host_checks.hpp"
 #include "core/wire/endpoint_path.hpp"
 #include "core/wire/idempotency_key.hpp"
 #include "core/api/fault.hpp"
@@ -88,19 +89,10 @@ deadline call_deadline(const http_request& req, std::chrono::milliseconds budget
     return deadline{start + budget};
 }
 
-// GET /health: 200 when this worker reaches the database, 503 when not. nginx exposes it to
-// loopback only by default.
-http_response health(store& st, request_log& log) {
-    const bool up = st.healthy();
-    log.group = "health";
-    log.outcome = up ? "health=ok" : "health=unavailable";
-    return {up ? 200 : 503, "text/plain; charset=utf-8", {}, up ? "ok\r\n" : "database unreachable\r\n"};
-}
-
 http_response route(const http_request& req, transport via, store& st, const settings& cfg,
                     const metrics_block* metrics, request_log& log) {
     log.retried = req.retried;
-    if (req.path == "/health" && req.method == "GET") return health(st, log);
+    if (is_host_check(req.path)) return answer_host_check(req, st, log);
     if (req.path == "/metrics" && req.method == "GET" && metrics) {
         log.group = "metrics";
         log.outcome = "page";
@@ -176,17 +168,18 @@ handled_request refuse_request(const http_request& request, refusal why, std::st
         out.log.detail = "refused on arrival: no thread would have been free within admission_wait_ms";
     } else {
         out.log.detail = "not ready: " + std::string{detail};
-        if (request.path == "/health") {
-            out.log.group = "health";
-            out.log.outcome = "health=unavailable";
-            out.response = {503, "text/plain; charset=utf-8", {}, "not ready: " + std::string{detail} + "\r\n"};
-            return out;
+    }
+    if (is_host_check(request.path)) {
+        out.response = refused_host_check(request, why == refusal::busy ? "busy" : detail, out.log);
+        if (why == refusal::busy && out.response.status != 200) {
+            out.response.headers.emplace_back("Retry-After", std::to_string(retry_after_s));
         }
-        if (request.retried) {
-            const outcome_unknown unknown{request.request_id, "sent before, to a pool that was not ready"};
-            answer_fault(out, via, fault{fault_kind::server, server_fault_reason(&unknown, request.request_id)});
-            return out;
-        }
+        return out;
+    }
+    if (why == refusal::not_ready && request.retried) {
+        const outcome_unknown unknown{request.request_id, "sent before, to a pool that was not ready"};
+        answer_fault(out, via, fault{fault_kind::server, server_fault_reason(&unknown, request.request_id)});
+        return out;
     }
     const std::string_view state = why == refusal::busy ? "the service is busy" : "the service is starting";
     answer_fault(out, via, fault{fault_kind::not_applied,

@@ -23,7 +23,8 @@ enum class refusal { busy, not_ready };
 
 // The answer to a request refused before it started: "not applied", 503 and Retry-After, in the
 // request's transport's shape. A request nginx sent before that finds the pool not ready is
-// "outcome unknown" instead (an earlier pool may have run it); /health is 503 with the reason.
+// "outcome unknown" instead (an earlier pool may have run it). The host checks answer for
+// themselves (core/host_checks.hpp): /live 200, /ready and /health 503 with the reason.
 // retry_after_s: the Retry-After it gives (retry_pushback, core/admission.hpp).
 handled_request refuse_request(const http_request& request, refusal why = refusal::busy, std::string_view detail = {},
                                int retry_after_s = 1);

@@ -164,6 +164,9 @@ public:
 
     // True when the database answers now (GET /health). Never throws.
     virtual bool healthy() = 0;
+    // True when the database answers now and takes writes: a primary, not a standby (GET /ready).
+    // Never throws.
+    virtual bool takes_writes() = 0;
 };
 
 }  // namespace keeper::core

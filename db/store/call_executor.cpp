@@ -112,14 +112,13 @@ pqxx::result call_executor::once(std::string_view name, call_ref call, const bou
     return result;
 }
 
-bool call_executor::answers(const read_statement& statement) {
+std::optional<pqxx::result> call_executor::answer(const read_statement& statement) {
     try {
         const auto until = core::deadline::after(m_bounds.statement);
         statement_lease lease{m_pool, m_watch, until, until, m_gauges};
-        lease.run("a health check", statement);
-        return true;
+        return lease.run("a health check", statement);
     } catch (const core::store_error&) {
-        return false;
+        return std::nullopt;
     }
 }
 

@@ -79,8 +79,9 @@ public:
     // A write named by tag: its frame, its Idempotency-Key, its retry. Throws core::not_applied,
     // core::outcome_unknown, core::key_reused, core::key_in_flight, or core::store_error.
     statement_answer write(std::string_view name, const core::audit_tag& tag, const write_statement& statement);
-    // Whether the database answers the statement now, without waiting for a primary. Never throws.
-    bool answers(const read_statement& statement);
+    // The statement's rows when the database answers it now, without waiting for a primary;
+    // nullopt when it does not. Never throws.
+    std::optional<pqxx::result> answer(const read_statement& statement);
 
 private:
     using bound_statement = std::function<pqxx::result(pqxx::connection&)>;

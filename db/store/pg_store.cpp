@@ -195,9 +195,16 @@ core::store_result pg_store::audit_only(const core::audit_tag& tag, std::string_
 }
 
 bool pg_store::healthy() {
-    return m_calls.answers([](pqxx::connection& conn) {
+    return m_calls.answer([](pqxx::connection& conn) {
         return pqxx::nontransaction{conn}.exec_prepared(std::string{statements::ping.name});
+    }).has_value();
+}
+
+bool pg_store::takes_writes() {
+    const auto rows = m_calls.answer([](pqxx::connection& conn) {
+        return pqxx::nontransaction{conn}.exec_prepared(std::string{statements::writable.name});
     });
+    return rows && rows->size() == 1 && (*rows)[0][0].as<bool>();
 }
 
 }  // namespace keeper::db

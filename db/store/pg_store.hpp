@@ -59,6 +59,7 @@ public:
                                  core::result_code result) override;
 
     bool healthy() override;
+    bool takes_writes() override;
 
 private:
     // A keeper_* function's call: the frame from tag, then args (statements.hpp, call_statement).

@@ -195,11 +195,13 @@ inline constexpr auto worker_backends =
                    {"name_pattern"}, {"pid", "backend_start", "application_name"});
 // GET /health: the database answers.
 inline constexpr auto ping = make_statement("ping", "SELECT 1 AS up", {"up"});
+// GET /ready: the database takes writes (a standby, read-only, answers false).
+inline constexpr auto writable = make_statement("writable", "SELECT NOT pg_is_in_recovery() AS writable", {"writable"});
 
 }  // namespace statements
 
 // Prepared on every new connection, in this order.
-inline constexpr std::array<statement_text, 22> worker_statements{
+inline constexpr std::array<statement_text, 23> worker_statements{
     statements::find_login_secret.text(),   statements::find_application.text(),  statements::authenticate.text(),
     statements::check_session.text(),       statements::set_account_permits.text(), statements::set_contact_permits.text(),
     statements::find_code.text(),           statements::confirm_transfer.text(),  statements::confirm_task.text(),
@@ -207,7 +209,7 @@ inline constexpr std::array<statement_text, 22> worker_statements{
     statements::subscribe_app_device.text(), statements::mark_sms_delivered.text(), statements::audit_only.text(),
     statements::call_outcome.text(),        statements::await_standby.text(),   statements::own_backend.text(),
     statements::end_backend.text(),         statements::backend_running.text(), statements::worker_backends.text(),
-    statements::ping.text(),
+    statements::ping.text(),                statements::writable.text(),
 };
 
 }  // namespace keeper::db

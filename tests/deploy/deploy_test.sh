@@ -193,6 +193,13 @@ check "provision a login (operations.md)" run_doc provision /root /dev/stdin <"$
 figure "setup: $(since "$t") s from the database to a provisioned login"
 check "the documented checks run (operations.md)" run_doc check /root
 check "/health answers ok over plain HTTP on this host" prints ok curl -s http://127.0.0.1/health
+status_of() { in_ct curl -s -o /dev/null -w '%{http_code}' "$@"; }
+live_not_ready() {
+  local got; got="$(status_of http://127.0.0.1/live) $(status_of http://127.0.0.1/ready)"
+  [ "$got" = "200 503" ] || { echo "got $got"; return 1; }
+}
+check "/live and /ready answer 200 over plain HTTP, GET and HEAD" \
+  test "$(status_of http://127.0.0.1/live) $(status_of -I http://127.0.0.1/live) $(status_of http://127.0.0.1/ready) $(status_of -I http://127.0.0.1/ready)" = "200 200 200 200"
 check "GetUtcNow answers over HTTPS through the shipped site" prints_text '<dateTime' curl -sk https://127.0.0.1/GlobalApi.asmx/GetUtcNow
 check "Authenticate of the provisioned login answers 0" serves
 check "/metrics counts the calls" prints_text 'keeper_requests_total{group="SimpleAuthApi",operation="Authenticate"' \
@@ -315,6 +322,7 @@ in_ct runuser -u postgres -- psql -d keeper -qc "DROP TABLE deploy_upgrade_check
 in_ct systemctl stop postgresql
 in_ct systemctl restart keeper >/dev/null 2>&1
 sleep 2
+check "while the pool waits for the database, /live answers 200 and /ready 503" live_not_ready
 check "with PostgreSQL down, keeper-migrate waits to run again, not failed" \
   test "$(unit_property keeper-migrate ActiveState):$(unit_property keeper-migrate SubState)" = activating:auto-restart
 check "keeper.socket stays active" in_ct systemctl is-active --quiet keeper.socket
@@ -324,6 +332,18 @@ migrated() { for _ in $(seq 60); do [ "$(schema_version)" = 9000 ] && return 0; 
 check "once PostgreSQL is back, keeper-migrate runs by itself and applies the migration" migrated
 check "the pool serves" waits_then_serves
 figure "database back at boot: migrated and serving $(since "$t") s after PostgreSQL started"
+
+# --- liveness and readiness while PostgreSQL is away from a serving pool ---------------------------
+in_ct systemctl stop postgresql
+# postgresql.service passes the stop on to the cluster's unit (PartOf): wait for the server to go.
+for _ in $(seq 100); do in_ct pg_isready -q || break; sleep 0.1; done
+check "with PostgreSQL down, /live answers 200 and /ready 503" live_not_ready
+check "/ready says why" prints "not ready: database unreachable" curl -s http://127.0.0.1/ready
+in_ct systemctl start postgresql
+t=$(now)
+ready_again() { for _ in $(seq 200); do [ "$(status_of http://127.0.0.1/ready)" = 200 ] && return 0; sleep 0.05; done; return 1; }
+check "/ready answers 200 again once PostgreSQL is back" ready_again
+figure "ready again $(since "$t") s after PostgreSQL started"
 
 # --- key rotation under load ----------------------------------------------------------------------
 old_key=$(in_ct awk 'NR == 1 { print $1 }' /etc/keeper/secret.keys)

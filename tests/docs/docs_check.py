@@ -133,6 +133,23 @@ for p in [*DOCS, *code_files()]:
                 missing = ", ".join(t for t in titles if t not in named)
                 findings.append(f"{p.relative_to(ROOT)}: lists transports without {missing}: {sentence[:100]}...")
 
+# Endpoints: every path the shipped nginx files route to keeper (an exact location, or an
+# alternation of plain names) is a code span of docs/operations.md, which says who may call it.
+routed = set()
+for conf in ("nginx/keeper-locations.conf", "nginx/keeper-site.conf"):
+    for m in re.finditer(r"^\s*location\s+(=|~|\^~)\s+(\S+)\s*\{", text(ROOT / conf), re.M):
+        kind, where = m.groups()
+        if where.startswith("/_keeper_error") or where.startswith("@"):
+            continue
+        if kind == "~":
+            alternation = re.fullmatch(r"\^/\(([a-z|]+)\)\$", where)
+            routed |= {"/" + name for name in alternation.group(1).split("|")} if alternation else set()
+        else:
+            routed.add(where)
+operations_spans = set(re.findall(r"`([^`]+)`", text(ROOT / "docs/operations.md")))
+for path in sorted(routed - operations_spans):
+    findings.append(f"docs/operations.md: no word of the endpoint {path} that nginx routes")
+
 for f in findings:
     print(f)
 print(f"{len(findings)} finding(s)")

@@ -123,11 +123,19 @@ BOOST_AUTO_TEST_CASE(the_openapi_document_is_served_through_nginx) {
     BOOST_TEST(r.body.find("\"/AccountApi.asmx/SetAccountPermits\"") != std::string::npos);
 }
 
-BOOST_AUTO_TEST_CASE(health_answers_200_through_nginx_on_loopback) {
-    const auto r = http_get(port, "/health");
-    BOOST_TEST(r.status == 200);
-    BOOST_TEST(r.body == "ok\r\n");
-    BOOST_TEST(http_request(port, "POST", "/health", {{"Content-Type", "text/plain"}}, "x").status == 404);
+BOOST_AUTO_TEST_CASE(health_live_and_ready_answer_get_and_head_through_nginx) {
+    const std::pair<const char*, const char*> checks[] = {{"/health", "ok\r\n"}, {"/live", "live\r\n"}, {"/ready", "ready\r\n"}};
+    for (const auto& [path, body] : checks) {
+        BOOST_TEST_CONTEXT(path) {
+            const auto r = http_get(port, path);
+            BOOST_TEST(r.status == 200);
+            BOOST_TEST(r.body == body);
+            const auto head = http_request(port, "HEAD", path, {}, "");
+            BOOST_TEST(head.status == 200);
+            BOOST_TEST(head.body.empty());
+            BOOST_TEST(http_request(port, "POST", path, {{"Content-Type", "text/plain"}}, "x").status == 405);
+        }
+    }
 }
 
 BOOST_AUTO_TEST_CASE(metrics_sum_every_workers_requests) {

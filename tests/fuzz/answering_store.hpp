@@ -39,6 +39,7 @@ struct answering_store final : core::store {
     core::store_result mark_sms_delivered(const core::audit_tag&, const core::session_ref&, std::int32_t) override { return rc::ok; }
     core::store_result audit_only(const core::audit_tag&, std::string_view, std::string_view, rc result) override { return result; }
     bool healthy() override { return true; }
+    bool takes_writes() override { return true; }
 };
 
 }  // namespace keeper::fuzz

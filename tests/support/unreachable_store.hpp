@@ -44,6 +44,7 @@ struct unreachable_store : core::store {
         fail();
     }
     bool healthy() override { return false; }
+    bool takes_writes() override { return false; }
 };
 
 }  // namespace keeper::test

@@ -339,6 +339,58 @@ BOOST_AUTO_TEST_CASE(health_says_503_when_the_database_is_unreachable) {
     BOOST_TEST(r.log.outcome == "health=unavailable");
 }
 
+// /live never asks the database; /ready wants one that takes writes; both over GET and HEAD.
+BOOST_AUTO_TEST_CASE(live_answers_without_the_database_and_ready_wants_a_primary) {
+    const auto check = [&](const std::string& method, const std::string& path, keeper::core::store& st) {
+        const http_request r{method, path, "", "", std::nullopt, "h", "http", "rid-9", "", false, "127.0.0.1", std::nullopt};
+        return handle_request(r, st, cfg);
+    };
+    for (const std::string method : {"GET", "HEAD"}) {
+        const auto live = check(method, "/live", db);
+        BOOST_TEST(live.response.status == 200);
+        BOOST_TEST(live.response.body == "live\r\n");
+        BOOST_TEST(live.log.outcome == "live=ok");
+        const auto ready = check(method, "/ready", db);
+        BOOST_TEST(ready.response.status == 503);
+        BOOST_TEST(ready.response.body == "not ready: database unreachable\r\n");
+        BOOST_TEST(check(method, "/health", db).response.status == 503);
+    }
+    BOOST_TEST(db.calls == 0);  // the unreachable store counts calls, not checks
+
+    struct standby_store : t::unreachable_store {
+        bool healthy() override { return true; }
+    } standby;
+    BOOST_TEST(check("GET", "/ready", standby).response.body == "not ready: the database takes no writes (a standby)\r\n");
+    BOOST_TEST(check("GET", "/health", standby).response.status == 200);
+    struct primary_store : standby_store {
+        bool takes_writes() override { return true; }
+    } primary;
+    const auto ready = check("HEAD", "/ready", primary);
+    BOOST_TEST(ready.response.status == 200);
+    BOOST_TEST(ready.log.outcome == "ready=ok");
+
+    const auto posted = check("POST", "/ready", primary);
+    BOOST_TEST(posted.response.status == 405);
+    BOOST_TEST(posted.response.body.find("use GET or HEAD") != std::string::npos);
+}
+
+// A pool that refuses calls (busy, or waiting for its schema) still says it lives, and is not ready.
+BOOST_AUTO_TEST_CASE(a_refusing_pool_lives_and_is_not_ready) {
+    const auto refused = [](const std::string& path, refusal why) {
+        const http_request r{"HEAD", path, "", "", std::nullopt, "h", "http", "rid-10", "", false, "127.0.0.1", std::nullopt};
+        return refuse_request(r, why, "database schema is version 3, this keeper needs 4", 4);
+    };
+    for (const auto why : {refusal::busy, refusal::not_ready}) {
+        BOOST_TEST(refused("/live", why).response.status == 200);
+        BOOST_TEST(header_of(refused("/live", why).response, "Retry-After").empty());
+        BOOST_TEST(refused("/ready", why).response.status == 503);
+    }
+    BOOST_TEST(refused("/ready", refusal::busy).response.body == "not ready: busy\r\n");
+    BOOST_TEST(header_of(refused("/ready", refusal::busy).response, "Retry-After") == "4");
+    BOOST_TEST(refused("/ready", refusal::not_ready).response.body ==
+               "not ready: database schema is version 3, this keeper needs 4\r\n");
+}
+
 BOOST_AUTO_TEST_CASE(wsdl_in_any_case_disco_and_operation_pages_are_served) {
     for (const std::string q : {"WSDL", "wsdl", "wSdL"}) {
         const auto r = get("/GlobalApi.asmx", q);
