@@ -17,6 +17,10 @@ namespace keeper::core {
 // workers (threads) and their stores (database); gauges are sums over all workers.
 struct runtime_gauges {
     static constexpr std::size_t exit_causes = 2;  // 0: killed by a signal, 1: exited by itself
+    // The pool's processes, for the process_* series: slot 0 the supervisor, then a slot a worker
+    // (0: free). Room for the most workers and as many retiring in a reload.
+    static constexpr std::size_t process_slots = 1 + 2 * 256;
+    std::atomic<std::int32_t> process_ids[process_slots]{};
     std::atomic<std::int64_t> start_time_seconds{0};
     std::atomic<std::int64_t> workers_configured{0};
     std::atomic<std::int64_t> workers_alive{0};

@@ -10,6 +10,7 @@
 #include "core/api/fault.hpp"
 #include "core/wire/media_type.hpp"
 #include "core/metrics.hpp"
+#include "core/process_metrics.hpp"
 #include "core/domain/operation_table.hpp"
 #include "core/wire/response_writer.hpp"
 #include "core/pages/openapi_writer.hpp"
@@ -89,15 +90,20 @@ deadline call_deadline(const http_request& req, std::chrono::milliseconds budget
     return deadline{start + budget};
 }
 
+// GET /metrics: the pool's counters, then what each of its processes costs.
+http_response metrics_page(const metrics_block& metrics, const process_probe* processes, request_log& log) {
+    log.group = "metrics";
+    log.outcome = "page";
+    auto text = format_metrics(metrics);
+    if (processes) text += format_process_metrics(processes->sample());
+    return {200, "text/plain; version=0.0.4; charset=utf-8", {}, std::move(text)};
+}
+
 http_response route(const http_request& req, transport via, store& st, const settings& cfg,
-                    const metrics_block* metrics, request_log& log) {
+                    const metrics_block* metrics, const process_probe* processes, request_log& log) {
     log.retried = req.retried;
     if (is_host_check(req.path)) return answer_host_check(req, st, log);
-    if (req.path == "/metrics" && req.method == "GET" && metrics) {
-        log.group = "metrics";
-        log.outcome = "page";
-        return {200, "text/plain; version=0.0.4; charset=utf-8", {}, format_metrics(*metrics)};
-    }
+    if (req.path == "/metrics" && req.method == "GET" && metrics) return metrics_page(*metrics, processes, log);
     if (req.path == "/openapi.json" && req.method == "GET") {
         log.group = "openapi";
         log.outcome = "page";
@@ -189,12 +195,13 @@ handled_request refuse_request(const http_request& request, refusal why, std::st
     return out;
 }
 
-handled_request handle_request(const http_request& request, store& st, const settings& cfg, const metrics_block* metrics) {
+handled_request handle_request(const http_request& request, store& st, const settings& cfg, const metrics_block* metrics,
+                               const process_probe* processes) {
     handled_request out;
     const transport via = answering_transport(request);
     out.log.via = via;
     try {
-        out.response = route(request, via, st, cfg, metrics, out.log);
+        out.response = route(request, via, st, cfg, metrics, processes, out.log);
         return out;
     } catch (const fault& f) {
         answer_fault(out, via, f);

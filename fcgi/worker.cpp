@@ -22,6 +22,7 @@
 #include "db/store/pg_store.hpp"
 #include "fcgi_exchange.hpp"
 #include "log_writer.hpp"
+#include "process_probe.hpp"
 
 namespace keeper::fcgi {
 namespace {
@@ -32,13 +33,15 @@ struct worker_state {
         : cfg(c), metrics(m),
           store(config::worker_conninfo(c), static_cast<std::size_t>(c.database_connections), {c.lock_timeout, c.statement_timeout, c.call_budget, std::max(1, c.threads / 2)},
                 db::key_file::load(config::secret_key_path(c)), &m.runtime),
-          queue(static_cast<std::size_t>(c.threads), c.admission_wait, &m.runtime.requests_waiting), hub(sockets, queue) {}
+          queue(static_cast<std::size_t>(c.threads), c.admission_wait, &m.runtime.requests_waiting), hub(sockets, queue),
+          processes(m.runtime) {}
 
     const core::settings& cfg;
     core::metrics_block& metrics;
     db::pg_store store;
     core::admission_queue queue;
     connection_hub hub;
+    proc_process_probe processes;
 };
 
 // Counts a thread as busy for its lifetime (keeper_worker_threads_busy).
@@ -58,7 +61,7 @@ enum class answer_with { the_call, a_refusal };
 // it would fail again).
 bool answer(FCGX_Request& request, const core::waiting_request& r, worker_state& w, answer_with how) {
     const auto x = exchange_one(request, r.fd, w.cfg.body_limit, r.retried, [&](const core::http_request& req) {
-        return how == answer_with::the_call ? core::handle_request(req, w.store, w.cfg, &w.metrics) : core::refuse_request(req, core::refusal::busy, {}, r.retry_after_s);
+        return how == answer_with::the_call ? core::handle_request(req, w.store, w.cfg, &w.metrics, &w.processes) : core::refuse_request(req, core::refusal::busy, {}, r.retry_after_s);
     });
     if (!x.aborted.empty()) write_log_record("worker: request aborted: " + x.aborted);
     if (x.answered) {

@@ -15,6 +15,7 @@
 
 #include "log_ring.hpp"
 #include "log_writer.hpp"
+#include "process_probe.hpp"
 #include "worker.hpp"
 
 namespace keeper::fcgi {
@@ -70,6 +71,7 @@ void spawn_worker(pool& p, worker_set& into) {
     }
     into[pid] = {clock::now(), std::move(log)};
     p.metrics.runtime.workers_alive.fetch_add(1, std::memory_order_relaxed);
+    record_worker(p.metrics.runtime, pid);
 }
 
 // What /metrics says the configuration asks for.
@@ -125,6 +127,7 @@ void reap(pool& p, pid_t pid, int status) {
         const auto started = it->second.started;
         set->erase(it);
         p.metrics.runtime.workers_alive.fetch_sub(1, std::memory_order_relaxed);
+        forget_worker(p.metrics.runtime, pid);
         if (set == &p.retiring || p.stopping) return;
         p.metrics.runtime.worker_replacements[WIFSIGNALED(status) ? 0 : 1].fetch_add(1, std::memory_order_relaxed);
         std::cerr << "pool: worker " << pid << " " << describe_exit(status) << "; replacing it" << std::endl;
@@ -162,6 +165,7 @@ int run_pool(listen_sockets sockets, core::settings cfg, const settings_loader& 
     metrics.runtime.start_time_seconds.store(
         std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
     publish_configuration(p);
+    record_supervisor(metrics.runtime, getpid());
     spawn_workers(p, p.workers);
     std::cerr << "pool: " << p.workers.size() << " workers started" << std::endl;
     const timespec tick{0, std::chrono::nanoseconds{log_interval}.count()};

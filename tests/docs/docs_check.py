@@ -104,7 +104,7 @@ for p in [*DOCS, *(f for f in code_files() if "migrations" not in f.parts)]:
 
 # Configuration keys: what config/setting_keys.cpp defines. A key is written as a code span; a
 # span that reads like a key (a setting's unit or kind at its end) must be one. Names of the same
-# shape that belong to PostgreSQL, nginx or Patroni are not keeper's.
+# shape that belong to PostgreSQL, nginx or Patroni are not keeper's, nor are metrics.
 keys = set(re.findall(r'\bkey\("([a-z_]+)", &settings::', text(ROOT / "config/setting_keys.cpp")))
 assert len(keys) > 20, "config/setting_keys.cpp's rows were not found: the pattern above needs their new shape"
 KEY_SHAPE = re.compile(r"^[a-z]+(?:_[a-z0-9]+)*_(?:ms|seconds|hours|days|months|url|file|listen|rows|attempts|failures|"
@@ -112,7 +112,8 @@ KEY_SHAPE = re.compile(r"^[a-z]+(?:_[a-z0-9]+)*_(?:ms|seconds|hours|days|months|
 NOT_KEYS = {"max_connections", "superuser_reserved_connections", "daily_limit", "auth_failures"}  # PostgreSQL's; columns
 for doc in DOCS:
     for span in sorted(set(re.findall(r"`([a-z0-9_]+)(?: = [^`]*)?`", text(doc)))):
-        if KEY_SHAPE.match(span) and span not in keys and span not in NOT_KEYS and not span.startswith("keeper_"):
+        metric = span.startswith(("keeper_", "process_"))
+        if KEY_SHAPE.match(span) and span not in keys and span not in NOT_KEYS and not metric:
             findings.append(f"{doc.relative_to(ROOT)}: names `{span}`, which is no configuration key")
 table = set(re.findall(r"^\| ([a-z_]+) \|", text(ROOT / "docs/configuration.md"), re.M)) - {"key"}
 for key in sorted(keys - table):

@@ -24,10 +24,10 @@ print(f"{len(exprs)} dashboard queries")
 PY
 promtool check rules "$work/dashboard-rules.yml"
 
-# Every keeper series the rules and the dashboard use is one keeper exports: the running stack's
-# /metrics, or a file for node_exporter's textfile collector that keeperctl maintain
-# (maintain_metrics.cpp) or the backup unit (backup-metrics) writes; so neither can silently
-# watch a name that does not exist.
+# Every keeper_* and process_* series the rules and the dashboard use is one keeper exports: the
+# running stack's /metrics, or a file for node_exporter's textfile collector that keeperctl
+# maintain (maintain_metrics.cpp) or the backup unit (backup-metrics) writes; so neither can
+# silently watch a name that does not exist.
 # Without the running stack there is nothing to compare with, and the check fails rather than pass.
 [ -n "${KEEPER_TEST_PORT:-}" ] || { echo "KEEPER_TEST_PORT is not set: run through scripts/test"; exit 1; }
 curl -fsS "http://127.0.0.1:$KEEPER_TEST_PORT/metrics" >"$work/metrics.txt"
@@ -35,23 +35,24 @@ grep -ohE '# TYPE keeper_[a-z_]+ ' "$root/keeperctl/maintain_metrics.cpp" "$root
 grep -ohE '"keeper_[a-z_]+"' "$root/keeperctl/maintain_metrics.cpp" | tr -d '"' | sed 's/^/# TYPE /; s/$/ /' >>"$work/metrics.txt"
 # (comments, and a job's name such as keeper_tls, hold no series)
 sed -E '/^ *#/d; s/job=\\?"[a-z_]+\\?"//g' "$root/packaging/prometheus/keeper-alerts.yml" "$root/packaging/grafana/keeper-dashboard.json" |
-  grep -oE 'keeper_[a-z_]+' |
+  grep -oE '(keeper|process)_[a-z_]+' |
   sed -E 's/_(bucket|sum|count)$//' | sort -u | while read -r name; do
     grep -q "^# TYPE $name " "$work/metrics.txt" || { echo "not exported by keeper: $name"; exit 1; }
   done
 # Every metric the docs name is exported too: a name in README, docs/ or a man page that shares its
-# family (its first two words, as keeper_database_) with an exported series must be one.
+# family (its first two words, as keeper_database_) with an exported series, or is a process_*
+# name, must be one.
 python3 - "$root" "$work/metrics.txt" <<'PY'
 import pathlib, re, sys
 root, exported_file = pathlib.Path(sys.argv[1]), sys.argv[2]
-exported = set(re.findall(r"^# TYPE (keeper_[a-z_]+) ", open(exported_file).read(), re.M))
-families = {"_".join(n.split("_")[:2]) + "_" for n in exported}
+exported = set(re.findall(r"^# TYPE ((?:keeper|process)_[a-z_]+) ", open(exported_file).read(), re.M))
+families = {"_".join(n.split("_")[:2]) + "_" for n in exported} | {"process_"}
 # nginx's variables ($keeper_request_id) share a family's words and are no series.
 variables = {v for f in (root / "nginx").glob("*.conf") for v in re.findall(r"\$(keeper_[a-z_]+)", f.read_text())}
 docs = [root / "README.md", *sorted((root / "docs").glob("*.md")), *sorted((root / "docs/man").glob("*.8"))]
 missing = []
 for doc in docs:
-    for name in sorted(set(re.findall(r"keeper_[a-z_]+[a-z]", doc.read_text(encoding="utf-8")))):
+    for name in sorted(set(re.findall(r"(?<![a-z_/])(?:keeper|process)_[a-z_]+[a-z]", doc.read_text(encoding="utf-8")))):
         base = re.sub(r"_(bucket|sum|count)$", "", name)
         if any(name.startswith(f) for f in families) and base not in exported and name not in variables:
             missing.append(f"{doc.relative_to(root)}: {name}")

@@ -3,8 +3,10 @@
 #include "tests/support/printers.hpp"
 
 #include <memory>
+#include <vector>
 
 #include "core/metrics.hpp"
+#include "core/process_metrics.hpp"
 #include "core/domain/operation_table.hpp"
 
 using namespace keeper::core;
@@ -100,6 +102,31 @@ BOOST_AUTO_TEST_CASE(pool_and_database_series_follow_prometheus_conventions) {
         BOOST_TEST(text.find("# HELP " + name + " ") != std::string::npos, name);
         BOOST_TEST(text.find("# TYPE " + name + " ") != std::string::npos, name);
     }
+}
+
+// The series every Prometheus client library exports, once per process of the pool.
+BOOST_AUTO_TEST_CASE(process_series_name_each_process_of_the_pool) {
+    process_sample supervisor;
+    supervisor.cpu_seconds = 1.5;
+    supervisor.resident_bytes = 4096;
+    supervisor.start_time_seconds = 1795755932;
+    process_sample worker = supervisor;
+    worker.worker_slot = 3;
+    worker.open_fds = 12;
+    worker.max_fds = 65536;
+    const std::vector<process_sample> processes{supervisor, worker};
+    const auto text = format_process_metrics(processes);
+    BOOST_TEST(has_line(text, "# TYPE process_cpu_seconds_total counter"));
+    BOOST_TEST(has_line(text, R"(process_cpu_seconds_total{process="supervisor"} 1.5)"));
+    BOOST_TEST(has_line(text, R"(process_resident_memory_bytes{process="worker",slot="3"} 4096)"));
+    BOOST_TEST(has_line(text, R"(process_open_fds{process="worker",slot="3"} 12)"));
+    BOOST_TEST(has_line(text, R"(process_max_fds{process="worker",slot="3"} 65536)"));
+    BOOST_TEST(has_line(text, R"(process_start_time_seconds{process="supervisor"} 1795755932)"));
+    for (const std::string name : {"process_virtual_memory_bytes", "process_resident_memory_bytes", "process_open_fds",
+                                   "process_max_fds", "process_start_time_seconds"}) {
+        BOOST_TEST(has_line(text, "# TYPE " + name + " gauge"), name);
+    }
+    BOOST_TEST(format_process_metrics({}).empty());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
