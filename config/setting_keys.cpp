@@ -9,6 +9,7 @@ namespace keeper::config {
 namespace {
 
 using core::settings;
+using core::log_format_kind;
 using core::test_form_access;
 
 // How a key's text is read: the rule a row names (below), applied to its member's type.
@@ -17,6 +18,7 @@ struct nonempty_text {};
 struct amount {};  // money in the purse's currency, exact decimal text
 struct boolean {};
 struct one_of_test_form {};
+struct one_of_log_format {};
 struct whole {
     long long min, max;
 };
@@ -44,6 +46,11 @@ void read(test_form_access& out, const std::string& key, const std::string& v, o
     else if (v == "off") out = test_form_access::off;
     else refuse(key, v, "is not local, any or off");
 }
+void read(log_format_kind& out, const std::string& key, const std::string& v, one_of_log_format) {
+    if (v == "text") out = log_format_kind::text;
+    else if (v == "json") out = log_format_kind::json;
+    else refuse(key, v, "is not text or json");
+}
 long long whole_number(const std::string& key, const std::string& v, whole range) {
     long long n = 0;
     const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
@@ -68,6 +75,7 @@ std::string shown(bool v) { return v ? "true" : "false"; }
 std::string shown(test_form_access v) {
     return v == test_form_access::local ? "local" : v == test_form_access::any ? "any" : "off";
 }
+std::string shown(log_format_kind v) { return v == log_format_kind::json ? "json" : "text"; }
 template <typename N>
     requires std::is_arithmetic_v<N>
 std::string shown(N v) { return std::to_string(v); }
@@ -145,6 +153,9 @@ const std::vector<setting_def>& setting_definitions() {
         key("test_form", &settings::test_form, one_of_test_form{},
             "Who sees the test form on the ?op= help pages (a form that calls the operation over HTTP POST): local "
          "(requests from loopback, as ASMX), any, or off. The operations themselves answer everyone either way."),
+        key("log_format", &settings::log_format, one_of_log_format{},
+            "How keeper writes its log lines: text (logfmt, key=value) or json (one object a line, the same "
+         "fields), for Loki, Elasticsearch or Vector to ingest without a parser of their own."),
         key("session_ttl_seconds", &settings::session_ttl, whole{1, 366LL * 86400},
             "How long a session stays valid after Authenticate."),
         key("auth_max_failures", &settings::auth_max_failures, whole{1, 1000},

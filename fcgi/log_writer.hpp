@@ -1,9 +1,11 @@
 #pragma once
-// Where a worker's log records go: into its log_ring (log_ring.hpp) once the supervisor gave it
+// Where a process's log records go: into its log_ring (log_ring.hpp) once the supervisor gave it
 // one, else straight to stderr with a single write(2), newline included, so records never
-// interleave.
+// interleave. Records are written in the configured log_format (core/log_line.hpp).
 #include <cstddef>
 #include <string_view>
+
+#include "core/api/settings.hpp"
 
 namespace keeper::fcgi {
 
@@ -12,6 +14,14 @@ class log_ring;
 // Called once in a worker, before its threads start.
 void use_log_ring(log_ring& ring);
 
+// The format of this process's records from now on: set by the supervisor once the configuration
+// is read (and again on a reload); a worker inherits it. Before that, text.
+void use_log_format(core::log_format_kind format);
+core::log_format_kind log_format();
+
 void write_log_record(std::string_view record);
+
+// An event of the pool (source "pool", "keeper-fcgi", "worker") as one record.
+void log_event(std::string_view source, std::string_view message);
 
 }  // namespace keeper::fcgi

@@ -14,6 +14,7 @@
 
 #include "config/settings_file.hpp"
 #include "core/api/settings.hpp"
+#include "log_writer.hpp"
 #include "shared_metrics.hpp"
 #include "startup_checks.hpp"
 #include "worker_pool.hpp"
@@ -140,6 +141,7 @@ int main(int argc, char** argv) {
         std::string refused;
         try {
             loaded = keeper::fcgi::load_checked_settings(config_path);
+            keeper::fcgi::use_log_format(loaded->log_format);
         } catch (const std::exception& e) {
             refused = e.what();
         }
@@ -159,7 +161,7 @@ int main(int argc, char** argv) {
         keeper::fcgi::shared_metrics metrics;  // before the workers fork: they all share it
         return keeper::fcgi::run_pool(sockets, cfg, reload, metrics.block());
     } catch (const std::exception& e) {
-        std::cerr << "keeper-fcgi: " << e.what() << std::endl;
+        keeper::fcgi::log_event("keeper-fcgi", e.what());
         return 1;
     }
 }

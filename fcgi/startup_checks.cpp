@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <iostream>
 #include <optional>
 #include <pqxx/pqxx>
 #include <stdexcept>
@@ -13,6 +12,7 @@
 #include "core/api/text_util.hpp"
 #include "config/settings_file.hpp"
 #include "db/schema/migrator.hpp"
+#include "log_writer.hpp"
 #include "waiting_room.hpp"
 #include "db/secrets/secret_rotation.hpp"
 
@@ -130,11 +130,12 @@ core::settings wait_for_configuration(const std::string& config_path, listen_soc
     const auto why_waiting = [&]() -> std::optional<std::string> {
         try {
             cfg = load_checked_settings(config_path);
-            if (!said.empty()) std::cerr << "keeper-fcgi: " << config_path << ": configuration ok; starting" << std::endl;
+            use_log_format(cfg->log_format);
+            if (!said.empty()) log_event("keeper-fcgi", config_path + ": configuration ok; starting");
             return std::nullopt;
         } catch (const std::exception& e) {
             const std::string why = "the configuration is refused: " + std::string{e.what()};
-            if (why != said) std::cerr << "keeper-fcgi: waiting: " << why << std::endl;
+            if (why != said) log_event("keeper-fcgi", "waiting: " + why);
             said = why;
             return why;
         }
@@ -149,7 +150,7 @@ void wait_for_schema(const core::settings& cfg, listen_sockets sockets) {
     const auto waiting = [&](const std::string& why) -> std::optional<std::string> {
         const auto now = std::chrono::steady_clock::now();
         if (!said || now - *said >= say_every) {
-            std::cerr << "keeper-fcgi: waiting: " << why << std::endl;
+            log_event("keeper-fcgi", "waiting: " + why);
             said = now;
         }
         return why;
@@ -162,12 +163,12 @@ void wait_for_schema(const core::settings& cfg, listen_sockets sockets) {
             return waiting(e.what());  // the key file cannot open what the database holds
         }
         if (!db.reachable) {
-            std::cerr << "keeper-fcgi: database unreachable at start; workers will connect when it is back" << std::endl;
+            log_event("keeper-fcgi", "database unreachable at start; workers will connect when it is back");
             return std::nullopt;
         }
         if (db.schema_matches()) {
-            if (said) std::cerr << "keeper-fcgi: database schema is version " << db.found_version << "; starting" << std::endl;
-            if (!db.durability_warning.empty()) std::cerr << "keeper-fcgi: warning: " << db.durability_warning << std::endl;
+            if (said) log_event("keeper-fcgi", "database schema is version " + std::to_string(db.found_version) + "; starting");
+            if (!db.durability_warning.empty()) log_event("keeper-fcgi", "warning: " + db.durability_warning);
             return std::nullopt;
         }
         return waiting(db.schema_problem());

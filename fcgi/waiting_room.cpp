@@ -26,8 +26,8 @@ void answer_one(int listen_fd, bool retried, std::size_t body_limit, const std::
     const auto x = exchange_one(request, fd, body_limit, retried, [&](const core::http_request& req) {
         return core::refuse_request(req, core::refusal::not_ready, why);
     });
-    if (!x.aborted.empty()) write_log_record("keeper-fcgi: request aborted while waiting: " + x.aborted);
-    if (x.answered) write_log_record(core::format_log_line(x.request_id, *x.answered, std::chrono::microseconds{0}));
+    if (!x.aborted.empty()) log_event("keeper-fcgi", "request aborted while waiting: " + x.aborted);
+    if (x.answered) write_log_record(core::format_log_line(x.request_id, *x.answered, std::chrono::microseconds{0}, log_format()));
     close(fd);
 }
 

@@ -63,11 +63,11 @@ bool answer(FCGX_Request& request, const core::waiting_request& r, worker_state&
     const auto x = exchange_one(request, r.fd, w.cfg.body_limit, r.retried, [&](const core::http_request& req) {
         return how == answer_with::the_call ? core::handle_request(req, w.store, w.cfg, &w.metrics, &w.processes) : core::refuse_request(req, core::refusal::busy, {}, r.retry_after_s);
     });
-    if (!x.aborted.empty()) write_log_record("worker: request aborted: " + x.aborted);
+    if (!x.aborted.empty()) log_event("worker", "request aborted: " + x.aborted);
     if (x.answered) {
         const auto took = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - r.ready_at);
         core::record_request(w.metrics, x.answered->log, took);
-        write_log_record(core::format_log_line(x.request_id, *x.answered, took));
+        write_log_record(core::format_log_line(x.request_id, *x.answered, took, log_format()));
     }
     return x.open && !r.retried;
 }

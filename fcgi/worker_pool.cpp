@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <iostream>
 #include <map>
 #include <memory>
 #include <thread>
@@ -55,7 +54,7 @@ struct pool {
     try {
         rc = run_worker(p.sockets, p.cfg, p.metrics);  // takes SIGTERM/SIGINT itself (still blocked)
     } catch (const std::exception& e) {
-        write_log_record(std::string{"worker "} + std::to_string(getpid()) + ": " + e.what());
+        log_event("worker", std::to_string(getpid()) + ": " + e.what());
     }
     _exit(rc);
 }
@@ -66,7 +65,7 @@ void spawn_worker(pool& p, worker_set& into) {
     const pid_t pid = fork();
     if (pid == 0) become_worker(p, log->ring(), supervisor);
     if (pid < 0) {
-        std::cerr << "pool: fork failed: " << std::strerror(errno) << std::endl;
+        log_event("pool", std::string{"fork failed: "} + std::strerror(errno));
         return;
     }
     into[pid] = {clock::now(), std::move(log)};
@@ -101,12 +100,13 @@ std::string describe_exit(int status) {
 void reload(pool& p) {
     try {
         auto fresh = p.loader();
-        if (fresh.listen != p.cfg.listen) std::cerr << "pool: 'listen' changes only on restart" << std::endl;
+        if (fresh.listen != p.cfg.listen) log_event("pool", "'listen' changes only on restart");
         p.cfg = std::move(fresh);
     } catch (const std::exception& e) {
-        std::cerr << "pool: reload refused, keeping the running configuration: " << e.what() << std::endl;
+        log_event("pool", std::string{"reload refused, keeping the running configuration: "} + e.what());
         return;
     }
+    use_log_format(p.cfg.log_format);
     publish_configuration(p);
     worker_set fresh;
     spawn_workers(p, fresh);
@@ -115,7 +115,7 @@ void reload(pool& p) {
         p.retiring[pid] = std::move(w);
     }
     p.workers = std::move(fresh);
-    std::cerr << "pool: configuration reloaded; " << p.workers.size() << " workers started" << std::endl;
+    log_event("pool", "configuration reloaded; " + std::to_string(p.workers.size()) + " workers started");
 }
 
 // A worker has exited: write out what it logged, and replace it unless it was meant to go.
@@ -130,7 +130,7 @@ void reap(pool& p, pid_t pid, int status) {
         forget_worker(p.metrics.runtime, pid);
         if (set == &p.retiring || p.stopping) return;
         p.metrics.runtime.worker_replacements[WIFSIGNALED(status) ? 0 : 1].fetch_add(1, std::memory_order_relaxed);
-        std::cerr << "pool: worker " << pid << " " << describe_exit(status) << "; replacing it" << std::endl;
+        log_event("pool", "worker " + std::to_string(pid) + " " + describe_exit(status) + "; replacing it");
         // A worker that dies at once (bad config, broken library) must not make us spin.
         if (clock::now() - started < std::chrono::seconds{1}) std::this_thread::sleep_for(std::chrono::seconds{1});
         spawn_worker(p, p.workers);
@@ -145,7 +145,7 @@ void reap_exited(pool& p) {
 
 void begin_stop(pool& p) {
     p.stopping = true;
-    std::cerr << "pool: stopping " << p.workers.size() << " workers" << std::endl;
+    log_event("pool", "stopping " + std::to_string(p.workers.size()) + " workers");
     for (const auto& [pid, w] : p.workers) kill(pid, SIGTERM);
 }
 
@@ -166,8 +166,9 @@ int run_pool(listen_sockets sockets, core::settings cfg, const settings_loader& 
         std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
     publish_configuration(p);
     record_supervisor(metrics.runtime, getpid());
+    use_log_format(p.cfg.log_format);
     spawn_workers(p, p.workers);
-    std::cerr << "pool: " << p.workers.size() << " workers started" << std::endl;
+    log_event("pool", std::to_string(p.workers.size()) + " workers started");
     const timespec tick{0, std::chrono::nanoseconds{log_interval}.count()};
     while (!p.stopping || !p.workers.empty() || !p.retiring.empty()) {
         const int signal = sigtimedwait(&signals, nullptr, &tick);

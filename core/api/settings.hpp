@@ -10,6 +10,9 @@ namespace keeper::core {
 // Who is shown the test form on the ?op= help pages (ASMX shows it to the local machine only).
 enum class test_form_access { local, any, off };
 
+// How keeper's log lines are written: logfmt (key=value) or one JSON object a line.
+enum class log_format_kind { text, json };
+
 struct settings {
     std::string api_namespace = "http://tempuri.org/";
     std::string database_url = "dbname=keeper";  // a libpq connection string (the workers')
@@ -31,6 +34,7 @@ struct settings {
     std::chrono::seconds nginx_read_timeout{30};        // nginx's fastcgi_read_timeout, which the deadline stays under
     std::size_t body_limit = 65536;
     test_form_access test_form = test_form_access::local;
+    log_format_kind log_format = log_format_kind::text;
     std::chrono::seconds session_ttl{86400};
     int auth_max_failures = 5;
     std::chrono::seconds auth_failure_window{900};

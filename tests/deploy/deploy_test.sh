@@ -109,6 +109,10 @@ run_doc() {  # run_doc NAME DIR [stdin file]: the doc's block, as root in DIR in
   in_ct env ${DOC_VARIABLE:+"$DOC_VARIABLE"} bash -euo pipefail -c "cd $dir && $text" <"$input"
 }
 
+prints_json_field() {  # prints_json_field JSON FIELD VALUE: the object has FIELD = VALUE
+  python3 -c 'import json, sys; o = json.loads(sys.argv[1]); sys.exit(o.get(sys.argv[2]) != sys.argv[3])' "$1" "$2" "$3" ||
+    { echo "got: $1"; return 1; }
+}
 # What a command in the container prints: exactly WANT (carriage returns aside), or a line
 # holding TEXT, or one matching the extended regular expression RE.
 prints() { local want=$1 got; shift; got=$(in_ct "$@" | tr -d '\r'); [ "$got" = "$want" ] || { echo "got: $got"; return 1; }; }
@@ -391,6 +395,38 @@ in_ct cp /root/keeper.conf.good /etc/keeper/keeper.conf
 check "with the configuration fixed, keeper-fcgi --check-config passes" in_ct runuser -u keeper -- keeper-fcgi --check-config
 check "with the configuration fixed, the reload succeeds" in_ct systemctl reload keeper
 check "and the new workers serve" serves
+
+# --- JSON log lines ------------------------------------------------------------------------------------
+in_ct sh -c 'echo "log_format = json" >>/etc/keeper/keeper.conf'
+in_ct systemctl reload keeper
+request_id_of_a_call() { in_ct curl -sk -D - -o /dev/null https://127.0.0.1/GlobalApi.asmx/GetUtcNow | tr -d '\r' |
+  awk -F': ' 'tolower($1) == "x-request-id" { print $2 }'; }
+journal_json() {  # journal_json TEXT: the newest line of keeper's journal holding TEXT, parsed as JSON
+  local line=""
+  for _ in $(seq 25); do
+    line=$(in_ct journalctl -u keeper -o cat --no-pager | grep -F -- "$1" | tail -n 1)
+    [ -n "$line" ] && break
+    sleep 0.2
+  done
+  python3 -c 'import json, sys; print(json.dumps(json.loads(sys.argv[1]), sort_keys=True))' "$line" || { echo "not JSON: $line"; return 1; }
+}
+# The new workers write JSON; the old ones finish what nginx still sends on their kept connections
+# (nginx closes those within keepalive_timeout), in text.
+json_call_line() {
+  local rid line
+  for _ in $(seq 40); do
+    rid=$(request_id_of_a_call)
+    sleep 0.1
+    line=$(in_ct journalctl -u keeper -o cat --no-pager | grep -F -- "$rid" | tail -n 1)
+    [ "${line:0:1}" = "{" ] && { prints_json_field "$line" operation GetUtcNow; return; }
+    sleep 0.2
+  done
+  echo "no call logged as JSON; last: $line"; return 1
+}
+check "with log_format = json, a call's line is a JSON object" json_call_line
+check "and the pool's own lines are too" prints_json_field "$(journal_json '"configuration reloaded')" source pool
+in_ct cp /root/keeper.conf.good /etc/keeper/keeper.conf
+in_ct systemctl reload keeper
 
 # --- maintenance ------------------------------------------------------------------------------------
 check "keeper-maintain.timer is active with a next run" prints_text keeper-maintain.service systemctl list-timers keeper-maintain.timer --no-legend

@@ -318,9 +318,10 @@ error_log {cls.dir}/error.log warn;
 worker_processes 1;
 events {{ worker_connections 3; }}
 http {{
-    access_log off;
     include {SOURCE}/nginx/keeper-request-id.conf;
+    include {SOURCE}/nginx/keeper-log-format.conf;
     include {SOURCE}/nginx/keeper-limits.conf;
+    access_log {cls.dir}/access.json keeper_json;
     client_body_temp_path {cls.dir}/body;
     fastcgi_temp_path {cls.dir}/fastcgi;
     upstream keeper_pool {{ server unix:{cls.dir}/pool.sock; }}
@@ -369,6 +370,18 @@ http {{
             self.pool.accept()
         with open(f"{self.dir}/error.log") as f:
             self.assertIn("worker_connections are not enough while connecting to upstream", f.read())
+        # The shipped JSON access log (keeper-log-format.conf, keeper_json): one object a line, the
+        # request id the client got, the query string never.
+        time.sleep(0.1)
+        with open(f"{self.dir}/access.json") as f:
+            lines = [json.loads(line) for line in f]
+        logged = {line["request_id"]: line for line in lines}
+        for shape, (status, headers, body) in answers.items():
+            with self.subTest(shape=shape):
+                line = logged[headers["X-Request-Id"]]
+                self.assertEqual(line["status"], status)
+                self.assertNotIn("sessionId", line["uri"])
+                self.assertIsInstance(line["request_time"], float)
 
 
 if __name__ == "__main__":

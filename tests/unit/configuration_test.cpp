@@ -3,6 +3,7 @@
 #include "tests/support/printers.hpp"
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
@@ -22,6 +23,7 @@ namespace {
 // A value other than a key's default that its rule accepts.
 std::string another_valid_value(const std::string& key, const std::string& value) {
     if (key == "test_form") return value == "local" ? "any" : "local";
+    if (key == "log_format") return value == "text" ? "json" : "text";
     if (value == "true" || value == "false") return value == "true" ? "false" : "true";
     if (!value.empty() && value.find_first_not_of("0123456789") == std::string::npos) return std::to_string(std::stoll(value) + 1);
     return value + "x";
@@ -236,6 +238,32 @@ BOOST_AUTO_TEST_CASE(values_cannot_forge_lines) {
     const auto line = format_log_line("r", h, std::chrono::microseconds{0});
     BOOST_TEST(line.find('\n') == std::string::npos);
     BOOST_TEST(line.find("detail=\"bad?request_id=forged ?x?\"") != std::string::npos);
+}
+
+// log_format = json: the same fields, one object a line, numbers as numbers; no value can end
+// the line or the object early.
+BOOST_AUTO_TEST_CASE(a_json_line_holds_the_same_fields_as_the_text_line) {
+    handled_request h;
+    h.log = {"SimpleAuthApi", "Authenticate", transport::soap11, "result=0", "", nullptr, 0, std::nullopt};
+    h.log.retried = true;
+    h.log.detail = "bad\n\"}{\"request_id\":\"forged\\";
+    h.response.status = 200;
+    const auto line = format_log_line("abc", h, std::chrono::microseconds{1500}, log_format_kind::json);
+    BOOST_TEST(line.find('\n') == std::string::npos);
+    const auto object = nlohmann::json::parse(line);
+    BOOST_TEST(object.size() == 9u, line);
+    BOOST_TEST(object["request_id"] == "abc");
+    BOOST_TEST(object["operation"] == "Authenticate");
+    BOOST_TEST(object["transport"] == "soap11");
+    BOOST_TEST(object["outcome"] == "result=0");
+    BOOST_TEST(object["status"] == 200);
+    BOOST_TEST(object["duration_ms"] == 1.5);
+    BOOST_TEST(object["retried"] == true);
+    BOOST_TEST(object["detail"] == "bad?\"}{\"request_id\":\"forged\\");
+    const auto event = nlohmann::json::parse(format_event("pool", "worker 12 exited\n", log_format_kind::json));
+    BOOST_TEST(event["source"] == "pool");
+    BOOST_TEST(event["message"] == "worker 12 exited?");
+    BOOST_TEST(format_event("pool", "8 workers started") == "pool: 8 workers started");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
