@@ -6,6 +6,7 @@
 #include "core/domain/call_runner.hpp"
 #include "core/host_checks.hpp"
 #include "core/wire/endpoint_path.hpp"
+#include "core/wire/trace_context.hpp"
 #include "core/wire/idempotency_key.hpp"
 #include "core/api/fault.hpp"
 #include "core/wire/media_type.hpp"
@@ -53,6 +54,11 @@ transport answering_transport(const http_request& req) {
     if (const auto* row = recognise_transport(req.method, ep->operation_name.has_value(), media.essence)) return row->id;
     // JSON sent where keeper takes no JSON (the group's path) is still answered in JSON's shape.
     return media.essence == json_type ? transport::json : transport::none;
+}
+
+// The trace id of the request's traceparent, "" when it has none (or none valid).
+std::string request_trace_id(const http_request& req) {
+    return req.traceparent ? trace_id_of(*req.traceparent).value_or("") : "";
 }
 
 // The request's call, decoded by its transport's row. An unknown operation named in the path is
@@ -169,6 +175,7 @@ handled_request refuse_request(const http_request& request, refusal why, std::st
     const transport via = answering_transport(request);
     out.log.via = via;
     out.log.retried = request.retried;
+    out.log.trace_id = request_trace_id(request);
     if (const auto ep = parse_endpoint_path(request.path)) out.log.group = group_name(ep->group);
     if (why == refusal::busy) {
         out.log.detail = "refused on arrival: no thread would have been free within admission_wait_ms";
@@ -200,6 +207,7 @@ handled_request handle_request(const http_request& request, store& st, const set
     handled_request out;
     const transport via = answering_transport(request);
     out.log.via = via;
+    out.log.trace_id = request_trace_id(request);
     try {
         out.response = route(request, via, st, cfg, metrics, processes, out.log);
         return out;

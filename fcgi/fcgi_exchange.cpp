@@ -72,6 +72,7 @@ core::http_request read_request(FCGX_Request& r, std::size_t body_limit) {
     req.content_type = param(r, "CONTENT_TYPE");
     req.soap_action = optional_param(r, "HTTP_SOAPACTION");
     req.idempotency_key = optional_param(r, "HTTP_IDEMPOTENCY_KEY");
+    req.traceparent = optional_param(r, "HTTP_TRACEPARENT");
     req.host = param(r, "HTTP_HOST");
     const auto scheme = param(r, "REQUEST_SCHEME");
     req.scheme = !scheme.empty() ? scheme : (param(r, "HTTPS") == "on" ? "https" : "http");

@@ -703,7 +703,7 @@ class Chaos(unittest.TestCase):
         # a class's tests in the order of their names: the scenarios' numbers are two digits so
         # that 10 follows 09, and this check is 99, last.
         import re
-        record = re.compile(r'request_id=[0-9a-f]{32} group=\S+ operation=\S+ transport=\S+ outcome=\S+ '
+        record = re.compile(r'request_id=[0-9a-f]{32}( trace_id=[0-9a-f]{32})? group=\S+ operation=\S+ transport=\S+ outcome=\S+ '
                             r'status=\d{3} duration_ms=[0-9.]+( replayed=true)?( retried=true)?( detail="[^"\n]*")?')
         pool = re.compile(r"(pool|keeper-fcgi|worker): [ -~]+")  # the pool's events (core/log_line.hpp, format_event)
         with open(f"{STATE}/log/keeper.log", encoding="utf-8") as f:

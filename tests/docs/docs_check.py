@@ -151,6 +151,16 @@ operations_spans = set(re.findall(r"`([^`]+)`", text(ROOT / "docs/operations.md"
 for path in sorted(routed - operations_spans):
     findings.append(f"docs/operations.md: no word of the endpoint {path} that nginx routes")
 
+# Response headers: every header the shipped nginx files add is named in the docs a client or an
+# operator reads.
+client_docs = "".join(text(ROOT / d) for d in ("docs/api-decisions.md", "docs/operations.md", "docs/api.md"))
+added = set()
+for conf in sorted((ROOT / "nginx").glob("*.conf")):
+    added |= set(re.findall(r"^\s*add_header\s+([A-Za-z-]+)", text(conf), re.M))
+for header in sorted(added):
+    if header.lower() not in client_docs.lower():
+        findings.append(f"docs: no word of the response header {header} that nginx adds")
+
 for f in findings:
     print(f)
 print(f"{len(findings)} finding(s)")

@@ -2,6 +2,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
+#include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "stack_fixture.hpp"
@@ -160,6 +162,41 @@ BOOST_AUTO_TEST_CASE(metrics_sum_every_workers_requests) {
     const auto r = http_get(port, "/metrics");
     BOOST_TEST(r.header("content-type") == "text/plain; version=0.0.4; charset=utf-8");
     BOOST_TEST(r.body.find("# TYPE keeper_request_duration_seconds histogram") != std::string::npos);
+}
+
+// W3C Trace Context through nginx (docs/api-decisions.md, "Trace context"): a client's trace is
+// continued, with nginx's hop as the worker's parent; without one (or with one that is not
+// valid) a trace starts, its id the request id. The trace id is in the traceresponse header,
+// nginx's access line and keeper's log line.
+BOOST_AUTO_TEST_CASE(a_calls_trace_is_continued_or_started_and_logged) {
+    const std::string trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+    const auto continued = http_request(port, "GET", "/GlobalApi.asmx/GetUtcNow",
+                                        {{"traceparent", "00-" + trace + "-00f067aa0ba902b7-01"}, {"X-Request-Id", "client-7"}});
+    BOOST_TEST(continued.status == 200);
+    const auto answer = continued.header("traceresponse");
+    BOOST_TEST(answer.starts_with("00-" + trace + "-"), answer);
+    BOOST_TEST(answer.ends_with("-01"), answer);
+    BOOST_TEST(answer.find("00f067aa0ba902b7") == std::string::npos, answer);  // nginx's span, not the client's
+    const auto started = http_get(port, "/GlobalApi.asmx/GetUtcNow");
+    BOOST_TEST(started.header("traceresponse").starts_with("00-" + started.header("x-request-id") + "-"));
+    BOOST_TEST(started.header("traceresponse").ends_with("-00"));
+    const auto zeros = http_request(port, "GET", "/GlobalApi.asmx/GetUtcNow",
+                                    {{"traceparent", "00-00000000000000000000000000000000-00f067aa0ba902b7-01"}});
+    BOOST_TEST(zeros.header("traceresponse").starts_with("00-" + zeros.header("x-request-id") + "-"));
+
+    const auto logged = [&](const std::string& file, const std::string& text) {
+        for (int i = 0; i < 50; ++i) {  // nginx logs after it answered; keeper within 20 ms
+            std::ifstream in{stack_state_dir() + "/log/" + file};
+            const std::string log{std::istreambuf_iterator<char>{in}, {}};
+            if (log.find(text) != std::string::npos) return true;
+            std::this_thread::sleep_for(std::chrono::milliseconds{50});
+        }
+        return false;
+    };
+    const auto rid = continued.header("x-request-id");
+    BOOST_TEST(logged("nginx-access.log", "request_id=" + rid + " trace_id=" + trace + " client_request_id=\"client-7\""));
+    BOOST_TEST(logged("keeper.log", "request_id=" + rid + " trace_id=" + trace + " group=GlobalApi"));
+    BOOST_TEST(logged("keeper.log", "request_id=" + started.header("x-request-id") + " trace_id=" + started.header("x-request-id")));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

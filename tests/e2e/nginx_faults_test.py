@@ -211,6 +211,8 @@ http {{
                 self.assertIn(NOT_APPLIED % headers["X-Request-Id"], body.decode())
                 self.assertEqual(headers["Retry-After"], "1")
                 self.assertEqual(headers["X-Content-Type-Options"], "nosniff")
+                # nginx's own answers carry the trace too (a new one: the request id).
+                self.assertTrue(headers["traceresponse"].startswith(f"00-{headers['X-Request-Id']}-"), headers["traceresponse"])
         with open(f"{self.dir}/error.log") as f:
             log = f.read()
         self.assertIn("nobody-listens.sock", log)

@@ -10,6 +10,9 @@
 #include "core/pages/api_reference.hpp"
 #include "core/pages/openapi_writer.hpp"
 #include "core/log_line.hpp"
+#include "core/request_router.hpp"
+#include "core/wire/trace_context.hpp"
+#include "tests/support/unreachable_store.hpp"
 #include "core/domain/operation_table.hpp"
 #include "config/connection_strings.hpp"
 #include "config/settings_file.hpp"
@@ -238,6 +241,33 @@ BOOST_AUTO_TEST_CASE(values_cannot_forge_lines) {
     const auto line = format_log_line("r", h, std::chrono::microseconds{0});
     BOOST_TEST(line.find('\n') == std::string::npos);
     BOOST_TEST(line.find("detail=\"bad?request_id=forged ?x?\"") != std::string::npos);
+}
+
+// The W3C trace a call belongs to follows its request id, in both forms; only a valid traceparent
+// (version 00, lower-case hex, neither id all zeros) names one.
+BOOST_AUTO_TEST_CASE(a_line_names_the_calls_trace_when_it_has_one) {
+    const std::string parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    BOOST_TEST(trace_id_of(parent).value_or("none") == "4bf92f3577b34da6a3ce929d0e0e4736");
+    for (const std::string bad : {"", "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+                                  "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01",
+                                  "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+                                  "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",
+                                  "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra",
+                                  "00_4bf92f3577b34da6a3ce929d0e0e4736_00f067aa0ba902b7_01"}) {
+        BOOST_TEST(!trace_id_of(bad).has_value(), bad);
+    }
+    http_request r{"GET", "/GlobalApi.asmx/GetUtcNow", "", "", std::nullopt, "h", "http", "rid", "", false, "127.0.0.1", std::nullopt};
+    r.traceparent = parent;
+    keeper::test::unreachable_store db;
+    const auto h = handle_request(r, db, keeper::core::settings{});
+    BOOST_TEST(h.log.trace_id == "4bf92f3577b34da6a3ce929d0e0e4736");
+    BOOST_TEST(format_log_line("rid", h, std::chrono::microseconds{0}).starts_with(
+        "request_id=rid trace_id=4bf92f3577b34da6a3ce929d0e0e4736 group=GlobalApi operation=GetUtcNow"));
+    const auto object = nlohmann::json::parse(format_log_line("rid", h, std::chrono::microseconds{0}, log_format_kind::json));
+    BOOST_TEST(object["trace_id"] == "4bf92f3577b34da6a3ce929d0e0e4736");
+    r.traceparent = "00-00000000000000000000000000000000-00f067aa0ba902b7-01";
+    BOOST_TEST(format_log_line("rid", handle_request(r, db, keeper::core::settings{}), std::chrono::microseconds{0})
+                   .starts_with("request_id=rid group="));
 }
 
 // log_format = json: the same fields, one object a line, numbers as numbers; no value can end

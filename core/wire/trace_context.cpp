@@ -1,0 +1,24 @@
+#include "core/wire/trace_context.hpp"
+
+namespace keeper::core {
+namespace {
+
+bool lower_hex(std::string_view s) { return s.find_first_not_of("0123456789abcdef") == std::string_view::npos; }
+
+bool all_zeros(std::string_view s) { return s.find_first_not_of('0') == std::string_view::npos; }
+
+}  // namespace
+
+std::optional<std::string> trace_id_of(std::string_view traceparent) {
+    // 2 + 1 + 32 + 1 + 16 + 1 + 2 characters, dashes at 2, 35 and 52.
+    if (traceparent.size() != 55 || traceparent[2] != '-' || traceparent[35] != '-' || traceparent[52] != '-') return std::nullopt;
+    const auto version = traceparent.substr(0, 2);
+    const auto trace = traceparent.substr(3, 32);
+    const auto parent = traceparent.substr(36, 16);
+    const auto flags = traceparent.substr(53, 2);
+    if (version != "00" || !lower_hex(trace) || !lower_hex(parent) || !lower_hex(flags)) return std::nullopt;
+    if (all_zeros(trace) || all_zeros(parent)) return std::nullopt;
+    return std::string{trace};
+}
+
+}  // namespace keeper::core
