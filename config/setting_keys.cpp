@@ -16,6 +16,7 @@ using core::test_form_access;
 struct any_text {};
 struct nonempty_text {};
 struct amount {};  // money in the purse's currency, exact decimal text
+struct origin {};  // scheme://host[:port], nothing after it, or empty
 struct boolean {};
 struct one_of_test_form {};
 struct one_of_log_format {};
@@ -34,6 +35,14 @@ void read(std::string& out, const std::string& key, const std::string& v, nonemp
 }
 void read(std::string& out, const std::string& key, const std::string& v, amount) {
     if (!core::is_plain_amount(v)) refuse(key, v, "is not an amount like 15000 or 99.50");
+    out = v;
+}
+void read(std::string& out, const std::string& key, const std::string& v, origin) {
+    const bool scheme = v.starts_with("https://") || v.starts_with("http://");
+    const auto host = v.substr(v.find("://") == std::string::npos ? 0 : v.find("://") + 3);
+    if (!v.empty() && (!scheme || host.empty() || host.find_first_of("/?#@ \t") != std::string::npos)) {
+        refuse(key, v, "is not an origin like https://api.example.com (a scheme and a host, nothing after them)");
+    }
     out = v;
 }
 void read(bool& out, const std::string& key, const std::string& v, boolean) {
@@ -96,6 +105,10 @@ const std::vector<setting_def>& setting_definitions() {
     static const std::vector<setting_def> defs{
         key("api_namespace", &settings::api_namespace, nonempty_text{},
             "XML namespace of the API (WSDL targetNamespace, SOAPAction prefix)."),
+        key("public_base_url", &settings::public_base_url, origin{},
+            "The origin clients reach the API at, e.g. https://api.example.com: the WSDL's soap:address, the disco "
+         "document and the help pages name it. Empty: the request's Host header, which any client can set, so a "
+         "WSDL fetched with a forged Host points elsewhere; set it wherever clients generate proxies from the WSDL."),
         key("database_url", &settings::database_url, nonempty_text{},
             "libpq connection string of the PostgreSQL database."),
         key("admin_database_url", &settings::admin_database_url, any_text{},

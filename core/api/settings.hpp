@@ -15,6 +15,7 @@ enum class log_format_kind { text, json };
 
 struct settings {
     std::string api_namespace = "http://tempuri.org/";
+    std::string public_base_url;  // e.g. https://api.example.com: WSDL addresses; empty: the request's Host
     std::string database_url = "dbname=keeper";  // a libpq connection string (the workers')
     std::string admin_database_url;      // keeperctl migrate/roles/status; empty: database_url
     std::string provision_database_url;  // keeperctl add-*/list; empty: admin_database_url

@@ -26,10 +26,23 @@ http_response html_page(std::string body) {
             std::move(body)};
 }
 
-// The URL the client used for this group: WSDL addresses point back at it.
-std::string base_url(const http_request& req, const endpoint_path& ep) {
+// The origin clients reach the API at: public_base_url, or else what the request itself says
+// (its scheme and Host, as ASMX does).
+std::string origin(const http_request& req, const settings& cfg) {
+    if (!cfg.public_base_url.empty()) return cfg.public_base_url;
     const std::string host = req.host.empty() ? "localhost" : req.host;
-    return (req.scheme == "https" ? "https" : "http") + std::string{"://"} + host + ep.group_path;
+    return (req.scheme == "https" ? "https" : "http") + std::string{"://"} + host;
+}
+
+// The host part of the origin, for the help pages' sample requests.
+std::string public_host(const http_request& req, const settings& cfg) {
+    const auto o = origin(req, cfg);
+    return o.substr(o.find("://") + 3);
+}
+
+// This group's URL: WSDL addresses point at it.
+std::string base_url(const http_request& req, const endpoint_path& ep, const settings& cfg) {
+    return origin(req, cfg) + ep.group_path;
 }
 
 // ASMX's Request.IsLocal: the client is this machine. Behind nginx, REMOTE_ADDR is the client's.
@@ -51,7 +64,7 @@ http_response operation_help(const http_request& req, const endpoint_path& ep, c
     const auto name = form.find("op")->second;
     const auto* op = find_operation(ep.group, name);
     if (!op) throw fault(fault_kind::no_such_endpoint, "No operation '" + shorten_for_message(name) + "' in " + std::string{group_name(ep.group)} + ".");
-    const std::string host = req.host.empty() ? "localhost" : req.host;  // outlives the options' view of it
+    const std::string host = public_host(req, cfg);  // outlives the options' view of it
     const operation_page_options options{ep.group_path, host, cfg.api_namespace, shows_test_form(req, cfg)};
     return html_page(operation_page(*op, options));
 }
@@ -80,10 +93,10 @@ http_response openapi_page(const http_request& request, const settings& cfg) {
 http_response service_page(const http_request& request, const endpoint_path& ep, const settings& cfg) {
     const auto& q = request.query;
     if (iequals_ascii(q, "wsdl")) {
-        return {200, std::string{xml_type}, {}, write_wsdl(ep.group, cfg.api_namespace, base_url(request, ep))};
+        return {200, std::string{xml_type}, {}, write_wsdl(ep.group, cfg.api_namespace, base_url(request, ep, cfg))};
     }
     if (iequals_ascii(q, "disco")) {
-        return {200, std::string{xml_type}, {}, write_disco(ep.group, cfg.api_namespace, base_url(request, ep))};
+        return {200, std::string{xml_type}, {}, write_disco(ep.group, cfg.api_namespace, base_url(request, ep, cfg))};
     }
     if (q.rfind("op=", 0) == 0) return operation_help(request, ep, cfg);
     return html_page(group_page(ep.group, ep.group_path));

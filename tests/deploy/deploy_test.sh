@@ -190,6 +190,7 @@ figure "install: $(since "$t") s"
 t=$(now)
 check "database setup on an empty PostgreSQL 15 (operations.md)" run_doc database /root
 check "configuration (operations.md)" run_doc configure /root
+check "the public origin (operations.md)" run_doc configure-origin /root
 check "nginx site enabled (operations.md)" run_doc nginx /root
 check "start (operations.md)" run_doc start /root
 printf '%s' "$SECRET" >"$ROOT/root/alice.secret"
@@ -205,6 +206,11 @@ live_not_ready() {
 check "/live and /ready answer 200 over plain HTTP, GET and HEAD" \
   test "$(status_of http://127.0.0.1/live) $(status_of -I http://127.0.0.1/live) $(status_of http://127.0.0.1/ready) $(status_of -I http://127.0.0.1/ready)" = "200 200 200 200"
 check "GetUtcNow answers over HTTPS through the shipped site" prints_text '<dateTime' curl -sk https://127.0.0.1/GlobalApi.asmx/GetUtcNow
+origin_address() {
+  local want; want="<soap:address location=\"https://$(in_ct sh -c 'hostname -f 2>/dev/null || hostname')/GlobalApi.asmx\" />"
+  prints_text "$want" curl -sk -H "Host: evil.example" "https://127.0.0.1/GlobalApi.asmx?wsdl"
+}
+check "the WSDL's address is the configured origin, whatever Host the request names" origin_address
 check "Authenticate of the provisioned login answers 0" serves
 check "/metrics counts the calls" prints_text 'keeper_requests_total{group="SimpleAuthApi",operation="Authenticate"' \
   curl -sk https://127.0.0.1/metrics
@@ -556,6 +562,7 @@ check "the backups go on after the purge (operations.md, the purge leaves them)"
 t=$(now)
 check "install again after the purge (operations.md)" run_doc install /root/next
 check "configuration again (operations.md)" run_doc configure /root
+check "the public origin again (operations.md)" run_doc configure-origin /root
 check "nginx site enabled again (operations.md)" run_doc nginx /root
 check "start again (operations.md)" run_doc start /root
 lost_key=$new_key

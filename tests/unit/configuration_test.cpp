@@ -27,6 +27,7 @@ namespace {
 std::string another_valid_value(const std::string& key, const std::string& value) {
     if (key == "test_form") return value == "local" ? "any" : "local";
     if (key == "log_format") return value == "text" ? "json" : "text";
+    if (key == "public_base_url") return "https://api.example.com";
     if (value == "true" || value == "false") return value == "true" ? "false" : "true";
     if (!value.empty() && value.find_first_not_of("0123456789") == std::string::npos) return std::to_string(std::stoll(value) + 1);
     return value + "x";

@@ -409,6 +409,21 @@ BOOST_AUTO_TEST_CASE(wsdl_in_any_case_disco_and_operation_pages_are_served) {
     BOOST_TEST(db.calls == 0);
 }
 
+// With public_base_url set, a forged Host changes no address a client generates its proxy from.
+BOOST_AUTO_TEST_CASE(the_configured_origin_is_the_wsdls_address_whatever_the_host) {
+    auto configured = cfg;
+    configured.public_base_url = "https://api.example.com";
+    const auto page = [&](const std::string& query) {
+        http_request r{"GET", "/GlobalApi.asmx", query, "", std::nullopt, "evil.example", "http", "r", "", false, "203.0.113.9", std::nullopt};
+        return handle_request(r, db, configured).response.body;
+    };
+    BOOST_TEST(page("wsdl").find(R"(<soap:address location="https://api.example.com/GlobalApi.asmx" />)") != std::string::npos);
+    BOOST_TEST(page("wsdl").find("evil.example") == std::string::npos);
+    BOOST_TEST(page("disco").find("https://api.example.com/GlobalApi.asmx") != std::string::npos);
+    BOOST_TEST(page("op=GetUtcNow").find("Host: api.example.com") != std::string::npos);
+    BOOST_TEST(page("op=GetUtcNow").find("evil.example") == std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(the_test_form_is_for_loopback_unless_configured) {
     const auto page_from = [&](const std::string& addr) {
         http_request r{"GET", "/GlobalApi.asmx", "op=GetUtcNow", "", std::nullopt, "h", "http", "r", "", false, addr, std::nullopt};
