@@ -85,6 +85,20 @@ std::string secret_value(const std::string& arg) {
     return line;
 }
 
+// A login's or application's shared secret: at least 16 characters. The authHash clients send is
+// an MD5 of it lower-cased (the contract's), which a short secret does not survive offline.
+constexpr std::size_t min_secret_length = 16;
+
+std::string shared_secret(const std::string& arg) {
+    auto secret = secret_value(arg);
+    if (secret.size() < min_secret_length) {
+        throw provisioning_error("a shared secret is at least " + std::to_string(min_secret_length) +
+                                 " characters (the authHash is an MD5 of it lower-cased); a random one: "
+                                 "head -c 24 /dev/urandom | base64");
+    }
+    return secret;
+}
+
 keeper::db::expiry expiry_of(const arguments& a) {
     const auto e = a.option("--expires-in");
     return {e ? number(*e, "--expires-in") : 3600};
@@ -190,12 +204,12 @@ const std::map<std::string, command>& commands() {
         {"add-login", {"add-login LOGIN SECRET                   add a login, or set its secret", 2,
             [](auto& c, const arguments& a, const auto& cfg) {
                 const auto keys = keys_of(cfg);
-                return report(p::add_login(c, a.at(0), secret_value(a.at(1)), &keys));
+                return report(p::add_login(c, a.at(0), shared_secret(a.at(1)), &keys));
             }}},
         {"add-app", {"add-app APPID SECRET PROVIDER [--disabled]   register or update an application", 3,
             [](auto& c, const arguments& a, const auto& cfg) {
                 const auto keys = keys_of(cfg);
-                return report(p::add_app(c, a.at(0), secret_value(a.at(1)), a.at(2), !a.flag("--disabled"), &keys));
+                return report(p::add_app(c, a.at(0), shared_secret(a.at(1)), a.at(2), !a.flag("--disabled"), &keys));
             }}},
         {"add-purse", {"add-purse LOGIN PURSE [--balance AMOUNT]  add a purse (e.g. Z123456789012)", 2,
             [](auto& c, const arguments& a, const auto&) {

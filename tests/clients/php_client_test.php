@@ -37,7 +37,7 @@ function client($group, $version) {
 
 function run_every_operation($version, $tag) {
     $n = (getmypid() % 10000) * 100 + $tag;
-    $login = "pc$n"; $secret = "secret-$n"; $session = "php-session-$n"; $app = "pc-app-$n"; $app_secret = "app-secret-$n";
+    $login = "pc$n"; $secret = sprintf("php-secret-%06d", $n); $session = "php-session-$n"; $app = "pc-app-$n"; $app_secret = sprintf("php-app-secret-%06d", $n);
     $purse = "Z" . (600000000000 + $n); $id = 600000 + $n;
     ctl("add-login", $login, $secret); ctl("add-app", $app, $app_secret, "Android");
     ctl("add-purse", $login, $purse, "--balance", "0.10"); ctl("add-card", $login, $id);
@@ -95,10 +95,11 @@ function keyed_topup_is_applied_once() {
     global $port;
     $n = (getmypid() % 10000) * 100 + 6;
     $login = "pc$n"; $session = "php-session-$n"; $purse = sprintf("Z%012d", 800000000000 + $n); $id = 800000 + $n;
-    ctl("add-login", $login, "s");
+    $secret = "php-keyed-secret-$n";
+    ctl("add-login", $login, $secret);
     ctl("add-purse", $login, $purse);
     ctl("add-card", $login, $id);
-    same("keyed: Authenticate", 0, client("SimpleAuthApi", SOAP_1_1)->Authenticate(["sessionId" => $session, "login" => $login, "authHash" => auth_hash($login, "s", $session)])->AuthenticateResult);
+    same("keyed: Authenticate", 0, client("SimpleAuthApi", SOAP_1_1)->Authenticate(["sessionId" => $session, "login" => $login, "authHash" => auth_hash($login, $secret, $session)])->AuthenticateResult);
     $context = stream_context_create();
     $account = new SoapClient("http://127.0.0.1:$port/AccountApi.asmx?WSDL",
         ["soap_version" => SOAP_1_1, "cache_wsdl" => WSDL_CACHE_NONE, "stream_context" => $context, "trace" => true]);

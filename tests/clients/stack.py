@@ -34,10 +34,10 @@ class Objects:
     def __init__(self, tag):
         n = (os.getpid() % 10000) * 100 + tag
         self.login = f"zc{n}"
-        self.secret = f"secret-{n}"
+        self.secret = f"client-secret-{n:06d}"
         self.session = f"client-session-{n}"
         self.app = f"zc-app-{n}"
-        self.app_secret = f"app-secret-{n}"
+        self.app_secret = f"client-app-secret-{n:06d}"
         self.purse = f"Z{700000000000 + n}"
         self.id = 700000 + n
         keeperctl("add-login", self.login, self.secret)

@@ -198,6 +198,8 @@ check "provision a login (operations.md)" run_doc provision /root /dev/stdin <"$
 figure "setup: $(since "$t") s from the database to a provisioned login"
 check "the documented checks run (operations.md)" run_doc check /root
 check "/health answers ok over plain HTTP on this host" prints ok curl -s http://127.0.0.1/health
+check "keeper's nginx logs are 0640 www-data:adm, as Debian's nginx makes its own" \
+  prints "640 www-data adm 640 www-data adm" sh -c 'echo $(stat -c "%a %U %G" /var/log/nginx/keeper-access.log /var/log/nginx/keeper-error.log)'
 status_of() { in_ct curl -s -o /dev/null -w '%{http_code}' "$@"; }
 live_not_ready() {
   local got; got="$(status_of http://127.0.0.1/live) $(status_of http://127.0.0.1/ready)"
@@ -382,6 +384,12 @@ keeperctl_as_root() {
   [ "$status" = 1 ] && grep -q "runuser -u keeper -- keeperctl" <<<"$out" || { echo "exit $status: $out"; return 1; }
 }
 check "keeperctl run as root says to run it as keeper" keeperctl_as_root
+short_secret_refused() {
+  local out status=0
+  out=$(printf 'short-secret' | in_ct runuser -u keeper -- keeperctl add-login carol - 2>&1) || status=$?
+  [ "$status" = 2 ] && grep -q "at least 16 characters" <<<"$out" || { echo "exit $status: $out"; return 1; }
+}
+check "keeperctl refuses a shared secret shorter than 16 characters" short_secret_refused
 
 # --- a reload with a bad configuration --------------------------------------------------------------
 pid_before=$(in_ct systemctl show keeper -P MainPID)

@@ -20,7 +20,7 @@ BUILD = os.environ["KEEPER_TEST_BUILD_DIR"]
 USER = "keeper"
 HTTP_PORT = 18641
 SESSION = "{aaaaaaaa-bbbb-cccc-dddd-000000000012}"
-LOGIN, SECRET, PURSE, CARD = "ha-login", "ha-secret", "Z912000000001", 912001
+LOGIN, SECRET, PURSE, CARD = "ha-login", "ha-shared-secret-0001", "Z912000000001", 912001
 PURSE2, CARD2 = "Z912000000002", 912002  # the retrying client's (RetryingWriters)
 
 

@@ -107,6 +107,10 @@ cp /usr/share/keeper/pgbackrest/keeper-backup-*.timer "$WORK/backup-units/"
 cp /usr/share/keeper/pgbackrest/keeper-backup@.service "$WORK/backup-units/keeper-backup@full.service"
 cp /usr/share/keeper/pgbackrest/keeper-backup@.service "$WORK/backup-units/keeper-backup@diff.service"
 check "systemd-analyze verify is clean for the backup units" verify "$WORK"/backup-units/*
+backup_score=$(systemd-analyze security --offline=yes "$WORK/backup-units/keeper-backup@full.service" 2>&1 |
+  awk '/Overall exposure level/ { print $(NF-2) }')
+check "systemd-analyze security rates keeper-backup@.service 2.0 or lower (got ${backup_score:-none})" \
+  awk -v s="${backup_score:-99}" 'BEGIN { exit !(s <= 2.0) }'
 backup_metrics() {
   mkdir -p "$WORK/textfile" && KEEPER_TEXTFILE_DIR="$WORK/textfile" /usr/share/keeper/scripts/backup-metrics diff &&
     grep -qE '^keeper_backup_last_success_timestamp_seconds\{type="diff"\} [0-9]{10}$' "$WORK/textfile/keeper-backup-diff.prom"
