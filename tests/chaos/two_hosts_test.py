@@ -124,7 +124,8 @@ http {{
     def log_ids(self, name):
         with open(f"{self.dir}/{name}.log", errors="replace") as f:
             text = f.read()
-        return set(re.findall(r"request_id=([0-9a-f]{32}) group=AccountApi", text)), text.count(" retried=true")
+        return (set(re.findall(r"request_id=([0-9a-f]{32})(?: trace_id=[0-9a-f]{32})? group=AccountApi", text)),
+                text.count(" retried=true"))
 
     def test_a_call_whose_worker_died_is_settled_by_its_own_host(self):
         n = os.getpid() % 100000

@@ -25,7 +25,7 @@ SOURCE = os.environ["KEEPER_TEST_SOURCE_DIR"]
 PORT = 18084
 SLOW_PORT = 18085
 CUT_PORT = 18086
-SCARCE_PORT = 18087
+SCARCE_PORT = 18088
 
 SOAP11 = {"Content-Type": "text/xml; charset=utf-8", "SOAPAction": '"http://tempuri.org/GetUtcNow"'}
 SOAP12 = {"Content-Type": "application/soap+xml; charset=utf-8"}
