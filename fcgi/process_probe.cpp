@@ -4,10 +4,11 @@
 
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <optional>
 #include <sstream>
 #include <string>
+
+#include "db/store/proc_stat.hpp"
 
 namespace keeper::fcgi {
 namespace {
@@ -45,17 +46,12 @@ std::int64_t max_fds(const std::string& dir) {
     return 0;
 }
 
-// /proc/<pid>/stat after the command's closing parenthesis (a command may hold spaces): field 3
-// (state) is [0]; utime 14, stime 15, starttime 22, vsize 23, rss 24 (proc(5)).
+// utime (field 14), stime 15, starttime 22, vsize 23, rss 24 of /proc/<pid>/stat (proc(5)).
 std::optional<core::process_sample> read_process(int pid, std::optional<std::size_t> slot, double booted) {
     const std::string dir = "/proc/" + std::to_string(pid);
-    std::ifstream in{dir + "/stat"};
-    const std::string stat{std::istreambuf_iterator<char>{in}, {}};
-    const auto close = stat.rfind(')');
-    if (close == std::string::npos) return std::nullopt;
-    std::istringstream rest{stat.substr(close + 1)};
-    std::vector<std::string> f{std::istream_iterator<std::string>{rest}, {}};
-    if (f.size() < 22) return std::nullopt;
+    const auto fields = db::proc_stat_fields(pid);
+    if (!fields || fields->size() < 22) return std::nullopt;
+    const auto& f = *fields;
     static const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
     static const std::int64_t page = sysconf(_SC_PAGESIZE);
     core::process_sample s;

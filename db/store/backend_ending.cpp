@@ -1,5 +1,6 @@
 #include "db/store/backend_ending.hpp"
 
+#include "db/store/proc_stat.hpp"
 #include "db/store/statements.hpp"
 
 #include <unistd.h>
@@ -8,7 +9,6 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <sstream>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -56,17 +56,13 @@ struct process_stat {
 };
 
 std::optional<process_stat> stat_of(long pid) {
-    std::ifstream stat{"/proc/" + std::to_string(pid) + "/stat"};
-    std::string line;
-    if (!std::getline(stat, line)) return std::nullopt;
-    const auto paren = line.rfind(')');  // the command name may hold spaces and parentheses
-    if (paren == std::string::npos) return std::nullopt;
-    std::istringstream fields{line.substr(paren + 1)};
-    process_stat out;
-    std::string skipped;
-    fields >> out.state;
-    for (int field = 4; field < 22; ++field) fields >> skipped;
-    return fields >> out.start ? std::optional{out} : std::nullopt;
+    const auto fields = proc_stat_fields(pid);
+    if (!fields || fields->size() < 20 || (*fields)[0].empty()) return std::nullopt;
+    try {
+        return process_stat{(*fields)[0][0], std::stoull((*fields)[19])};
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
 }
 
 // The process still runs what it ran: the same start, not a zombie, and its files still open. A

@@ -69,6 +69,27 @@ def call(port, path, headers=None, body=None, source="127.0.0.1"):
         conn.close()
 
 
+def start_nginx(directory, conf, port):
+    """An nginx of the test's own, prefix and files in directory, once it accepts on port."""
+    with open(f"{directory}/nginx.conf", "w") as f:
+        f.write(conf)
+    subprocess.run(["nginx", "-p", directory, "-c", f"{directory}/nginx.conf", "-e", f"{directory}/error.log"], check=True)
+    for _ in range(50):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+
+
+def stop_nginx(directory):
+    subprocess.run(["nginx", "-p", directory, "-c", f"{directory}/nginx.conf", "-e", f"{directory}/error.log", "-s", "stop"])
+    for _ in range(50):
+        if not os.path.exists(f"{directory}/nginx.pid"):
+            return
+        time.sleep(0.1)
+
+
 class NginxAnswersForKeeper(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -123,15 +144,7 @@ http {{
     }}
 }}
 """
-        with open(f"{cls.dir}/nginx.conf", "w") as f:
-            f.write(conf)
-        subprocess.run(["nginx", "-p", cls.dir, "-c", f"{cls.dir}/nginx.conf", "-e", f"{cls.dir}/error.log"], check=True)
-        for _ in range(50):
-            try:
-                socket.create_connection(("127.0.0.1", PORT), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        start_nginx(cls.dir, conf, PORT)
 
     @classmethod
     def hold_connections(cls):
@@ -160,11 +173,7 @@ http {{
 
     @classmethod
     def tearDownClass(cls):
-        subprocess.run(["nginx", "-p", cls.dir, "-c", f"{cls.dir}/nginx.conf", "-e", f"{cls.dir}/error.log", "-s", "stop"])
-        for _ in range(50):
-            if not os.path.exists(f"{cls.dir}/nginx.pid"):
-                break
-            time.sleep(0.1)
+        stop_nginx(cls.dir)
         cls.silent.close()
         for end in cls.cut.values():
             end["socket"].close()
@@ -337,23 +346,11 @@ http {{
     }}
 }}
 """
-        with open(f"{cls.dir}/nginx.conf", "w") as f:
-            f.write(conf)
-        subprocess.run(["nginx", "-p", cls.dir, "-c", f"{cls.dir}/nginx.conf", "-e", f"{cls.dir}/error.log"], check=True)
-        for _ in range(50):
-            try:
-                socket.create_connection(("127.0.0.1", SCARCE_PORT), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        start_nginx(cls.dir, conf, SCARCE_PORT)
 
     @classmethod
     def tearDownClass(cls):
-        subprocess.run(["nginx", "-p", cls.dir, "-c", f"{cls.dir}/nginx.conf", "-e", f"{cls.dir}/error.log", "-s", "stop"])
-        for _ in range(50):
-            if not os.path.exists(f"{cls.dir}/nginx.pid"):
-                break
-            time.sleep(0.1)
+        stop_nginx(cls.dir)
         cls.pool.close()
         shutil.rmtree(cls.dir, ignore_errors=True)
 
