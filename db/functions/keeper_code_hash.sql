@@ -8,6 +8,7 @@ LANGUAGE plpgsql AS $$
 DECLARE
     s record := keeper_session(p_session, p_ttl_seconds);
 BEGIN
+    PERFORM keeper_claim(p_call);
     login_id := s.login_id;
     result := s.code;
     IF result = keeper_result('ok') AND p_kind = 'transfer' THEN

@@ -3,6 +3,7 @@ CREATE OR REPLACE FUNCTION keeper_subscribe_app_device(p_call keeper_call, p_app
                                             p_provider text, p_push_user text, p_tag integer, p_locale integer)
 RETURNS integer LANGUAGE plpgsql AS $$
 BEGIN
+    PERFORM keeper_claim(p_call);
     INSERT INTO app_push_subscriptions (provider, push_service_user_id, app_id, user_id, tag, locale)
     VALUES (p_provider, p_push_user, p_app_id, p_user_id, p_tag, p_locale)
     ON CONFLICT (provider, push_service_user_id) DO UPDATE SET app_id = EXCLUDED.app_id, user_id = EXCLUDED.user_id,

@@ -14,6 +14,7 @@ DECLARE
     s record := keeper_session(p_session, p_ttl_seconds);
     c record;
 BEGIN
+    PERFORM keeper_claim(p_call);
     IF s.code <> keeper_result('ok') THEN
         RETURN keeper_audit(p_call, s.login_id, NULL, NULL, s.code);
     END IF;

@@ -6,11 +6,8 @@
 #include <unistd.h>
 
 #include <cstdint>
-#include <filesystem>
 #include <fstream>
-#include <optional>
 #include <thread>
-#include <utility>
 #include <vector>
 
 namespace keeper::db {
@@ -30,7 +27,6 @@ std::string host_name() {
     return out;
 }
 
-
 // This boot of this host: the first 12 hex digits of the kernel's boot id. Hosts cloned from one
 // image, or containers that share a host name, differ here; a host after a reboot too.
 const std::string& boot_tag() {
@@ -47,34 +43,16 @@ const std::string& boot_tag() {
     return tag;
 }
 
-// What /proc/<pid>/stat says of a process: its state (the 3rd field) and when it started (clock
-// ticks since boot, the 22nd: a pid reused by another process has another start). nullopt when
-// there is no such process.
-struct process_stat {
-    char state = '?';
-    std::uint64_t start = 0;
-};
-
-std::optional<process_stat> stat_of(long pid) {
+// When the process started, in clock ticks since boot (the 22nd field of /proc/<pid>/stat): a pid
+// reused by another process has another start. 0 when there is no such process.
+std::uint64_t start_of(long pid) {
     const auto fields = proc_stat_fields(pid);
-    if (!fields || fields->size() < 20 || (*fields)[0].empty()) return std::nullopt;
+    if (!fields || fields->size() < 20) return 0;
     try {
-        return process_stat{(*fields)[0][0], std::stoull((*fields)[19])};
+        return std::stoull((*fields)[19]);
     } catch (const std::exception&) {
-        return std::nullopt;
+        return 0;
     }
-}
-
-// The process still runs what it ran: the same start, not a zombie, and its files still open. A
-// process killed closes its files (nginx's connections among them, which is what sends the
-// request again) before it becomes a zombie: from then on it commits nothing more either.
-bool alive(pid_t pid, std::uint64_t start) {
-    const auto stat = stat_of(pid);
-    if (!stat || stat->start != start || stat->state == 'Z') return false;
-    std::error_code ec;
-    const std::filesystem::directory_iterator files{"/proc/" + std::to_string(pid) + "/fd", ec};
-    if (ec) return ec == std::errc::permission_denied;  // cannot tell: taken as alive
-    return files != std::filesystem::directory_iterator{};
 }
 
 // The name of the worker process pid that started at start, on this boot of this host.
@@ -84,32 +62,10 @@ std::string name_for(long pid, std::uint64_t start) {
     return head + host_name().substr(0, name_limit - head.size() - boot.size()) + boot;
 }
 
-struct named_worker {
-    pid_t pid = 0;
-    std::uint64_t start = 0;
-};
-
-// The worker a session's application_name names, when it is a worker of this boot of this host.
-std::optional<named_worker> worker_of_this_host(const std::string& application_name) {
-    if (!application_name.starts_with(name_prefix)) return std::nullopt;
-    const auto at = application_name.find('@', name_prefix.size());
-    const auto dot = application_name.find('.', name_prefix.size());
-    if (at == std::string::npos || dot == std::string::npos || dot > at) return std::nullopt;
-    named_worker w;
-    try {
-        w.pid = static_cast<pid_t>(std::stol(application_name.substr(name_prefix.size(), dot - name_prefix.size())));
-        w.start = std::stoull(application_name.substr(dot + 1, at - dot - 1));
-    } catch (const std::exception&) {
-        return std::nullopt;
-    }
-    return w.pid > 0 && application_name == name_for(w.pid, w.start) ? std::optional{w} : std::nullopt;
-}
-
 }  // namespace
 
 std::string worker_application_name_of(long pid) {
-    const auto stat = stat_of(pid);
-    return name_for(pid, stat ? stat->start : 0);
+    return name_for(pid, start_of(pid));
 }
 
 const std::string& worker_application_name() {
@@ -129,20 +85,16 @@ bool end_backend(pqxx::connection& conn, const backend_identity& backend, const 
     return true;
 }
 
-bool end_dead_workers_backends(pqxx::connection& conn, const core::deadline& until) {
-    std::vector<backend_identity> dead;
+bool end_claim_holder(pqxx::connection& conn, std::string_view request_id, const core::deadline& until) {
+    std::vector<backend_identity> holders;
     {
         pqxx::nontransaction tx{conn};
-        constexpr const auto& s = statements::worker_backends;
-        const auto rows = tx.exec_prepared(std::string{s.name}, std::string{name_prefix} + "%");
-        for (const auto& row : rows) {
-            const auto worker = worker_of_this_host(row[s.column("application_name").data()].as<std::string>());
-            if (worker && !alive(worker->pid, worker->start)) {
-                dead.push_back({row[s.column("pid").data()].as<int>(), row[s.column("backend_start").data()].as<std::string>()});
-            }
+        constexpr const auto& s = statements::claim_holders;
+        for (const auto& row : tx.exec_prepared(std::string{s.name}, std::string{request_id})) {
+            holders.push_back({row[s.column("pid").data()].as<int>(), row[s.column("backend_start").data()].as<std::string>()});
         }
     }
-    for (const auto& backend : dead) {
+    for (const auto& backend : holders) {
         if (!end_backend(conn, backend, until)) return false;
     }
     return true;

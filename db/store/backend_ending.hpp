@@ -14,8 +14,7 @@ namespace keeper::db {
 // "keeper-fcgi <pid>.<start>@<host>~<boot>", within PostgreSQL's 63 bytes (the host name cut to
 // fit): the pid with the process's start (a reused pid has another) and the first 12 hex digits
 // of the host's boot id (hosts cloned from one image, or sharing a name, have others). It names
-// the process in pg_stat_activity, and lets another worker of the same host find the sessions of
-// a worker that died.
+// the process in pg_stat_activity for people; no settling depends on it.
 const std::string& worker_application_name();
 // The name the process with this pid on this host gives (or gave) its connections.
 std::string worker_application_name_of(long pid);
@@ -25,10 +24,10 @@ std::string worker_application_name_of(long pid);
 // it names no process: only the promoted synchronous standby takes writes.
 bool end_backend(pqxx::connection& conn, const backend_identity& backend, const core::deadline& until);
 
-// For a request nginx sent again after the worker that had it died: ends the server processes of
-// every keeper worker of this boot of this host that is no longer alive (gone, its pid another
-// process's, a zombie, or its files closed as it exits), found by worker_application_name, and
-// waits until they are gone; false at the deadline.
-bool end_dead_workers_backends(pqxx::connection& conn, const core::deadline& until);
+// For a request nginx sent again (its first connection broke, the worker dead or alive, on this host
+// or another): ends the server process that holds the call's claim (db/functions/keeper_claim.sql),
+// if any, and waits until it is gone; false at the deadline. An attempt that has not taken the claim
+// yet takes it later and finds whatever the retry recorded.
+bool end_claim_holder(pqxx::connection& conn, std::string_view request_id, const core::deadline& until);
 
 }  // namespace keeper::db

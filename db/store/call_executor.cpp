@@ -32,23 +32,26 @@ pqxx::result call_executor::read(std::string_view name, const core::deadline& un
 
 statement_answer call_executor::write(std::string_view name, const core::audit_tag& tag,
                                       const write_statement& statement) {
-    if (tag.idempotency_key.empty()) return attempt(name, tag, false, {}, statement);
     try {
+        if (tag.idempotency_key.empty()) return attempt(name, tag, false, {}, statement);
         try {
-            return attempt(name, tag, false, tag.fingerprint, statement);
-        } catch (const unique_violation&) {
-            // Most likely the key index: the recorded call (a replay or KI422), or this call again
-            // if the recorded one rolled back since.
-            return attempt(name, tag, true, tag.fingerprint, statement);
+            try {
+                return attempt(name, tag, false, tag.fingerprint, statement);
+            } catch (const unique_violation&) {
+                // Most likely the key index: the recorded call (a replay or KI422), or this call again
+                // if the recorded one rolled back since.
+                return attempt(name, tag, true, tag.fingerprint, statement);
+            }
+        } catch (const lock_timed_out&) {
+            // Nothing changed, and the key makes a repeat safe: the client is told to repeat it (409).
+            throw core::key_in_flight();
         }
-    } catch (const lock_timed_out&) {
-        // Nothing changed, and the key makes a repeat safe: the client is told to repeat it (409).
-        throw core::key_in_flight();
     } catch (const replay& r) {
-        // The recorded call may be one whose commit was made visible before the standby had it
-        // (its server process ended while it waited): answered once the standby holds it.
+        // The recorded call (by its key, or another attempt of this call by its request id) may be
+        // one whose commit was made visible before the standby had it (its server process ended
+        // while it waited): answered once the standby holds it.
         if (!on_standby(tag.request_id, tag.until)) give_up_unknown(tag.request_id, not_on_standby);
-        return {std::nullopt, r.result, true};
+        return {std::nullopt, r.result, r.keyed};
     }
 }
 
@@ -61,18 +64,34 @@ statement_answer call_executor::attempt(std::string_view name, const core::audit
     return run(name, call, [&](pqxx::connection& conn) { return statement(conn, frame); });
 }
 
-// Runs a statement until it answers, by the call's deadline (docs/design.md, "In-doubt calls"):
-// again when nothing was done (no primary yet, a standby refused), and when the connection broke
-// with the statement sent: a read again at once, a call once it is known not to have happened, or
-// its recorded result once it is known to have happened and to be on the synchronous standby.
+// A call nginx sent again is settled before it runs: the attempt holding its claim ended, the
+// recorded result answered. Its first attempt may have started, and one not yet at its claim may
+// still commit, so it never answers "not applied": what it cannot settle or run is outcome unknown.
 statement_answer call_executor::run(std::string_view name, call_ref call, const bound_statement& statement) {
-    const bool writes = !call.request_id.empty();
-    if (call.retried && writes) {
+    if (!call.retried || call.request_id.empty()) return run_until_answered(name, call, statement);
+    for (int attempt = 0;; ++attempt) {
         if (const auto recorded = settle_retried(call.request_id, call.until)) {
             count(&core::runtime_gauges::db_in_doubt_recorded);
             return {std::nullopt, *recorded};
         }
+        try {
+            return run_until_answered(name, call, statement);
+        } catch (const lock_timed_out& e) {
+            // Most often an attempt that took the call's claim after the settling: ended in turn.
+            if (!pause_before_retry(call.until, attempt)) give_up_unknown(call.request_id, e.what());
+        } catch (const core::not_applied& e) {
+            give_up_unknown(call.request_id, e.what());
+        }
     }
+}
+
+// Runs a statement until it answers, by the call's deadline (docs/design.md, "In-doubt calls"):
+// again when nothing was done (no primary yet, a standby refused), and when the connection broke
+// with the statement sent: a read again at once, a call once it is known not to have happened, or
+// its recorded result once it is known to have happened and to be on the synchronous standby.
+statement_answer call_executor::run_until_answered(std::string_view name, call_ref call,
+                                                   const bound_statement& statement) {
+    const bool writes = !call.request_id.empty();
     bool waited_for_primary = false;  // counted once the call answers (a rerun after a doubt is not a wait)
     for (int attempt = 0;; ++attempt) {
         try {

@@ -3,8 +3,9 @@
 // bottom:
 //   write():   a keyed call's first attempt; met its key: again with key_used (a replay, or the key
 //              with other parameters); a replay acknowledged once the standby has it.
-//   run():     the call's statement until it answers by the deadline: again when nothing was done
-//              (no primary yet), settled when its connection broke with the statement sent.
+//   run():     a retried call settled first; then the call's statement until it answers by the
+//              deadline: again when nothing was done (no primary yet), settled when its
+//              connection broke with the statement sent.
 //   once():    one attempt on one leased, watched connection (statement_lease.hpp).
 //   settling:  the first attempt's server process ended, its recorded result read, and
 //              acknowledged only once on the synchronous standby (in_doubt_settling.cpp).
@@ -86,7 +87,7 @@ public:
 private:
     using bound_statement = std::function<pqxx::result(pqxx::connection&)>;
     // The call a statement belongs to: its request id (empty for a read), whether nginx sent it
-    // before, to a worker that died with it, and its deadline.
+    // before (on a connection that broke), and its deadline.
     struct call_ref {
         std::string_view request_id;
         bool retried;
@@ -96,6 +97,7 @@ private:
     statement_answer attempt(std::string_view name, const core::audit_tag& tag, bool key_used,
                              std::string_view fingerprint, const write_statement& statement);
     statement_answer run(std::string_view name, call_ref call, const bound_statement& statement);
+    statement_answer run_until_answered(std::string_view name, call_ref call, const bound_statement& statement);
     pqxx::result once(std::string_view name, call_ref call, const bound_statement& statement);
 
     // in_doubt_settling.cpp. After a call's connection broke with its statement sent: ends the
@@ -103,8 +105,8 @@ private:
     // its audit row recorded (nullopt: the call did not happen).
     std::optional<core::result_code> settle(const backend_identity& backend, std::string_view request_id,
                                             const core::deadline& until);
-    // Before a write nginx sent again after the worker that had it died: ends that worker's
-    // server processes, then reads the result the first attempt recorded.
+    // Before a write nginx sent again (its first connection broke, the worker alive or dead): ends
+    // the server process holding the call's claim, then reads the result an attempt recorded.
     std::optional<core::result_code> settle_retried(std::string_view request_id, const core::deadline& until);
     // What both share: end_first ends the first attempt's process. A recorded result is answered
     // only once it is on the synchronous standby. Throws core::outcome_unknown at the deadline.

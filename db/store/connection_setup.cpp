@@ -12,8 +12,8 @@ connection_pool::preparer connection_setup(database_timeouts bounds) {
         // set_variable also restores them should libpqxx reconnect this connection itself.
         conn.set_variable("lock_timeout", std::to_string(bounds.lock.count()));
         conn.set_variable("statement_timeout", std::to_string(bounds.statement.count()));
-        // Names this worker in pg_stat_activity (over any name the connection string gives): how
-        // another worker finds this one's sessions should it die mid-call (backend_ending.hpp).
+        // Names this worker in pg_stat_activity (over any name the connection string gives), for
+        // people reading it (backend_ending.hpp).
         conn.set_variable("application_name", conn.quote(worker_application_name()));
         for (const auto& s : worker_statements) conn.prepare(std::string{s.name}, std::string{s.sql});
         constexpr const auto& s = statements::own_backend;

@@ -17,7 +17,7 @@ std::optional<core::result_code> call_executor::settle(const backend_identity& b
 
 std::optional<core::result_code> call_executor::settle_retried(std::string_view request_id,
                                                                const core::deadline& until) {
-    return settle_with([&](pqxx::connection& conn) { return end_dead_workers_backends(conn, until); }, request_id,
+    return settle_with([&](pqxx::connection& conn) { return end_claim_holder(conn, request_id, until); }, request_id,
                        until);
 }
 

@@ -33,7 +33,7 @@ void count(core::runtime_gauges* gauges, std::atomic<std::uint64_t> core::runtim
         throw in_doubt("database session ended (SQLSTATE " + std::string{state} + ")" + during(what), backend);
     }
     if (state == "23505") throw unique_violation(sql_error);
-    if (const auto recorded = replayed_result(state)) throw replay(*recorded);
+    if (const auto recorded = replayed_result(state)) throw replay(*recorded, state.starts_with("KI"));
     if (state == "KI422") throw core::key_reused();
     if (state == "55P03") {
         count(gauges, &core::runtime_gauges::db_lock_timeouts);
@@ -50,7 +50,7 @@ void count(core::runtime_gauges* gauges, std::atomic<std::uint64_t> core::runtim
 }  // namespace
 
 std::optional<core::result_code> replayed_result(std::string_view sqlstate) {
-    if (sqlstate.size() != 5 || !sqlstate.starts_with("KI2")) return std::nullopt;
+    if (sqlstate.size() != 5 || !(sqlstate.starts_with("KI2") || sqlstate.starts_with("KC2"))) return std::nullopt;
     int code = 0;
     const auto* end = sqlstate.data() + sqlstate.size();
     if (std::from_chars(sqlstate.data() + 3, end, code).ptr != end || code > core::last_result_code) return std::nullopt;

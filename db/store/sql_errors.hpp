@@ -41,11 +41,15 @@ struct unique_violation : core::store_error {
     explicit unique_violation(const std::string& what) : core::store_error(what) {}
 };
 
-// A keyed call's repeat (SQLSTATE KI2nn, db/functions/keeper_idempotency.sql): its transaction
-// changed nothing, and the first call with the key recorded `result`.
+// A call recorded before: a keyed call's repeat (SQLSTATE KI2nn, db/functions/keeper_idempotency.sql),
+// or another attempt of the same call, by request id, found its audit row (KC2nn,
+// db/functions/keeper_claim.sql). Its transaction changed nothing; the recorded call answered
+// `result`.
 struct replay : core::store_error {
-    explicit replay(core::result_code recorded) : core::store_error("a repeat of a keyed call"), result(recorded) {}
+    replay(core::result_code recorded, bool by_key)
+        : core::store_error(by_key ? "a repeat of a keyed call" : "a call recorded before"), result(recorded), keyed(by_key) {}
     core::result_code result;
+    bool keyed;  // by its Idempotency-Key (an answer that says Idempotent-Replayed)
 };
 
 // The statement waited lock_timeout_ms for a lock (SQLSTATE 55P03) and was rolled back.
@@ -62,7 +66,8 @@ enum class connection_after { usable, broken };
 [[noreturn]] void throw_typed(const pqxx::failure& e, std::string_view what, const backend_identity& backend,
                               connection_after& after, core::runtime_gauges* gauges);
 
-// The recorded result a replay's SQLSTATE carries in its last two digits (KI200 to KI212).
+// The recorded result a replay's SQLSTATE carries in its last two digits (KI200 to KI212, KC200 to
+// KC212).
 std::optional<core::result_code> replayed_result(std::string_view sqlstate);
 
 }  // namespace keeper::db

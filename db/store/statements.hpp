@@ -161,7 +161,7 @@ inline constexpr auto subscribe_app_device =
 inline constexpr auto mark_sms_delivered =
     call_statement("mark_sms_delivered", "keeper_mark_sms_delivered", {"session", "ttl_seconds", "sms_id"});
 inline constexpr auto audit_only =
-    call_statement("audit_only", "keeper_audit", {"login_id", "login", "app_id", "result"});
+    call_statement("audit_only", "keeper_refusal", {"login_id", "login", "app_id", "result"});
 // How an in-doubt call ended: the result its audit row recorded, NULL when it did not happen.
 inline constexpr auto call_outcome =
     make_statement("call_outcome", "SELECT keeper_call_outcome($1) AS result", {"request_id"}, {"result"});
@@ -177,8 +177,8 @@ inline constexpr auto await_standby =
 inline constexpr auto own_backend =
     make_statement("own_backend", "SELECT pid, backend_start::text FROM pg_stat_activity WHERE pid = pg_backend_pid()",
                    {"pid", "backend_start"});
-// Ends one server process (an in-doubt call's, or a dead worker's), and asks whether it is gone
-// (db/store/backend_ending.cpp).
+// Ends one server process (an in-doubt call's, or the one holding a retried call's claim), and asks
+// whether it is gone (db/store/backend_ending.cpp).
 inline constexpr auto end_backend =
     make_statement("end_backend",
                    "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity "
@@ -188,11 +188,17 @@ inline constexpr auto backend_running =
     make_statement("backend_running",
                    "SELECT count(*) AS running FROM pg_stat_activity WHERE pid = $1::int AND backend_start = $2::timestamptz",
                    {"pid", "backend_start"}, {"running"});
-// The server processes of keeper's workers, by the application_name each worker gives its own.
-inline constexpr auto worker_backends =
-    make_statement("worker_backends",
-                   "SELECT pid, backend_start::text, application_name FROM pg_stat_activity WHERE application_name LIKE $1",
-                   {"name_pattern"}, {"pid", "backend_start", "application_name"});
+// The server process that holds a call's claim (db/functions/keeper_claim.sql): an attempt of the
+// call, running or committing, from whichever worker or host sent it. A bigint advisory key shows in
+// pg_locks as its high 32 bits (classid) and low 32 bits (objid), with objsubid 1. (Another
+// database's lock with the same 64-bit hash is left out of account: keeper's cluster is its own.)
+inline constexpr auto claim_holders =
+    make_statement("claim_holders",
+                   "SELECT pid, a.backend_start::text FROM pg_locks l JOIN pg_stat_activity a USING (pid) "
+                   "WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 AND pid <> pg_backend_pid() "
+                   "AND l.classid::int8 = (hashtextextended($1, 0) >> 32) & 4294967295 "
+                   "AND l.objid::int8 = hashtextextended($1, 0) & 4294967295",
+                   {"request_id"}, {"pid", "backend_start"});
 // GET /health: the database answers.
 inline constexpr auto ping = make_statement("ping", "SELECT 1 AS up", {"up"});
 // GET /ready: the database takes writes (a standby, read-only, answers false).
@@ -208,7 +214,7 @@ inline constexpr std::array<statement_text, 23> worker_statements{
     statements::topup.text(),               statements::rename_profile.text(),    statements::subscribe_device.text(),
     statements::subscribe_app_device.text(), statements::mark_sms_delivered.text(), statements::audit_only.text(),
     statements::call_outcome.text(),        statements::await_standby.text(),   statements::own_backend.text(),
-    statements::end_backend.text(),         statements::backend_running.text(), statements::worker_backends.text(),
+    statements::end_backend.text(),         statements::backend_running.text(), statements::claim_holders.text(),
     statements::ping.text(),                statements::writable.text(),
 };
 

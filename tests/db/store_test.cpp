@@ -10,9 +10,6 @@
 #include <regex>
 #include <thread>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include "core/domain/call_context.hpp"
 #include "db/store/backend_ending.hpp"
 #include "db/store/statements.hpp"
@@ -266,27 +263,18 @@ BOOST_AUTO_TEST_CASE(a_call_that_committed_before_its_answer_was_lost_answers_it
     BOOST_TEST(t.gauges.db_in_doubt_rerun.load() == 0u);
 }
 
-// A request nginx sent again after the worker that had it died (docs/design.md, "In-doubt calls"):
-// the first attempt's database session is named for a worker pid that is a zombie here, as a
-// killed worker is until the pool reaps it.
+// A request nginx sent again because the connection that carried it broke (docs/design.md, "In-doubt
+// calls"): the worker that had it may be dead or alive, on this host or another, and its attempt
+// committed, still open, or not yet started. Every attempt of a call takes the call's claim first
+// (db/functions/keeper_claim.sql); the retry ends whichever server process holds it.
 struct retried_topup {
-    // A process that exits at once and stays unreaped until the destructor.
-    static pid_t zombie() {
-        const pid_t pid = fork();
-        if (pid == 0) _exit(0);
-        return pid;
-    }
-
     db_fixture& f;
-    pid_t dead_worker = zombie();
     std::string request_id = db_fixture::unique("rid");
     std::string purse = "Z" + std::to_string(100000000000 + std::chrono::steady_clock::now().time_since_epoch().count() % 899999999999);
     long long card = 0;
     std::string session;
-    pqxx::connection first_attempt{keeper::test::shared_database().url() + " application_name='" +
-                                   keeper::db::worker_application_name_of(dead_worker) + "'"};
-    pqxx::connection live_worker{keeper::test::shared_database().url() + " application_name='" +
-                                 keeper::db::worker_application_name_of(getpid()) + "'"};
+    pqxx::connection first_attempt{keeper::test::shared_database().url()};
+    std::string first_pid = std::to_string(first_attempt.backendpid());
 
     explicit retried_topup(db_fixture& fixture) : f(fixture) {
         const auto u = f.new_user();
@@ -295,61 +283,78 @@ struct retried_topup {
         f.exec("INSERT INTO purses (purse, login_id) SELECT '" + purse + "', id FROM logins WHERE login = '" + u.login + "'");
         f.exec("INSERT INTO cards (id, login_id) SELECT " + std::to_string(card) + ", id FROM logins WHERE login = '" + u.login + "'");
     }
-    ~retried_topup() { waitpid(dead_worker, nullptr, 0); }
 
-    keeper::core::store_result run_again() {
-        keeper::core::call_context ctx{f.store, f.cfg, request_id, "TopupPurseFromAtmCard", {}, true};
-        return f.store.topup(ctx.tag(), ctx.session(session), {purse, card, "10.50", "15000", "50000"});
+    // The call's frame as SQL, for an attempt the test makes by hand.
+    std::string frame() const { return "ROW('" + request_id + "', 'TopupPurseFromAtmCard', '', '', false)::keeper_call"; }
+    keeper::core::store_result run(keeper::db::pg_store& store, bool retried) {
+        keeper::core::call_context ctx{store, f.cfg, request_id, "TopupPurseFromAtmCard", {}, retried};
+        return store.topup(ctx.tag(), ctx.session(session), {purse, card, "10.50", "15000", "50000"});
     }
-    long long sessions_named(pid_t pid) {
-        return f.count("SELECT count(*) FROM pg_stat_activity WHERE application_name = '" +
-                       keeper::db::worker_application_name_of(pid) + "'");
-    }
+    keeper::core::store_result run_again() { return run(f.store, true); }
     long long topups() { return f.count("SELECT count(*) FROM topups WHERE request_id = '" + request_id + "'"); }
+    long long audit_rows() { return f.count("SELECT count(*) FROM audit_log WHERE request_id = '" + request_id + "'"); }
+    bool first_attempt_ended() { return f.count("SELECT count(*) FROM pg_stat_activity WHERE pid = " + first_pid) == 0; }
 };
 
 BOOST_AUTO_TEST_CASE(a_retried_call_whose_first_attempt_committed_answers_its_recorded_result) {
     retried_topup t{*this};
-    pqxx::nontransaction{t.first_attempt}.exec("SELECT keeper_audit(ROW('" + t.request_id + "', 'TopupPurseFromAtmCard', '', '', false)::keeper_call, NULL, NULL, NULL, 9)");
+    pqxx::nontransaction{t.first_attempt}.exec("SELECT keeper_refusal(" + t.frame() + ", NULL, NULL, NULL, 9)");
     BOOST_TEST(static_cast<int>(t.run_again().code) == 9);
     BOOST_TEST(t.topups() == 0);
-    BOOST_TEST(t.sessions_named(t.dead_worker) == 0);  // the dead worker's session was ended
-    BOOST_TEST(t.sessions_named(getpid()) >= 1);       // a live worker's was not
+    BOOST_TEST(t.audit_rows() == 1);
+    BOOST_TEST(!t.first_attempt_ended());  // it held no claim any more: left alone
 }
 
-BOOST_AUTO_TEST_CASE(a_retried_call_whose_first_attempt_was_still_open_runs_once) {
+BOOST_AUTO_TEST_CASE(a_retried_call_whose_first_attempt_is_still_open_ends_it_and_runs_once) {
     retried_topup t{*this};
-    pqxx::work open{t.first_attempt};  // the first attempt, uncommitted when its worker died
-    open.exec("SELECT keeper_audit(ROW('" + t.request_id + "', 'TopupPurseFromAtmCard', '', '', false)::keeper_call, NULL, NULL, NULL, 9)");
+    pqxx::work open{t.first_attempt};  // the first attempt, its claim taken, not yet committed
+    open.exec("SELECT keeper_refusal(" + t.frame() + ", NULL, NULL, NULL, 9)");
     BOOST_TEST(static_cast<int>(t.run_again().code) == 0);  // ended, rolled back: the call runs
+    BOOST_TEST(t.first_attempt_ended());
     BOOST_TEST(t.topups() == 1);
-    BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE request_id = '" + t.request_id + "'") == 1);
-    BOOST_TEST(t.sessions_named(t.dead_worker) == 0);
+    BOOST_TEST(t.audit_rows() == 1);
 }
 
-// A worker is known by its pid, its start and its host's boot: a session named for this process's
-// pid with another start (the pid reused by a new process since) is a dead worker's and ended; one
-// named for this very process but another boot (a host cloned from the same image, with the same
-// name) is another host's, and left alone.
-BOOST_AUTO_TEST_CASE(a_reused_pid_is_not_its_old_worker_and_a_cloned_host_is_not_this_one) {
+// The first attempt of a live worker that had not reached the database when nginx sent the call
+// again: it starts after the retry committed, finds the call recorded, and changes nothing.
+BOOST_AUTO_TEST_CASE(a_first_attempt_that_starts_after_its_retry_answers_the_retrys_result) {
     retried_topup t{*this};
-    const auto mine = keeper::db::worker_application_name_of(getpid());
-    const auto dot = mine.find('.');
-    const auto at = mine.find('@');
-    const auto tilde = mine.rfind('~');
-    BOOST_TEST_REQUIRE((dot != std::string::npos && at != std::string::npos && tilde != std::string::npos));
-    const auto reused = mine.substr(0, dot + 1) + "1" + mine.substr(at);      // started at tick 1: long gone
-    const auto cloned = mine.substr(0, tilde + 1) + std::string(12, 'f');     // same pid and start, another boot
-    pqxx::connection old_worker{keeper::test::shared_database().url() + " application_name='" + reused + "'"};
-    pqxx::connection other_host{keeper::test::shared_database().url() + " application_name='" + cloned + "'"};
-    const auto named = [&](const std::string& name) {
-        return count("SELECT count(*) FROM pg_stat_activity WHERE application_name = '" + name + "'");
-    };
-    BOOST_TEST_REQUIRE(named(reused) == 1);
     BOOST_TEST(static_cast<int>(t.run_again().code) == 0);
-    BOOST_TEST(named(reused) == 0);  // ended
-    BOOST_TEST(named(cloned) == 1);  // another host's: left
-    BOOST_TEST(named(mine) >= 1);    // alive
+    keeper::db::pg_store late_worker{keeper::test::shared_database().url(), 1};
+    const auto late = t.run(late_worker, false);
+    BOOST_TEST(static_cast<int>(late.code) == 0);
+    BOOST_TEST(!late.replayed);  // not a keyed replay: no Idempotent-Replayed
+    BOOST_TEST(t.topups() == 1);
+    BOOST_TEST(t.audit_rows() == 1);
+    BOOST_TEST(scalar("SELECT balance::text FROM purses WHERE purse = '" + t.purse + "'") == "10.50");
+}
+
+// A live worker's attempt held on the card's lock when its connection to nginx broke: the retry
+// ends that attempt's server process (its worker then settles it as in doubt and runs it again),
+// and of the two the call runs once.
+BOOST_AUTO_TEST_CASE(a_retried_call_whose_first_attempt_runs_in_a_live_worker_is_applied_once) {
+    retried_topup t{*this};
+    keeper::db::pg_store live_worker{keeper::test::shared_database().url(), 1};
+    pqxx::connection holder{keeper::test::shared_database().url()};
+    pqxx::work lock{holder};
+    lock.exec("SELECT pg_advisory_xact_lock(2, hashint8(" + std::to_string(t.card) + "))");
+    const auto card_waiters = [&] {
+        return count("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND classid = 2 AND objid = "
+                     "hashint8(" + std::to_string(t.card) + ")::oid");
+    };
+    auto first = std::async(std::launch::async, [&] { return t.run(live_worker, false); });
+    for (int i = 0; i < 500 && card_waiters() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds{10});
+    BOOST_TEST_REQUIRE(card_waiters() == 1);
+    const auto first_backend = scalar("SELECT min(pid)::text FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND classid = 2");
+    auto retry = std::async(std::launch::async, [&] { return t.run_again(); });
+    const auto ended = [&] { return count("SELECT count(*) FROM pg_stat_activity WHERE pid = " + first_backend) == 0; };
+    for (int i = 0; i < 500 && !(ended() && card_waiters() >= 1); ++i) std::this_thread::sleep_for(std::chrono::milliseconds{10});
+    BOOST_TEST(ended());  // the live worker's attempt was ended by the retry
+    lock.commit();
+    BOOST_TEST(static_cast<int>(retry.get().code) == 0);
+    BOOST_TEST(static_cast<int>(first.get().code) == 0);  // run, or the retry's recorded result
+    BOOST_TEST(t.topups() == 1);
+    BOOST_TEST(t.audit_rows() == 1);
 }
 
 BOOST_AUTO_TEST_CASE(only_the_worker_role_may_ask_for_a_calls_outcome_and_only_by_request_id) {

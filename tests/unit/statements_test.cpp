@@ -2,7 +2,9 @@
 // exactly its parameters $1..$N, names are unique, every statement returns named columns. The
 // database tier checks the column names against PostgreSQL itself (pg_store_connection).
 #include <boost/test/unit_test.hpp>
+#include <fstream>
 #include <regex>
+#include <sstream>
 #include <set>
 #include <string>
 
@@ -11,6 +13,30 @@
 using namespace keeper::db;
 
 BOOST_AUTO_TEST_SUITE(statement_handles)
+
+// Every statement that passes a call's frame runs a function whose first statement takes the call's
+// claim (db/functions/keeper_claim.sql): an attempt of a call that nginx sent again, or a first
+// attempt that starts after its retry, then never applies the call a second time.
+BOOST_AUTO_TEST_CASE(every_call_statement_takes_the_calls_claim_first) {
+    static const std::regex called{R"(^SELECT (?:[a-z_, ]+ FROM )?(keeper_[a-z_]+)\(ROW\()"};
+    std::size_t calls = 0;
+    for (const auto& s : worker_statements) {
+        const std::string sql{s.sql};
+        std::smatch m;
+        if (sql.find("::keeper_call") == std::string::npos) continue;
+        BOOST_TEST_CONTEXT(s.name) {
+            BOOST_TEST_REQUIRE(std::regex_search(sql, m, called));
+            std::ifstream in{std::string{KEEPER_SOURCE_DIR} + "/db/functions/" + m[1].str() + ".sql"};
+            std::ostringstream text;
+            text << in.rdbuf();
+            const auto body = text.str().find("\nBEGIN\n");
+            BOOST_TEST_REQUIRE(body != std::string::npos);
+            BOOST_TEST(text.str().substr(body + 7).starts_with("    PERFORM keeper_claim(p_call);\n"));
+            ++calls;
+        }
+    }
+    BOOST_TEST(calls == 13u);
+}
 
 BOOST_AUTO_TEST_CASE(each_statement_uses_exactly_its_parameters) {
     static const std::regex placeholder{R"(\$([0-9]+))"};
@@ -46,7 +72,7 @@ BOOST_AUTO_TEST_CASE(a_handle_knows_its_columns_at_compile_time) {
 // A write without the frame would write no audit row, or run again on every repeat of a keyed call.
 BOOST_AUTO_TEST_CASE(every_write_passes_the_call_frame_first) {
     const std::set<std::string_view> reads{"find_login_secret", "find_application", "call_outcome", "await_standby",
-                                              "own_backend", "end_backend", "backend_running", "worker_backends", "ping",
+                                              "own_backend", "end_backend", "backend_running", "claim_holders", "ping",
                                               "writable"};
     int writes = 0;
     for (const auto& s : worker_statements) {
