@@ -155,6 +155,11 @@ void purge_recent_topups(pqxx::connection_base& conn, const core::settings& cfg,
     out << "card_recent_topups: deleted " << n << " older than 25 hours\n";
 }
 
+void purge_retried_calls(pqxx::connection_base& conn, const core::settings& cfg, std::ostream& out) {
+    const auto n = purge(conn, "retried_calls", "at", 25 * 3600, cfg.purge_batch_rows);
+    out << "retried_calls: deleted " << n << " older than 25 hours\n";
+}
+
 void purge_auth_failures(pqxx::connection_base& conn, const core::settings& cfg, std::ostream& out) {
     const auto n = purge(conn, "auth_failures", "failed_at", cfg.auth_failure_window.count(), cfg.purge_batch_rows);
     out << "auth_failures: deleted " << n << " older than the " << cfg.auth_failure_window.count() << " s window\n";
@@ -192,6 +197,7 @@ int maintain(pqxx::connection_base& conn, const core::settings& cfg, std::ostrea
     ok &= run_step("sessions", out, [&] { purge_sessions(conn, cfg, out); });
     ok &= run_step("auth_failures", out, [&] { purge_auth_failures(conn, cfg, out); });
     ok &= run_step("card_recent_topups", out, [&] { purge_recent_topups(conn, cfg, out); });
+    ok &= run_step("retried_calls", out, [&] { purge_retried_calls(conn, cfg, out); });
     ok &= run_step("idempotency_keys", out, [&] { purge_idempotency_keys(conn, cfg, out); });
     if (outcome) outcome->succeeded = ok;
     return ok ? 0 : 1;

@@ -2,19 +2,27 @@
 -- request id) run one at a time, and once one has committed no other does anything
 -- (docs/design.md, "In-doubt calls"). nginx sends a call again when the connection that carried it
 -- broke, and a connection breaks also while its worker lives (a reset by a middlebox, a keepalive,
--- a host's network): the first attempt may then still run, or not yet have started. So each
--- attempt takes the call's lock, a transaction advisory lock on the request id's 64-bit hash (the
--- bigint key space, apart from the (int, int) keys of logins and cards), and then looks for the
--- call's audit row. Found, the attempt raises SQLSTATE KC2nn (nn the recorded result) and its
--- transaction changes nothing. The lock also names the attempt that holds it in pg_locks, so a
--- retry can end exactly that server process (statements.hpp, claim_holders).
--- The look-up is keeper_call_outcome's: the workers may not read audit_log themselves.
+-- a host's network): the first attempt may then still run, or not yet have started.
+-- Each attempt takes the call's lock, a transaction advisory lock on the request id's 64-bit hash
+-- (the bigint key space, apart from the (int, int) keys of logins and cards), which also names the
+-- attempt that holds it in pg_locks. An attempt sent again first lists its request id in
+-- retried_calls and then ends whichever process holds the lock (statements.hpp, mark_retried and
+-- claim_holders). So an attempt that finds its call unlisted, with the lock in hand, has no other
+-- attempt that committed: had a retry listed the call before this attempt took the lock, the
+-- attempt would see it; had it listed the call after, the retry would end this attempt or find
+-- its commit. Only a listed call's attempt looks for the call's audit row: found, it raises
+-- SQLSTATE KC2nn (nn the recorded result) and changes nothing. The look is keeper_call_outcome's
+-- (the workers may not read audit_log), and it stays off the path of every other call: reading
+-- audit_log locks each of its partitions.
 CREATE OR REPLACE FUNCTION keeper_claim(p_call keeper_call)
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
     v_recorded integer;
 BEGIN
     PERFORM pg_advisory_xact_lock(hashtextextended(p_call.request_id, 0));
+    IF NOT EXISTS (SELECT 1 FROM retried_calls WHERE request_id = p_call.request_id) THEN
+        RETURN;
+    END IF;
     v_recorded := keeper_call_outcome(p_call.request_id);
     IF v_recorded IS NOT NULL THEN
         RAISE EXCEPTION 'keeper: this call was recorded before, result=%', v_recorded
@@ -22,4 +30,4 @@ BEGIN
     END IF;
 END $$;
 COMMENT ON FUNCTION keeper_claim(keeper_call) IS
-    'Takes the call''s lock (an advisory lock on its request id''s hash) and raises KC2nn when the call''s audit row is already there (nn its result): every operation''s function calls it first.';
+    'Takes the call''s lock (an advisory lock on its request id''s hash) and, for a call nginx sent again (in retried_calls), raises KC2nn when the call''s audit row is already there (nn its result): every operation''s function calls it first.';

@@ -188,6 +188,10 @@ inline constexpr auto backend_running =
     make_statement("backend_running",
                    "SELECT count(*) AS running FROM pg_stat_activity WHERE pid = $1::int AND backend_start = $2::timestamptz",
                    {"pid", "backend_start"}, {"running"});
+// Lists a call nginx sent again (db/functions/keeper_mark_retried.sql), before anything else the
+// retry does: from then on every attempt of the call that takes its claim looks for its audit row.
+inline constexpr auto mark_retried =
+    make_statement("mark_retried", "SELECT keeper_mark_retried($1) AS marked", {"request_id"}, {"marked"});
 // The server process that holds a call's claim (db/functions/keeper_claim.sql): an attempt of the
 // call, running or committing, from whichever worker or host sent it. A bigint advisory key shows in
 // pg_locks as its high 32 bits (classid) and low 32 bits (objid), with objsubid 1. (Another
@@ -207,14 +211,15 @@ inline constexpr auto writable = make_statement("writable", "SELECT NOT pg_is_in
 }  // namespace statements
 
 // Prepared on every new connection, in this order.
-inline constexpr std::array<statement_text, 23> worker_statements{
+inline constexpr std::array<statement_text, 24> worker_statements{
     statements::find_login_secret.text(),   statements::find_application.text(),  statements::authenticate.text(),
     statements::check_session.text(),       statements::set_account_permits.text(), statements::set_contact_permits.text(),
     statements::find_code.text(),           statements::confirm_transfer.text(),  statements::confirm_task.text(),
     statements::topup.text(),               statements::rename_profile.text(),    statements::subscribe_device.text(),
     statements::subscribe_app_device.text(), statements::mark_sms_delivered.text(), statements::audit_only.text(),
     statements::call_outcome.text(),        statements::await_standby.text(),   statements::own_backend.text(),
-    statements::end_backend.text(),         statements::backend_running.text(), statements::claim_holders.text(),
+    statements::end_backend.text(),         statements::backend_running.text(), statements::mark_retried.text(),
+    statements::claim_holders.text(),
     statements::ping.text(),                statements::writable.text(),
 };
 

@@ -332,7 +332,7 @@ BOOST_AUTO_TEST_CASE(detach_only_leaves_the_old_months_as_tables_for_archiving) 
     BOOST_TEST(count(c, "SELECT count(*) FROM " + old_month) > 0);  // still there, detached
 }
 
-BOOST_AUTO_TEST_CASE(expired_sessions_stale_failures_and_old_keys_are_purged_in_batches) {
+BOOST_AUTO_TEST_CASE(expired_sessions_stale_failures_old_keys_and_retried_calls_are_purged_in_batches) {
     fresh_database db{"purge"};
     auto& c = db.sql();
     exec(c, "INSERT INTO logins (login, shared_secret) VALUES ('p', 's');"
@@ -345,6 +345,8 @@ BOOST_AUTO_TEST_CASE(expired_sessions_stale_failures_and_old_keys_are_purged_in_
             "INSERT INTO auth_failures (login, failed_at) SELECT 'p', now() FROM generate_series(1, 2);"
             "INSERT INTO card_recent_topups (card_id, created_at, amount) SELECT 1, now() - interval '26 hours', 1 FROM generate_series(1, 4);"
             "INSERT INTO card_recent_topups (card_id, created_at, amount) SELECT 1, now() - interval '23 hours', 1;"
+            "INSERT INTO retried_calls (request_id, at) SELECT 'old' || g, now() - interval '26 hours' FROM generate_series(1, 5) g;"
+            "INSERT INTO retried_calls (request_id, at) VALUES ('recent', now() - interval '1 hour');"
             "INSERT INTO idempotency_keys (login, key, operation, fingerprint, result, request_id, created_at) "
             "  SELECT 'p', 'old' || g, 'Op', sha256('x'), 0, 'r' || g, now() - interval '25 hours' FROM generate_series(1, 7) g;"
             "INSERT INTO idempotency_keys (login, key, operation, fingerprint, result, request_id, created_at) "
@@ -360,6 +362,8 @@ BOOST_AUTO_TEST_CASE(expired_sessions_stale_failures_and_old_keys_are_purged_in_
     BOOST_TEST(report.find("auth_failures: deleted 5 ") != std::string::npos, report);
     BOOST_TEST(count(c, "SELECT count(*) FROM card_recent_topups") == 1);  // the one inside the 24-hour window stays
     BOOST_TEST(report.find("card_recent_topups: deleted 4 ") != std::string::npos, report);
+    BOOST_TEST(count(c, "SELECT count(*) FROM retried_calls") == 1);  // a call sent again an hour ago stays listed
+    BOOST_TEST(report.find("retried_calls: deleted 5 older than 25 hours") != std::string::npos, report);
     BOOST_TEST(count(c, "SELECT count(*) FROM idempotency_keys") == 2);  // key_retention_hours 24
     BOOST_TEST(report.find("idempotency_keys: deleted 7 older than 24 hours") != std::string::npos, report);
 }
