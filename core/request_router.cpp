@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "core/domain/call_runner.hpp"
+#include "core/call_outcome.hpp"
 #include "core/host_checks.hpp"
 #include "core/wire/endpoint_path.hpp"
 #include "core/wire/trace_context.hpp"
@@ -49,6 +50,7 @@ const operation& path_operation(const endpoint_path& ep, request_log& log) {
 // and the method is GET or POST; before that, every answer is plain text.
 transport answering_transport(const http_request& req) {
     const auto ep = parse_endpoint_path(req.path);
+    if (is_call_outcome(req.path)) return transport::json;  // a JSON endpoint: its faults are JSON too
     if (!ep || (req.method != "GET" && req.method != "POST")) return transport::none;
     const auto media = parse_media_type(req.content_type);
     if (const auto* row = recognise_transport(req.method, ep->operation_name.has_value(), media.essence)) return row->id;
@@ -109,6 +111,7 @@ http_response route(const http_request& req, transport via, store& st, const set
                     const metrics_block* metrics, const process_probe* processes, request_log& log) {
     log.retried = req.retried;
     if (is_host_check(req.path)) return answer_host_check(req, st, log);
+    if (is_call_outcome(req.path)) return answer_call_outcome(req, st, cfg, call_deadline(req, cfg.call_budget), log);
     if (req.path == "/metrics" && req.method == "GET" && metrics) return metrics_page(*metrics, processes, log);
     if (req.path == "/openapi.json" && req.method == "GET") {
         log.group = "openapi";
@@ -156,7 +159,7 @@ http_response route(const http_request& req, transport via, store& st, const set
 std::string server_fault_reason(const std::exception* e, const std::string& request_id) {
     if (dynamic_cast<const outcome_unknown*>(e)) {
         return "The outcome of the call is unknown (request id " + request_id +
-               "): it may or may not have been applied. Check before repeating it.";
+               "): it may or may not have been applied. Check it at /call-outcome with this request id before repeating it.";
     }
     return "Server was unable to process request (request id " + request_id + ").";
 }

@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/api/date_time.hpp"
 #include "core/api/provider.hpp"
 #include "core/api/result_code.hpp"
 #include "core/domain/deadline.hpp"
@@ -119,6 +120,15 @@ struct device_subscription {
     std::int32_t locale = 0;
 };
 
+// A caller's look at one of its own calls (GET /call-outcome, core/call_outcome.hpp): the
+// session's code; with a valid session (ok), the result and time its login's call with the request
+// id recorded, or no result when there is no such call.
+struct call_record {
+    result_code session = result_code::session_not_found;
+    std::optional<result_code> result;
+    std::string at;  // with a result: when it was recorded, ISO 8601 in UTC
+};
+
 class store {
 public:
     virtual ~store() = default;
@@ -161,6 +171,10 @@ public:
     // The audit row of a call refused by a check made in the worker (a wrong authHash); returns result.
     virtual store_result audit_only(const audit_tag& tag, std::string_view login, std::string_view app_id,
                                    result_code result) = 0;
+
+    // The call with this request id of the session's login, recorded between from and to. Reads only.
+    virtual call_record find_call(const session_ref& session, std::string_view request_id, utc_time from, utc_time to,
+                                  const deadline& until) = 0;
 
     // True when the database answers now (GET /health). Never throws.
     virtual bool healthy() = 0;

@@ -111,8 +111,10 @@ std::vector<std::string> roles_sql(pqxx::connection_base& conn) {
                           " TO " + std::string{r.name});
         }
     }
-    // The one function that reads history for the workers: a call's own outcome by request id.
+    // The functions that read history for the workers: a call's own outcome by request id.
     sql.push_back("GRANT EXECUTE ON FUNCTION " + schema + ".keeper_call_outcome(text) TO " + worker);
+    // A caller's look at one of its own calls (GET /call-outcome), by its session.
+    sql.push_back("GRANT EXECUTE ON FUNCTION " + schema + ".keeper_login_call(text, integer, text, timestamptz, timestamptz) TO " + worker);
     // Recording a keyed call and recognising its repeat (it runs with the worker's own rights).
     sql.push_back("GRANT EXECUTE ON FUNCTION " + schema + ".keeper_idempotency(keeper_call, text, text, integer) TO " + worker);
     sql.push_back("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA partman TO " + maintain);

@@ -94,6 +94,20 @@ std::optional<std::string> pg_store::find_login_secret(std::string_view login, c
     return opened_secret(secret, login_secret_row(login));
 }
 
+core::call_record pg_store::find_call(const core::session_ref& session, std::string_view request_id,
+                                     core::utc_time from, core::utc_time to, const core::deadline& until) {
+    constexpr const auto& s = statements::login_call;
+    const auto row = read<s>(until, text(session.session_id), seconds(session.ttl), text(request_id),
+                             core::format_date_time(from), core::format_date_time(to)).at(0);
+    core::call_record out;
+    out.session = as_result(row[s.column("code").data()]);
+    if (const auto result = row[s.column("result").data()]; !result.is_null()) {
+        out.result = as_result(result);
+        out.at = row[s.column("at").data()].as<std::string>();
+    }
+    return out;
+}
+
 core::store_result pg_store::authenticate(const core::audit_tag& tag, std::string_view login,
                                           std::string_view session_id, bool proven,
                                           std::chrono::seconds failure_window, int max_failures) {

@@ -58,6 +58,8 @@ public:
     core::store_result audit_only(const core::audit_tag& tag, std::string_view login, std::string_view app_id,
                                  core::result_code result) override;
 
+    core::call_record find_call(const core::session_ref& session, std::string_view request_id, core::utc_time from,
+                                core::utc_time to, const core::deadline& until) override;
     bool healthy() override;
     bool takes_writes() override;
 

@@ -165,6 +165,11 @@ inline constexpr auto audit_only =
 // How an in-doubt call ended: the result its audit row recorded, NULL when it did not happen.
 inline constexpr auto call_outcome =
     make_statement("call_outcome", "SELECT keeper_call_outcome($1) AS result", {"request_id"}, {"result"});
+// A caller's look at one of its own calls (GET /call-outcome): the session's code, and the
+// result and UTC time (ISO 8601) its login's call with the request id recorded, or NULLs.
+inline constexpr auto login_call =
+    make_statement("login_call", "SELECT code, result, at FROM keeper_login_call($1, $2, $3, $4::timestamptz, $5::timestamptz)",
+                   {"session", "ttl_seconds", "request_id", "from", "to"}, {"code", "result", "at"});
 
 // Writes a WAL record naming the call and commits: under synchronous replication that commit
 // returns only once the synchronous standby holds it, and with it every commit before it
@@ -211,13 +216,13 @@ inline constexpr auto writable = make_statement("writable", "SELECT NOT pg_is_in
 }  // namespace statements
 
 // Prepared on every new connection, in this order.
-inline constexpr std::array<statement_text, 24> worker_statements{
+inline constexpr std::array<statement_text, 25> worker_statements{
     statements::find_login_secret.text(),   statements::find_application.text(),  statements::authenticate.text(),
     statements::check_session.text(),       statements::set_account_permits.text(), statements::set_contact_permits.text(),
     statements::find_code.text(),           statements::confirm_transfer.text(),  statements::confirm_task.text(),
     statements::topup.text(),               statements::rename_profile.text(),    statements::subscribe_device.text(),
     statements::subscribe_app_device.text(), statements::mark_sms_delivered.text(), statements::audit_only.text(),
-    statements::call_outcome.text(),        statements::await_standby.text(),   statements::own_backend.text(),
+    statements::call_outcome.text(),        statements::login_call.text(),        statements::await_standby.text(),   statements::own_backend.text(),
     statements::end_backend.text(),         statements::backend_running.text(), statements::mark_retried.text(),
     statements::claim_holders.text(),
     statements::ping.text(),                statements::writable.text(),

@@ -357,6 +357,34 @@ BOOST_AUTO_TEST_CASE(a_retried_call_whose_first_attempt_runs_in_a_live_worker_is
     BOOST_TEST(t.audit_rows() == 1);
 }
 
+// GET /call-outcome's read (keeper_login_call): a session sees its login's call by request id, its
+// result and time; not another login's, not outside the window, nothing without a valid session.
+BOOST_AUTO_TEST_CASE(a_session_reads_its_logins_call_by_request_id_and_no_other) {
+    const auto owner = new_user();
+    const auto other = new_user();
+    const auto now = std::chrono::time_point_cast<keeper::core::utc_time::duration>(std::chrono::system_clock::now());
+    const auto id = std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count()) +
+                    "0123456789abcdef012";
+    keeper::core::call_context ctx{store, cfg, id, "SetAccountPermits"};
+    BOOST_TEST(static_cast<int>(store.set_account_permits(ctx.tag(), ctx.session(owner.session), true, false, true).code) == 0);
+    const auto look = [&](const std::string& session, std::chrono::minutes from, std::chrono::minutes to) {
+        return store.find_call(ctx.session(session), id, now + from, now + to, soon());
+    };
+    const auto mine = look(owner.session, std::chrono::minutes{-1}, std::chrono::minutes{1});
+    BOOST_TEST(static_cast<int>(mine.session) == 0);
+    BOOST_TEST_REQUIRE(mine.result.has_value());
+    BOOST_TEST(static_cast<int>(*mine.result) == 0);
+    BOOST_TEST(std::regex_match(mine.at, std::regex{R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)"}), mine.at);
+    const auto theirs = look(other.session, std::chrono::minutes{-1}, std::chrono::minutes{1});
+    BOOST_TEST(static_cast<int>(theirs.session) == 0);
+    BOOST_TEST(!theirs.result.has_value());  // another login's call is no call of this one
+    BOOST_TEST(!look(owner.session, std::chrono::minutes{5}, std::chrono::minutes{6}).result.has_value());
+    const auto unknown = look(unique("nosession"), std::chrono::minutes{-1}, std::chrono::minutes{1});
+    BOOST_TEST(static_cast<int>(unknown.session) == 2);
+    BOOST_TEST(!unknown.result.has_value());
+    BOOST_TEST(scalar("SELECT has_function_privilege('public', 'keeper_login_call(text, integer, text, timestamptz, timestamptz)', 'EXECUTE')::text") == "false");
+}
+
 BOOST_AUTO_TEST_CASE(only_the_worker_role_may_ask_for_a_calls_outcome_and_only_by_request_id) {
     BOOST_TEST(scalar("SELECT has_function_privilege('public', 'keeper_call_outcome(text)', 'EXECUTE')::text") == "false");
     BOOST_TEST(scalar("SELECT coalesce(keeper_call_outcome('" + unique("none") + "')::text, 'null')") == "null");

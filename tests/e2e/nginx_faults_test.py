@@ -35,7 +35,7 @@ ENVELOPE11 = (b'<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envel
               b'<GetUtcNow xmlns="http://tempuri.org/" /></soap:Body></soap:Envelope>')
 # nginx's words for a 502 and a 504 (keeper-locations.conf), with the request id.
 UNKNOWN = ("The call's outcome is unknown: a write may have been applied. Repeat a write only with the same "
-           "Idempotency-Key, or check before repeating it.")
+           "Idempotency-Key, or check it at /call-outcome with the request id before repeating it.")
 FAILED = "The service failed before it answered (request id %s). " + UNKNOWN
 NOT_APPLIED = ("The call was not applied (request id %s): the service is unavailable and did nothing. It may be "
                "repeated after Retry-After.")

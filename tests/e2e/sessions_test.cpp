@@ -84,4 +84,43 @@ BOOST_AUTO_TEST_CASE(bad_formats_answer_1) {
     BOOST_TEST(check_session(session, "") == 1);
 }
 
+// "Check before repeating" through the stack (docs/api-decisions.md, "Checking a call's outcome"):
+// the request id a call's answer carries finds the call's result and time at /call-outcome, for
+// its login's sessions only; an id keeper never gave, old enough, is "none"; a young one "pending".
+BOOST_AUTO_TEST_CASE(a_call_is_checked_by_its_request_id) {
+    BOOST_TEST(good() == 0);
+    const auto call = get_call("AccountApi", "SetAccountPermits",
+                               {{"sessionId", session}, {"acceptPayments", "true"}, {"acceptInvoices", "false"},
+                                {"acceptMessages", "true"}});
+    BOOST_TEST(int_result(call) == 0);
+    const auto id = call.header("x-request-id");
+    const auto look = [&](const std::string& s, const std::string& request_id) {
+        return http_get(port, "/call-outcome?sessionId=" + s + "&requestId=" + request_id);
+    };
+    const auto mine = look(session, id);
+    BOOST_TEST(mine.status == 200);
+    BOOST_TEST(mine.header("content-type").starts_with("application/json"));
+    BOOST_TEST(mine.body.starts_with(R"({"requestId":")" + id + R"(","session":0,"outcome":"recorded","result":0,"at":")"),
+               mine.body);
+    // The login's other session sees it too; another login's session does not.
+    const auto again = unique("{Again}");
+    BOOST_TEST(authenticate(again, login, expected_auth_hash(login, secret, again)) == 0);
+    BOOST_TEST(look(again, id).body.find(R"("outcome":"recorded")") != std::string::npos);
+    const auto stranger = unique("stranger");
+    add_login(stranger, "stranger-secret");
+    const auto theirs = unique("{Theirs}");
+    BOOST_TEST(authenticate(theirs, stranger, expected_auth_hash(stranger, "stranger-secret", theirs)) == 0);
+    BOOST_TEST(look(theirs, id).body.find(R"("outcome":"recorded")") == std::string::npos);
+    // Ids of calls that never happened: a minute old, and just now.
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());
+    const auto never = std::to_string((ms - std::chrono::minutes{1}).count()) + "0000000000000000000";
+    BOOST_TEST(look(session, never).body == R"({"requestId":")" + never + R"(","session":0,"outcome":"none"})");
+    const auto young = std::to_string(ms.count()) + "0000000000000000000";
+    const auto pending = look(session, young);
+    BOOST_TEST(pending.body.find(R"("outcome":"pending")") != std::string::npos, pending.body);
+    BOOST_TEST(!pending.header("retry-after").empty());
+    BOOST_TEST(look(unique("nobody"), id).body == R"({"requestId":")" + id + R"(","session":2})");
+    BOOST_TEST(look(session, "nonsense").status == 400);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -43,6 +43,10 @@ struct unreachable_store : core::store {
     core::store_result audit_only(const core::audit_tag&, std::string_view, std::string_view, core::result_code) override {
         fail();
     }
+    core::call_record find_call(const core::session_ref&, std::string_view, core::utc_time, core::utc_time,
+                                const core::deadline&) override {
+        fail();
+    }
     bool healthy() override { return false; }
     bool takes_writes() override { return false; }
 };

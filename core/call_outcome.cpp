@@ -1,0 +1,98 @@
+#include "core/call_outcome.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <string>
+
+#include "core/api/fault.hpp"
+#include "core/api/text_util.hpp"
+#include "core/domain/formats.hpp"
+#include "core/wire/form_reader.hpp"
+#include "core/wire/json_writer.hpp"
+
+namespace keeper::core {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A call's last attempt is cut at its cancel point, before its deadline (call_budget_ms after
+// nginx first saw it). A commit cut while it waited for the standby becomes visible as the cut
+// arrives, and the workers' clocks may run a little apart from nginx's: "none" is final only this
+// long after the deadline.
+constexpr auto final_after_deadline = 5s;
+// How far the database's clock may be from nginx's when the call's audit row is looked for.
+constexpr auto clock_slack = 60s;
+
+std::string one_parameter(const std::multimap<std::string, std::string>& form, const std::string& name) {
+    const auto [first, last] = form.equal_range(name);
+    if (first == last) throw fault(fault_kind::client, "Missing parameter: " + name + ".");
+    if (std::next(first) != last) throw fault(fault_kind::client, "Parameter '" + name + "' is given more than once.");
+    return first->second;
+}
+
+std::string head(std::string_view request_id, int session) {
+    return R"({"requestId":)" + json_string(request_id) + R"(,"session":)" + std::to_string(session);
+}
+
+http_response json_answer(std::string body, request_log& log, std::string_view outcome) {
+    log.outcome = "outcome=" + std::string{outcome};
+    return {200, std::string{json_content_type}, {}, std::move(body) + "}"};
+}
+
+}  // namespace
+
+bool is_call_outcome(std::string_view path) { return path == "/call-outcome"; }
+
+std::optional<utc_time> request_id_time(std::string_view id) {
+    constexpr std::size_t digits = 13;
+    if (id.size() != 32) return std::nullopt;
+    const auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
+    const auto is_hex = [&](char c) { return is_digit(c) || (c >= 'a' && c <= 'f'); };
+    if (!std::all_of(id.begin(), id.begin() + digits, is_digit) || !std::all_of(id.begin() + digits, id.end(), is_hex)) {
+        return std::nullopt;
+    }
+    long long ms = 0;
+    std::from_chars(id.data(), id.data() + digits, ms);
+    return utc_time{std::chrono::milliseconds{ms}};
+}
+
+http_response answer_call_outcome(const http_request& req, store& st, const settings& cfg, const deadline& until,
+                                  request_log& log) {
+    log.group = "calls";
+    log.operation = "CallOutcome";
+    if (req.method != "GET" && req.method != "POST") {
+        throw fault(fault_kind::method_not_allowed, "Method " + req.method + " is not allowed; use GET or POST.");
+    }
+    if (req.body_too_large) {
+        throw fault(fault_kind::body_too_large, "The request body is larger than " + std::to_string(cfg.body_limit) + " bytes.");
+    }
+    const auto form = read_form(req.method == "GET" ? std::string_view{req.query} : std::string_view{req.body});
+    const auto session_id = one_parameter(form, "sessionId");
+    const auto request_id = one_parameter(form, "requestId");
+    if (!formats::is_session_id(session_id)) throw fault(fault_kind::client, "Parameter 'sessionId' is not a session id.");
+    const auto sent = request_id_time(request_id);
+    if (!sent) {
+        throw fault(fault_kind::client,
+                    "Parameter 'requestId' is not a request id keeper gives: 13 digits of time, then 19 hex digits.");
+    }
+    const auto deadline_of_call = *sent + cfg.call_budget;
+    const auto record = st.find_call({to_lower_ascii(session_id), cfg.session_ttl}, request_id, *sent - clock_slack,
+                                     deadline_of_call + clock_slack, until);
+    auto body = head(request_id, static_cast<int>(record.session));
+    if (record.session != result_code::ok) return json_answer(std::move(body), log, "session");
+    if (record.result) {
+        body += R"(,"outcome":"recorded","result":)" + std::to_string(static_cast<int>(*record.result)) +
+                R"(,"at":)" + json_string(record.at);
+        return json_answer(std::move(body), log, "recorded");
+    }
+    const auto final_at = deadline_of_call + final_after_deadline;
+    const auto now = std::chrono::time_point_cast<utc_time::duration>(std::chrono::system_clock::now());
+    if (now >= final_at) return json_answer(body + R"(,"outcome":"none")", log, "none");
+    const auto wait = std::chrono::ceil<std::chrono::seconds>(final_at - now).count();
+    auto answer = json_answer(body + R"(,"outcome":"pending","retryAfter":)" + std::to_string(wait), log, "pending");
+    answer.headers.emplace_back("Retry-After", std::to_string(wait));
+    return answer;
+}
+
+}  // namespace keeper::core
