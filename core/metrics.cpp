@@ -170,6 +170,16 @@ void record_request(metrics_block& b, const request_log& log, std::chrono::micro
     if (log.replayed) b.replays[o].fetch_add(1, std::memory_order_relaxed);
 }
 
+std::string format_synchronous_standby(std::optional<bool> named) {
+    std::string out;
+    if (named) {
+        write_one(out, "keeper_database_synchronous_standby", "gauge",
+                  "1 while the database names a synchronous standby (a commit waits for a second copy), 0 while it names none.",
+                  *named ? "1" : "0");
+    }
+    return out;
+}
+
 std::string format_metrics(const metrics_block& b) {
     std::string out;
     write_requests(out, b);

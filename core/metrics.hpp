@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "core/request_log.hpp"
@@ -72,5 +73,8 @@ static_assert(std::atomic<std::uint64_t>::is_always_lock_free, "shared-memory co
 
 void record_request(metrics_block& block, const request_log& log, std::chrono::microseconds took);
 std::string format_metrics(const metrics_block& block);
+// keeper_database_synchronous_standby: 1 while the database names a synchronous standby, 0 while
+// it names none (an acknowledgement is one copy); nothing when it did not answer.
+std::string format_synchronous_standby(std::optional<bool> named);
 
 }  // namespace keeper::core

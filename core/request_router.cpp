@@ -98,12 +98,14 @@ deadline call_deadline(const http_request& req, std::chrono::milliseconds budget
     return deadline{start + budget};
 }
 
-// GET /metrics: the pool's counters, then what each of its processes costs.
-http_response metrics_page(const metrics_block& metrics, const process_probe* processes, request_log& log) {
+// GET /metrics: the pool's counters, what each of its processes costs, and whether the database's
+// commits wait for a second copy.
+http_response metrics_page(const metrics_block& metrics, const process_probe* processes, store& st, request_log& log) {
     log.group = "metrics";
     log.outcome = "page";
     auto text = format_metrics(metrics);
     if (processes) text += format_process_metrics(processes->sample());
+    text += format_synchronous_standby(st.names_synchronous_standby());
     return {200, "text/plain; version=0.0.4; charset=utf-8", {}, std::move(text)};
 }
 
@@ -112,7 +114,7 @@ http_response route(const http_request& req, transport via, store& st, const set
     log.retried = req.retried;
     if (is_host_check(req.path)) return answer_host_check(req, st, log);
     if (is_call_outcome(req.path)) return answer_call_outcome(req, st, cfg, call_deadline(req, cfg.call_budget), log);
-    if (req.path == "/metrics" && req.method == "GET" && metrics) return metrics_page(*metrics, processes, log);
+    if (req.path == "/metrics" && req.method == "GET" && metrics) return metrics_page(*metrics, processes, st, log);
     if (req.path == "/openapi.json" && req.method == "GET") {
         log.group = "openapi";
         log.outcome = "page";

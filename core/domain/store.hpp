@@ -181,6 +181,9 @@ public:
     // True when the database answers now and takes writes: a primary, not a standby (GET /ready).
     // Never throws.
     virtual bool takes_writes() = 0;
+    // Whether the database names a synchronous standby (commits wait for a second copy); nullopt
+    // when it does not answer now (GET /metrics). Never throws.
+    virtual std::optional<bool> names_synchronous_standby() = 0;
 };
 
 }  // namespace keeper::core

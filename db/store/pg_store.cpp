@@ -214,6 +214,14 @@ bool pg_store::healthy() {
     }).has_value();
 }
 
+std::optional<bool> pg_store::names_synchronous_standby() {
+    const auto rows = m_calls.answer([](pqxx::connection& conn) {
+        return pqxx::nontransaction{conn}.exec_prepared(std::string{statements::synchronous_standby.name});
+    });
+    if (!rows || rows->size() != 1) return std::nullopt;
+    return (*rows)[0][0].as<bool>();
+}
+
 bool pg_store::takes_writes() {
     const auto rows = m_calls.answer([](pqxx::connection& conn) {
         return pqxx::nontransaction{conn}.exec_prepared(std::string{statements::writable.name});

@@ -61,6 +61,7 @@ public:
     core::call_record find_call(const core::session_ref& session, std::string_view request_id, core::utc_time from,
                                 core::utc_time to, const core::deadline& until) override;
     bool healthy() override;
+    std::optional<bool> names_synchronous_standby() override;
     bool takes_writes() override;
 
 private:

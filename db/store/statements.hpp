@@ -212,11 +212,15 @@ inline constexpr auto claim_holders =
 inline constexpr auto ping = make_statement("ping", "SELECT 1 AS up", {"up"});
 // GET /ready: the database takes writes (a standby, read-only, answers false).
 inline constexpr auto writable = make_statement("writable", "SELECT NOT pg_is_in_recovery() AS writable", {"writable"});
+// GET /metrics: whether the primary names a synchronous standby (Patroni empties the setting when
+// it drops a lost standby, docs/design.md, "No acknowledgement before replication").
+inline constexpr auto synchronous_standby = make_statement(
+    "synchronous_standby", "SELECT current_setting('synchronous_standby_names') <> '' AS named", {"named"});
 
 }  // namespace statements
 
 // Prepared on every new connection, in this order.
-inline constexpr std::array<statement_text, 25> worker_statements{
+inline constexpr std::array<statement_text, 26> worker_statements{
     statements::find_login_secret.text(),   statements::find_application.text(),  statements::authenticate.text(),
     statements::check_session.text(),       statements::set_account_permits.text(), statements::set_contact_permits.text(),
     statements::find_code.text(),           statements::confirm_transfer.text(),  statements::confirm_task.text(),
@@ -225,7 +229,7 @@ inline constexpr std::array<statement_text, 25> worker_statements{
     statements::call_outcome.text(),        statements::login_call.text(),        statements::await_standby.text(),   statements::own_backend.text(),
     statements::end_backend.text(),         statements::backend_running.text(), statements::mark_retried.text(),
     statements::claim_holders.text(),
-    statements::ping.text(),                statements::writable.text(),
+    statements::ping.text(),                statements::writable.text(),         statements::synchronous_standby.text(),
 };
 
 }  // namespace keeper::db

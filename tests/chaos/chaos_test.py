@@ -17,6 +17,7 @@ Bounded: about three and a half minutes. Prints a table (scenario, requests, fai
 import hashlib
 import http.client
 import itertools
+import json
 import os
 import shlex
 import signal
@@ -66,6 +67,20 @@ def metric(series):
         if line.startswith(series + " "):
             return float(line.split()[-1])
     return 0.0
+
+
+def call_outcome(session, request_id):
+    """What /call-outcome says of a call (docs/api-decisions.md, "Checking a call's outcome"),
+    asked again while it is "pending" (at most 20 s)."""
+    for _ in range(20):
+        conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=10)
+        conn.request("GET", f"/call-outcome?sessionId={session}&requestId={request_id}")
+        r = conn.getresponse()
+        answer = json.loads(r.read().decode())
+        if answer.get("outcome") != "pending":
+            return answer
+        time.sleep(min(int(r.getheader("Retry-After", "1")), 5))
+    return answer
 
 
 def wait_for(predicate, seconds):
@@ -545,6 +560,16 @@ class Chaos(unittest.TestCase):
         self.assertTrue(wait_for(lambda: stalled_commits() == 0, 5))
         self.assertEqual(sorted(who.topups(who.card)), ["1.01", "1.03"])
         self.assertEqual(keyed_who.topups(keyed_who.card), ["1.02"])
+        # Each "outcome unknown" resolves by its request id: the top-ups ran, once each; the keyed
+        # repeat itself did nothing (its key's call is the one that ran).
+        for name, expected in (("unkeyed", "recorded"), ("keyed", "recorded"), ("worker killed", "recorded"),
+                               ("keyed repeat", "none")):
+            with self.subTest(f"/call-outcome of {name}"):
+                whose = keyed_who if name.startswith("keyed") else who
+                answer = call_outcome(whose.session, answers[name][3])
+                self.assertEqual((answer.get("session"), answer.get("outcome")), (0, expected), answer)
+                if expected == "recorded":
+                    self.assertEqual(answer["result"], 0, answer)
         call("keyed, standby back", "1.02", {"Idempotency-Key": key}, keyed_who)
         status, body, _, _, replayed = answers["keyed, standby back"]
         self.assertEqual((status, replayed), (200, "true"), body)
@@ -689,6 +714,11 @@ class Chaos(unittest.TestCase):
         told = {a for k, a, _, _ in answers if k in ("outcome unknown", "done")}
         self.assertEqual(sorted(set(stored) - told), [], "top-ups applied that no answer allowed for")
         self.assertEqual(sorted({a for k, a, _, _ in answers if k == "done"} - set(stored)), [], "acknowledged top-ups missing")
+        # Each "outcome unknown" resolves by its request id: recorded exactly when the top-up is stored.
+        for _, amount, request_id, _ in (a for a in answers if a[0] == "outcome unknown"):
+            answer = call_outcome(who.session, request_id)
+            self.assertEqual(answer.get("outcome") == "recorded", amount in stored, (amount, answer))
+            self.assertIn(answer.get("outcome"), ("recorded", "none"), answer)
         # Audit rows by request id: each began before its client had the answer.
         answered_at = {rid: at for _, _, rid, at in answers if rid}
         rows = sql("SELECT string_agg(request_id || '=' || extract(epoch FROM at)::text, ' ') FROM audit_log "

@@ -44,6 +44,7 @@ struct answering_store final : core::store {
     }
     bool healthy() override { return true; }
     bool takes_writes() override { return true; }
+    std::optional<bool> names_synchronous_standby() override { return true; }
 };
 
 }  // namespace keeper::fuzz

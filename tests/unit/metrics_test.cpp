@@ -129,4 +129,13 @@ BOOST_AUTO_TEST_CASE(process_series_name_each_process_of_the_pool) {
     BOOST_TEST(format_process_metrics({}).empty());
 }
 
+// Whether acknowledgements are two copies: a gauge read at the scrape, absent when the database
+// does not answer (no 0 that would look like one copy).
+BOOST_AUTO_TEST_CASE(the_synchronous_standby_gauge_says_one_copy_or_two_and_nothing_unknown) {
+    BOOST_TEST(format_synchronous_standby(true).ends_with("\nkeeper_database_synchronous_standby 1\n"));
+    BOOST_TEST(format_synchronous_standby(false).ends_with("\nkeeper_database_synchronous_standby 0\n"));
+    BOOST_TEST(format_synchronous_standby(false).find("# TYPE keeper_database_synchronous_standby gauge\n") != std::string::npos);
+    BOOST_TEST(format_synchronous_standby(std::nullopt).empty());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
