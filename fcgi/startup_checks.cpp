@@ -38,6 +38,8 @@ db::secret_keyring load_keys(const core::settings& cfg) {
 // (docs/scaling.md, "Capacity"). The probe pins one server connection in a
 // transaction on `holder`, marks `probe`'s session, frees the pinned one last, and asks again: a
 // transaction pooler serves that question from the connection freed last, which lacks the mark.
+// Then it asks a few times more: a pooler that hands out the connection idle longest instead
+// (PgBouncer's server_round_robin = 1) goes round its connections, the unmarked ones among them.
 bool session_kept(const std::string& conninfo) {
     pqxx::connection holder{conninfo};
     pqxx::connection probe{conninfo};
@@ -49,8 +51,11 @@ bool session_kept(const std::string& conninfo) {
         pqxx::nontransaction{probe}.exec("SET keeper.session_probe = 'kept'");
         pinned.commit();
     }
-    const auto r = pqxx::nontransaction{probe}.exec1("SELECT current_setting('keeper.session_probe', true)");
-    return !r[0].is_null() && r[0].as<std::string>() == "kept";
+    for (int ask = 0; ask < 5; ++ask) {
+        const auto r = pqxx::nontransaction{probe}.exec1("SELECT current_setting('keeper.session_probe', true)");
+        if (r[0].is_null() || r[0].as<std::string>() != "kept") return false;
+    }
+    return true;
 }
 
 // synchronous_commit as the workers' role has it, against the promise that an acknowledged write
@@ -162,10 +167,9 @@ void wait_for_schema(const core::settings& cfg, listen_sockets sockets) {
         } catch (const std::exception& e) {
             return waiting(e.what());  // the key file cannot open what the database holds
         }
-        if (!db.reachable) {
-            log_event("keeper-fcgi", "database unreachable at start; workers will connect when it is back");
-            return std::nullopt;
-        }
+        // Not checked, not served: an unchecked database may be another schema's, a pooler's in
+        // transaction mode, or one whose secrets this key file cannot open.
+        if (!db.reachable) return waiting("database unreachable: the workers start once it is checked");
         if (db.schema_matches()) {
             if (said) log_event("keeper-fcgi", "database schema is version " + std::to_string(db.found_version) + "; starting");
             if (!db.durability_warning.empty()) log_event("keeper-fcgi", "warning: " + db.durability_warning);

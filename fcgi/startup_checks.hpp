@@ -28,8 +28,8 @@ struct database_check {
 };
 
 // Connects as the workers do. Throws std::runtime_error when the schema matches and the key file
-// cannot open what the database holds. An unreachable database is not an error: the workers
-// connect when it is back.
+// cannot open what the database holds. An unreachable database is not an error here (reachable
+// false): wait_for_schema waits it out, and --check-config says it was not checked.
 database_check check_database(const core::settings& cfg);
 
 // What a reload (and --check-config) checks: load_checked_settings and check_database, with a
@@ -47,8 +47,9 @@ checked_configuration check_for_reload(const std::string& config_path);
 // keeper.socket with it.
 core::settings wait_for_configuration(const std::string& config_path, listen_sockets sockets);
 
-// Waits while the database's schema is not the one this build needs (a migration still to run,
-// as during an upgrade) or the database refuses the workers' role (its grants still to come),
+// Waits while the database cannot be checked (unreachable: down at boot, no primary yet), its
+// schema is not the one this build needs (a migration still to run, as during an upgrade) or the
+// database refuses the workers' role (its grants still to come),
 // saying so in the log once a minute, instead of exiting: an exit would
 // have systemd restart the pool until its start limit fails keeper.socket with it. Meanwhile every
 // request on sockets is answered at once, "not applied" (waiting_room.hpp).

@@ -19,8 +19,10 @@ PORT = 18432
 
 
 class PoolerMode(unittest.TestCase):
-    def check_config_through(self, mode):
-        """(exit status, stderr) of --check-config with the workers' database behind PgBouncer in `mode`."""
+    def check_config_through(self, mode, round_robin=0):
+        """(exit status, stderr) of --check-config with the workers' database behind PgBouncer in `mode`,
+        handing out the server connection used last (server_round_robin = 0, PgBouncer's default) or
+        the one idle longest (1)."""
         root = tempfile.mkdtemp(prefix="keeper-pooler-")
         self.addCleanup(shutil.rmtree, root, ignore_errors=True)
         shutil.chown(root, "keeper", "keeper")
@@ -33,7 +35,7 @@ listen_port = {PORT}
 unix_socket_dir =
 auth_type = any
 pool_mode = {mode}
-server_round_robin = 0
+server_round_robin = {round_robin}
 pidfile = {root}/pgbouncer.pid
 logfile = {root}/pgbouncer.log
 """)
@@ -58,6 +60,11 @@ logfile = {root}/pgbouncer.log
         self.assertNotEqual(status, 0, said)
         self.assertIn("lose their session between transactions", said)
         self.assertIn("pool_mode=session", said)
+
+    def test_transaction_mode_going_round_its_connections_is_refused_too(self):
+        status, said = self.check_config_through("transaction", round_robin=1)
+        self.assertNotEqual(status, 0, said)
+        self.assertIn("lose their session between transactions", said)
 
     def test_session_mode_passes(self):
         status, said = self.check_config_through("session")
