@@ -6,6 +6,7 @@ Everything runs as the unprivileged user keeper under one temporary directory.""
 import collections
 import http.client
 import itertools
+import json
 import os
 import pwd
 import shutil
@@ -171,7 +172,7 @@ class Writers(Threads):
     def __init__(self, threads=6, first_key=1):
         super().__init__(threads)
         self.counter = first_key - 1
-        self.calls = []  # (kind, key, started, ended, status, result: "0".., None, or "unknown")
+        self.calls = []  # (kind, key, started, ended, status, result: "0".., None, or "unknown", request id)
 
     def next_key(self):
         with self.lock:
@@ -189,9 +190,9 @@ class Writers(Threads):
                 result = body.rsplit(">", 2)[-2].split("<")[0]
             else:  # the one fault after which the write may have been applied (docs/scaling.md)
                 result = "unknown" if "outcome of the call is unknown" in body else None
-            return r.status, result
+            return r.status, result, r.getheader("X-Request-Id")
         except (OSError, http.client.HTTPException):
-            return 0, None
+            return 0, None, None
         finally:
             conn.close()
 
@@ -208,9 +209,9 @@ class Writers(Threads):
                           "acceptMessages": "true", "dontUseConfirmation": "false"}
                 path = "/AccountApi.asmx/SetContactPermitsEx"
             started = time.monotonic()
-            status, result = self.call(path, params)
+            status, result, request_id = self.call(path, params)
             with self.lock:
-                self.calls.append((kind, key, started, time.monotonic(), status, result))
+                self.calls.append((kind, key, started, time.monotonic(), status, result, request_id))
             if status != 200:
                 time.sleep(0.05)  # a failing database: do not spin
 
@@ -226,6 +227,23 @@ class Writers(Threads):
         """(start, end), monotonic, of the longest time in [since, until] without an acknowledgement."""
         ends = [since] + sorted(c[3] for c in self.acked() if since <= c[3] <= until) + [until]
         return max(zip(ends, ends[1:]), key=lambda pair: pair[1] - pair[0])
+
+
+def call_outcome(request_id):
+    """What /call-outcome says of one of SESSION's calls (docs/api-decisions.md, "Checking a call's
+    outcome"), asked again while it is "pending" (at most 30 s)."""
+    for _ in range(30):
+        conn = http.client.HTTPConnection("127.0.0.1", HTTP_PORT, timeout=10)
+        try:
+            conn.request("GET", "/call-outcome?" + urllib.parse.urlencode({"sessionId": SESSION, "requestId": request_id}))
+            r = conn.getresponse()
+            answer = json.loads(r.read().decode())
+        finally:
+            conn.close()
+        if answer.get("outcome") != "pending":
+            return answer
+        time.sleep(1)
+    return answer
 
 
 class RetryingWriters(Threads):
