@@ -385,6 +385,42 @@ BOOST_AUTO_TEST_CASE(a_session_reads_its_logins_call_by_request_id_and_no_other)
     BOOST_TEST(scalar("SELECT has_function_privilege('public', 'keeper_login_call(text, integer, text, timestamptz, timestamptz)', 'EXECUTE')::text") == "false");
 }
 
+// No acknowledgement before replication (docs/design.md): a keyed repeat that finds its call
+// recorded answers only once the synchronous standby holds the commit (await_standby). With a
+// standby named that never comes, the repeat ends "outcome unknown" at its deadline; with none
+// named, it is a replay. The test cluster runs synchronous_commit off, so only this store's
+// sessions (on) wait for the absent standby; chaos.under_load, which names one too, runs alone.
+BOOST_AUTO_TEST_CASE(a_replay_is_answered_only_once_the_synchronous_standby_has_it) {
+    const auto u = new_user();
+    keeper::db::pg_store durable{keeper::test::shared_database().url() + " options='-c synchronous_commit=on'"};
+    const keeper::core::call_key key{unique("key"), std::string(64, 'a')};
+    const auto permits = [&](const std::string& request_id) {
+        keeper::core::call_context ctx{durable, cfg, request_id, "SetAccountPermits", key, false,
+                                       keeper::core::deadline::after(std::chrono::milliseconds{1500})};
+        return durable.set_account_permits(ctx.tag(), ctx.session(u.session), true, true, false);
+    };
+    const auto first = permits(unique("rid"));
+    BOOST_TEST((static_cast<int>(first.code) == 0 && !first.replayed));
+    pqxx::connection admin{keeper::test::shared_database().url()};
+    const auto name_standby = [&](const std::string& names) {
+        pqxx::nontransaction tx{admin};  // ALTER SYSTEM runs outside a transaction block
+        tx.exec(names.empty() ? "ALTER SYSTEM RESET synchronous_standby_names"
+                              : "ALTER SYSTEM SET synchronous_standby_names = '" + names + "'");
+        tx.exec("SELECT pg_reload_conf()");
+        std::this_thread::sleep_for(std::chrono::seconds{1});  // every process reads it on its reload
+    };
+    name_standby("keeper_absent_standby");
+    try {
+        BOOST_CHECK_THROW(permits(unique("rid")), keeper::core::outcome_unknown);
+    } catch (...) {
+        name_standby("");
+        throw;
+    }
+    name_standby("");
+    const auto repeat = permits(unique("rid"));
+    BOOST_TEST((static_cast<int>(repeat.code) == 0 && repeat.replayed));
+}
+
 BOOST_AUTO_TEST_CASE(only_the_worker_role_may_ask_for_a_calls_outcome_and_only_by_request_id) {
     BOOST_TEST(scalar("SELECT has_function_privilege('public', 'keeper_call_outcome(text)', 'EXECUTE')::text") == "false");
     BOOST_TEST(scalar("SELECT coalesce(keeper_call_outcome('" + unique("none") + "')::text, 'null')") == "null");
