@@ -324,7 +324,7 @@ class Chaos(unittest.TestCase):
             time.sleep(1)
         self.check("kill -9 a worker, 3 times", who, load, f"{max(load.fault_seconds, default=0):.2f} s slowest fault")
         # nginx sends each call a killed worker had in hand again, to the retry socket, where a write
-        # first ends the dead worker's sessions and answers what it recorded (docs/design.md,
+        # first ends the attempt that holds its claim and answers what it recorded (docs/design.md,
         # "In-doubt calls"): no call fails.
         self.assertEqual(load.failures, 0, f"calls failed when workers were killed: {load.fault_seconds[:5]}")
         # ... and it did: calls the killed workers had in hand came again on the retry socket.
