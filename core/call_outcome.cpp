@@ -1,8 +1,6 @@
 #include "core/call_outcome.hpp"
 
-#include <algorithm>
 #include <charconv>
-#include <map>
 #include <string>
 
 #include "core/api/fault.hpp"
@@ -24,13 +22,6 @@ constexpr auto final_after_deadline = 5s;
 // How far the database's clock may be from nginx's when the call's audit row is looked for.
 constexpr auto clock_slack = 60s;
 
-std::string one_parameter(const std::multimap<std::string, std::string>& form, const std::string& name) {
-    const auto [first, last] = form.equal_range(name);
-    if (first == last) throw fault(fault_kind::client, "Missing parameter: " + name + ".");
-    if (std::next(first) != last) throw fault(fault_kind::client, "Parameter '" + name + "' is given more than once.");
-    return first->second;
-}
-
 std::string head(std::string_view request_id, int session) {
     return R"({"requestId":)" + json_string(request_id) + R"(,"session":)" + std::to_string(session);
 }
@@ -46,14 +37,10 @@ bool is_call_outcome(std::string_view path) { return path == "/call-outcome"; }
 
 std::optional<utc_time> request_id_time(std::string_view id) {
     constexpr std::size_t digits = 13;
-    if (id.size() != 32) return std::nullopt;
-    const auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
-    const auto is_hex = [&](char c) { return is_digit(c) || (c >= 'a' && c <= 'f'); };
-    if (!std::all_of(id.begin(), id.begin() + digits, is_digit) || !std::all_of(id.begin() + digits, id.end(), is_hex)) {
-        return std::nullopt;
-    }
-    long long ms = 0;
-    std::from_chars(id.data(), id.data() + digits, ms);
+    if (id.size() != 32 || !is_lower_hex(id.substr(digits))) return std::nullopt;
+    unsigned long long ms = 0;  // unsigned: from_chars takes no sign
+    const auto [end, ec] = std::from_chars(id.data(), id.data() + digits, ms);
+    if (ec != std::errc{} || end != id.data() + digits) return std::nullopt;
     return utc_time{std::chrono::milliseconds{ms}};
 }
 
@@ -68,8 +55,8 @@ http_response answer_call_outcome(const http_request& req, store& st, const sett
         throw fault(fault_kind::body_too_large, "The request body is larger than " + std::to_string(cfg.body_limit) + " bytes.");
     }
     const auto form = read_form(req.method == "GET" ? std::string_view{req.query} : std::string_view{req.body});
-    const auto session_id = one_parameter(form, "sessionId");
-    const auto request_id = one_parameter(form, "requestId");
+    const auto& session_id = one_form_value(form, "sessionId");
+    const auto& request_id = one_form_value(form, "requestId");
     if (!formats::is_session_id(session_id)) throw fault(fault_kind::client, "Parameter 'sessionId' is not a session id.");
     const auto sent = request_id_time(request_id);
     if (!sent) {

@@ -10,6 +10,8 @@
 
 namespace keeper::core {
 
+bool is_lower_hex(std::string_view s) { return s.find_first_not_of("0123456789abcdef") == std::string_view::npos; }
+
 std::string lower_hex(const unsigned char* data, std::size_t size) {
     static constexpr char digits[] = "0123456789abcdef";
     std::string out;

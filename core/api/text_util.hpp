@@ -8,6 +8,8 @@ namespace keeper::core {
 
 // Bytes as lower-case hex, two digits a byte (digests, salts, checksums).
 std::string lower_hex(const unsigned char* data, std::size_t size);
+// Whether every character is one of 0-9 a-f (ids written so: trace ids, request ids).
+bool is_lower_hex(std::string_view s);
 
 // An amount written plainly: digits, then optionally '.' and 1 or 2 more digits ("15000",
 // "99.5", "99.50"; not "5.", ".5", "1e3", "-1"). Settings and provisioning take amounts so.

@@ -10,11 +10,7 @@ namespace {
 
 param_value read_param(const std::multimap<std::string, std::string>& form, const param_spec& p) {
     const std::string name{p.name};
-    const auto count = form.count(name);
-    if (count == 0) throw fault(fault_kind::client, "Missing parameter: " + name + ".");
-    // Decision (docs/api-decisions.md): ASMX would join repeats with ','; a payment API refuses ambiguity.
-    if (count > 1) throw fault(fault_kind::client, "Parameter '" + name + "' is given more than once.");
-    const auto& text = form.find(name)->second;
+    const auto& text = one_form_value(form, name);
     if (!utf8_length(text)) throw fault(fault_kind::client, "Parameter '" + name + "' is not valid UTF-8.");
     auto value = decode_form(p.type, text);
     if (!value) {

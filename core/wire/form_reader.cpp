@@ -33,6 +33,13 @@ std::string percent_decode(std::string_view s) {
 
 }  // namespace
 
+const std::string& one_form_value(const std::multimap<std::string, std::string>& form, const std::string& name) {
+    const auto [first, last] = form.equal_range(name);
+    if (first == last) throw fault(fault_kind::client, "Missing parameter: " + name + ".");
+    if (std::next(first) != last) throw fault(fault_kind::client, "Parameter '" + name + "' is given more than once.");
+    return first->second;
+}
+
 std::multimap<std::string, std::string> read_form(std::string_view encoded) {
     std::multimap<std::string, std::string> out;
     while (!encoded.empty()) {

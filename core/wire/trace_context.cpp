@@ -1,9 +1,9 @@
 #include "core/wire/trace_context.hpp"
 
+#include "core/api/text_util.hpp"
+
 namespace keeper::core {
 namespace {
-
-bool lower_hex(std::string_view s) { return s.find_first_not_of("0123456789abcdef") == std::string_view::npos; }
 
 bool all_zeros(std::string_view s) { return s.find_first_not_of('0') == std::string_view::npos; }
 
@@ -16,7 +16,7 @@ std::optional<std::string> trace_id_of(std::string_view traceparent) {
     const auto trace = traceparent.substr(3, 32);
     const auto parent = traceparent.substr(36, 16);
     const auto flags = traceparent.substr(53, 2);
-    if (version != "00" || !lower_hex(trace) || !lower_hex(parent) || !lower_hex(flags)) return std::nullopt;
+    if (version != "00" || !is_lower_hex(trace) || !is_lower_hex(parent) || !is_lower_hex(flags)) return std::nullopt;
     if (all_zeros(trace) || all_zeros(parent)) return std::nullopt;
     return std::string{trace};
 }

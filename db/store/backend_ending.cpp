@@ -85,12 +85,14 @@ bool end_backend(pqxx::connection& conn, const backend_identity& backend, const 
     return true;
 }
 
+void list_as_retried(pqxx::connection& conn, std::string_view request_id) {
+    pqxx::nontransaction{conn}.exec_prepared(std::string{statements::mark_retried.name}, std::string{request_id});
+}
+
 bool end_claim_holder(pqxx::connection& conn, std::string_view request_id, const core::deadline& until) {
     std::vector<backend_identity> holders;
     {
         pqxx::nontransaction tx{conn};
-        // Committed before the search: an attempt that takes the claim after it finds the call listed.
-        tx.exec_prepared(std::string{statements::mark_retried.name}, std::string{request_id});
         constexpr const auto& s = statements::claim_holders;
         for (const auto& row : tx.exec_prepared(std::string{s.name}, std::string{request_id})) {
             holders.push_back({row[s.column("pid").data()].as<int>(), row[s.column("backend_start").data()].as<std::string>()});

@@ -25,10 +25,13 @@ std::string worker_application_name_of(long pid);
 bool end_backend(pqxx::connection& conn, const backend_identity& backend, const core::deadline& until);
 
 // For a request nginx sent again (its first connection broke, the worker dead or alive, on this host
-// or another): lists the call in retried_calls, then ends the server process that holds the call's
-// claim (db/functions/keeper_claim.sql), if any, and waits until it is gone; false at the deadline.
-// An attempt that has not taken the claim yet takes it later, finds the call listed, and so finds
-// whatever the retry recorded.
+// or another), before anything else: lists the call in retried_calls, committed, so that every
+// attempt that takes the call's claim from then on looks for the call's audit row
+// (db/functions/keeper_claim.sql).
+void list_as_retried(pqxx::connection& conn, std::string_view request_id);
+// Then: ends the server process that holds the call's claim, if any, and waits until it is gone;
+// false at the deadline. An attempt that has not taken the claim yet takes it later, finds the
+// call listed, and so finds whatever the retry recorded.
 bool end_claim_holder(pqxx::connection& conn, std::string_view request_id, const core::deadline& until);
 
 }  // namespace keeper::db

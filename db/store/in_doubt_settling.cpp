@@ -17,8 +17,12 @@ std::optional<core::result_code> call_executor::settle(const backend_identity& b
 
 std::optional<core::result_code> call_executor::settle_retried(std::string_view request_id,
                                                                const core::deadline& until) {
-    return settle_with([&](pqxx::connection& conn) { return end_claim_holder(conn, request_id, until); }, request_id,
-                       until);
+    return settle_with(
+        [&](pqxx::connection& conn) {
+            list_as_retried(conn, request_id);
+            return end_claim_holder(conn, request_id, until);
+        },
+        request_id, until);
 }
 
 std::optional<core::result_code> call_executor::settle_with(const std::function<bool(pqxx::connection&)>& end_first,
