@@ -1,18 +1,21 @@
 """keeper on a highly available PostgreSQL: failover and switchover under load (docs/scaling.md, "Measured").
 
-On loopback, as the unprivileged user keeper: a Patroni cluster (Debian's patroni and
-etcd-server; tests/ha/patroni_cluster.py) — three etcd members and two PostgreSQL nodes, each node
-under its own `patroni`, each with its own ports and data directory — built from the shipped
+On a test network of hosts (tests/net/hostnet.py: each host a network namespace with an address
+of its own, everything between hosts TCP), as the unprivileged user keeper: a Patroni cluster
+(Debian's patroni and etcd-server; tests/ha/patroni_cluster.py) — three database hosts, each with
+an etcd member, two of them with a PostgreSQL node under its own `patroni` — built from the shipped
 packaging/patroni/config.yml and packaging/etcd/etcd.default, so with synchronous replication
-(synchronous_mode: the primary's synchronous_standby_names names the standby). keeper's pool
-connects to both nodes with libpq's multi-host form and target_session_attrs=read-write; nginx
-with the shipped keeper-locations.conf sits in front.
+(synchronous_mode: the primary's synchronous_standby_names names the standby). Two worker hosts
+run keeper's pool, which connects to both nodes with libpq's multi-host form and
+target_session_attrs=read-write; an edge host runs nginx with the shipped keeper-locations.conf
+and keeper-upstream-hosts.conf.
 
 While writers run top-ups (each a distinct amount) and contact permits (each a distinct WMID),
 recording every acknowledgement: with Patroni's default settings, kill -9 of the primary's
-postmaster (its Patroni starts it again); then, with the shipped timings, the primary host dies
-(kill -9 of its Patroni and its PostgreSQL: nothing restarts it there) and the standby takes the
-leader key when it expires; the dead node comes back as a standby (pg_rewind); then a planned
+postmaster (its Patroni starts it again); then, with the shipped timings, the primary host loses
+its power (every process on it killed and its address silent: the workers' connections to it
+hear no reset) and the standby takes the leader key when it expires; the host comes back and its
+node rejoins as a standby (pg_rewind); then a planned
 switchover back to it. On the primary at the end: every acknowledged write is there, none twice;
 failed calls were server faults that ended within the configured timeouts, and none was applied
 unless it said its outcome was unknown. Beside them a client repeats each top-up with its
@@ -22,13 +25,18 @@ docs/scaling.md quotes. Everything it starts is stopped and removed at the end.
 import collections
 import glob
 import json
+import os
 import shutil
+import sys
 import time
 import unittest
 
-from keeper_stack import (CARD, CARD2, LOGIN, PURSE2, KeeperFront, RetryingWriters, Writers, call_outcome, make_root,
-                          wall_clock)
-from patroni_cluster import NODE_PORTS, Cluster, settled
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "net"))
+from hostnet import Network  # noqa: E402
+from keeper_stack import (CARD, CARD2, LOGIN, PURSE2, KeeperFront, RetryingWriters, Writers, call_outcome,  # noqa: E402
+                          make_root, wall_clock)
+from net_stack import start_edge, start_pool  # noqa: E402
+from patroni_cluster import HOSTS, Cluster, settled  # noqa: E402
 
 # Bounds asserted here (the measured figures are printed; docs/scaling.md explains them). With the
 # shipped timings (ttl 20 s, loop_wait 5 s) a dead primary's leader key expires within 20 s and the
@@ -43,15 +51,19 @@ STALL_S = 12  # the synchronous standby stops answering for longer than call_bud
 class FailoverUnderLoad(unittest.TestCase):
     def setUp(self):
         self.root = make_root("keeper-ha-")
-        self.cluster = Cluster(self.root)
+        self.net = Network(2, HOSTS)
+        self.cluster = Cluster(self.root, self.net)
         self.front = None
         self.addCleanup(self.cleanup)
         self.cluster.create(manager_defaults=True)
-        hosts = "host=127.0.0.1,127.0.0.1 port=%d,%d dbname=keeper target_session_attrs=read-write" % NODE_PORTS
-        uri = "postgres://127.0.0.1:%d,127.0.0.1:%d/keeper?target_session_attrs=read-write" % NODE_PORTS
-        self.front = KeeperFront(self.root, hosts, uri)
+        self.front = KeeperFront(self.root, self.cluster.libpq_hosts(), self.cluster.uri())
+        self.front.env["KEEPER_DRAIN_SECONDS"] = "1"
         self.front.prepare_database()
-        self.front.start()
+        for host in ("w1", "w2"):
+            start_pool(self.net, self.root, host, self.front.env)
+        start_edge(self.net, self.root, "edge")
+        print(f"network built in {self.net.build_seconds:.2f} s; cluster, pools and nginx up "
+              f"{time.monotonic() - self.net.started:.1f} s after it began", flush=True)
 
     def sql(self, query):
         return self.front.sql(query)
@@ -69,9 +81,8 @@ class FailoverUnderLoad(unittest.TestCase):
                 with open(path, errors="replace") as f:
                     lines = [l for l in f if any(w in l.lower() for w in ("promot", "checkpoint", "ready to accept"))]
                 print(f"{path}:\n" + "".join(lines[-12:]), flush=True)
-        if self.front:
-            self.front.stop()
         self.cluster.stop()
+        self.net.close()
         shutil.rmtree(self.root, ignore_errors=True)
 
     def test_no_acknowledged_write_is_lost_or_applied_twice(self):
@@ -100,7 +111,7 @@ class FailoverUnderLoad(unittest.TestCase):
                                                               m["state"] == "running" for m in members))
             self.assertNotEqual(self.cluster.primary(), dead)
             # 2. It comes back, as a (synchronous) standby of the new primary.
-            self.cluster.start_node(dead)
+            self.cluster.revive_host(dead)
             self.cluster.wait_settled(120)
             # 3. A planned switchover, back to the node that died.
             switched = time.monotonic()

@@ -20,6 +20,9 @@ SOURCE = os.environ["KEEPER_TEST_SOURCE_DIR"]
 BUILD = os.environ["KEEPER_TEST_BUILD_DIR"]
 USER = "keeper"
 HTTP_PORT = 18641
+# Where the clients find nginx: loopback, or the edge host's address on a test network
+# (tests/net/hostnet.py), set by the test before its clients start.
+front = ("127.0.0.1", HTTP_PORT)
 SESSION = "{aaaaaaaa-bbbb-cccc-dddd-000000000012}"
 LOGIN, SECRET, PURSE, CARD = "ha-login", "ha-shared-secret-0001", "Z912000000001", 912001
 PURSE2, CARD2 = "Z912000000002", 912002  # the retrying client's (RetryingWriters)
@@ -180,8 +183,11 @@ class Writers(Threads):
             return self.counter
 
     @staticmethod
-    def call(path, params):
-        conn = http.client.HTTPConnection("127.0.0.1", HTTP_PORT, timeout=60)
+    def call(path, params, conn=None):
+        """(status, result, request id) of one GET; status 0 when no answer came. On conn (kept
+        open between calls, as a mobile client keeps its connection) or a connection of its own."""
+        own = conn is None
+        conn = conn or http.client.HTTPConnection(*front, timeout=60)
         try:
             conn.request("GET", path + "?" + urllib.parse.urlencode(params))
             r = conn.getresponse()
@@ -191,12 +197,17 @@ class Writers(Threads):
             else:  # the one fault after which the write may have been applied (docs/scaling.md)
                 result = "unknown" if "outcome of the call is unknown" in body else None
             return r.status, result, r.getheader("X-Request-Id")
-        except (OSError, http.client.HTTPException):
-            return 0, None, None
-        finally:
+        except (OSError, http.client.HTTPException) as e:
             conn.close()
+            return 0, type(e).__name__, None
+        finally:
+            if own:
+                conn.close()
 
     def loop(self):
+        # One kept connection per writer: a new one per call would leave a TIME_WAIT each, and
+        # outside loopback (no tcp_tw_reuse) those use up the client's ports within a minute.
+        conn = http.client.HTTPConnection(*front, timeout=60)
         while not self.stop.is_set():
             n = self.next_key()
             if n % 2:
@@ -209,11 +220,12 @@ class Writers(Threads):
                           "acceptMessages": "true", "dontUseConfirmation": "false"}
                 path = "/AccountApi.asmx/SetContactPermitsEx"
             started = time.monotonic()
-            status, result, request_id = self.call(path, params)
+            status, result, request_id = self.call(path, params, conn)
             with self.lock:
                 self.calls.append((kind, key, started, time.monotonic(), status, result, request_id))
             if status != 200:
                 time.sleep(0.05)  # a failing database: do not spin
+        conn.close()
 
     def acked(self):
         with self.lock:
@@ -233,7 +245,7 @@ def call_outcome(request_id):
     """What /call-outcome says of one of SESSION's calls (docs/api-decisions.md, "Checking a call's
     outcome"), asked again while it is "pending" (at most 30 s)."""
     for _ in range(30):
-        conn = http.client.HTTPConnection("127.0.0.1", HTTP_PORT, timeout=10)
+        conn = http.client.HTTPConnection(*front, timeout=10)
         try:
             conn.request("GET", "/call-outcome?" + urllib.parse.urlencode({"sessionId": SESSION, "requestId": request_id}))
             r = conn.getresponse()
@@ -262,7 +274,7 @@ class RetryingWriters(Threads):
 
     @staticmethod
     def send(params, key):
-        conn = http.client.HTTPConnection("127.0.0.1", HTTP_PORT, timeout=60)
+        conn = http.client.HTTPConnection(*front, timeout=60)
         try:
             conn.request("GET", "/AccountApi.asmx/TopupPurseFromAtmCard?" + urllib.parse.urlencode(params),
                          headers={"Idempotency-Key": key})

@@ -1,10 +1,12 @@
-"""A Patroni cluster on loopback for tests/ha: three etcd members and two PostgreSQL nodes, each
-node under its own `patroni`, all as the user keeper under one directory, each with its own ports
-and data directory. Built from the shipped files — packaging/etcd/etcd.default and
+"""A Patroni cluster for tests/ha on a test network of hosts (tests/net/hostnet.py): three database
+hosts db1, db2, db3, each running an etcd member, db1 and db2 each a PostgreSQL node under its own
+`patroni`; everything on the standard ports of its host's own address, as the user keeper under
+one directory. Built from the shipped files — packaging/etcd/etcd.default and
 packaging/patroni/config.yml — with only addresses, directories and authentication put in."""
 import json
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import time
@@ -14,9 +16,12 @@ import yaml  # python3-yaml, which Debian's patroni depends on
 
 from keeper_stack import SOURCE, USER, descendants
 
-ETCD_PORTS = ((18634, 18635), (18636, 18637), (18638, 18639))  # (client, peer) per member
-NODE_PORTS, REST_PORTS = (18632, 18633), (18642, 18643)
+ETCD_CLIENT, ETCD_PEER, PG_PORT, REST_PORT = 2379, 2380, 5432, 8008
 NAMES = ("node1", "node2")
+# The test network's hosts: the database hosts (db3 runs etcd alone), the worker hosts, the edge.
+HOSTS = {"edge": 10, "w1": 11, "w2": 12, "db1": 31, "db2": 32, "db3": 33}
+NODE_HOSTS = {"node1": "db1", "node2": "db2"}
+ETCD_HOSTS = ("db1", "db2", "db3")
 BIN = "/usr/lib/postgresql/15/bin"
 
 
@@ -44,34 +49,39 @@ def settled(members, wanted=("leader", "sync_standby")):
 
 
 class Cluster:
-    def __init__(self, root):
-        self.root = root
+    def __init__(self, root, net):
+        self.root, self.net = root, net
         self.services = {}
         self.env = dict(os.environ, HOME=root, PATH=f"{BIN}:" + os.environ["PATH"])
 
     # --- etcd ---------------------------------------------------------------------------------
     def start_etcd(self):
-        shipped = shipped_etcd_settings()
-        cluster = ",".join(f"etcd{i}=http://127.0.0.1:{peer}" for i, (_, peer) in enumerate(ETCD_PORTS, 1))
-        for i, (client, peer) in enumerate(ETCD_PORTS, 1):
-            env = {**self.env, **shipped, **dict(
-                ETCD_NAME=f"etcd{i}", ETCD_DATA_DIR=f"{self.root}/etcd{i}",
-                ETCD_LISTEN_PEER_URLS=f"http://127.0.0.1:{peer}", ETCD_LISTEN_CLIENT_URLS=f"http://127.0.0.1:{client}",
-                ETCD_INITIAL_ADVERTISE_PEER_URLS=f"http://127.0.0.1:{peer}",
-                ETCD_ADVERTISE_CLIENT_URLS=f"http://127.0.0.1:{client}", ETCD_INITIAL_CLUSTER=cluster)}
-            self.services[f"etcd{i}"] = self.spawn(f"etcd{i}", ["etcd"], env)
-        self.wait(lambda: all(self.get(f"http://127.0.0.1:{c}/health").get("health") == "true" for c, _ in ETCD_PORTS),
-                  60, "etcd is not healthy")
+        cluster = ",".join(f"etcd{i}=http://{self.net.address(h)}:{ETCD_PEER}" for i, h in enumerate(ETCD_HOSTS, 1))
+        for i in range(1, len(ETCD_HOSTS) + 1):
+            self.start_etcd_member(i, cluster)
+        self.wait(lambda: all(self.get(f"http://{self.net.address(h)}:{ETCD_CLIENT}/health").get("health") == "true"
+                              for h in ETCD_HOSTS), 60, "etcd is not healthy")
+
+    def start_etcd_member(self, i, cluster=None):
+        host = self.net.address(ETCD_HOSTS[i - 1])
+        peer, client = f"http://{host}:{ETCD_PEER}", f"http://{host}:{ETCD_CLIENT}"
+        env = {**self.env, **shipped_etcd_settings(), **dict(
+            ETCD_NAME=f"etcd{i}", ETCD_DATA_DIR=f"{self.root}/etcd{i}", ETCD_LISTEN_PEER_URLS=peer,
+            ETCD_LISTEN_CLIENT_URLS=client, ETCD_INITIAL_ADVERTISE_PEER_URLS=peer, ETCD_ADVERTISE_CLIENT_URLS=client,
+            ETCD_INITIAL_CLUSTER=cluster or ",".join(f"etcd{j}=http://{self.net.address(h)}:{ETCD_PEER}"
+                                                     for j, h in enumerate(ETCD_HOSTS, 1)))}
+        self.services[f"etcd{i}"] = self.spawn(f"etcd{i}", ETCD_HOSTS[i - 1], ["etcd"], env)
 
     # --- Patroni ------------------------------------------------------------------------------
     def write_node_config(self, i, manager_defaults):
-        """The shipped config.yml for node i on loopback. With manager_defaults, Patroni's own
+        """The shipped config.yml for node i on its host. With manager_defaults, Patroni's own
         ttl, loop_wait and retry_timeout instead of the shipped ones."""
         config = shipped_patroni_config()
-        name, port, rest = NAMES[i], NODE_PORTS[i], REST_PORTS[i]
+        name = NAMES[i]
+        address = self.net.address(NODE_HOSTS[name])
         config["name"] = name
-        config["restapi"] = {"listen": f"127.0.0.1:{rest}", "connect_address": f"127.0.0.1:{rest}"}
-        config["etcd3"] = {"hosts": ",".join(f"127.0.0.1:{c}" for c, _ in ETCD_PORTS)}
+        config["restapi"] = {"listen": f"{address}:{REST_PORT}", "connect_address": f"{address}:{REST_PORT}"}
+        config["etcd3"] = {"hosts": ",".join(f"{self.net.address(h)}:{ETCD_CLIENT}" for h in ETCD_HOSTS)}
         dcs = config["bootstrap"]["dcs"]
         if manager_defaults:
             for key in ("ttl", "loop_wait", "retry_timeout"):
@@ -80,13 +90,17 @@ class Cluster:
         parameters = dcs["postgresql"]["parameters"]
         parameters["archive_mode"] = "off"
         del parameters["archive_command"]
-        config["bootstrap"]["pg_hba"] = ["local all all trust", "host replication all 127.0.0.1/32 trust",
-                                         "host all all 127.0.0.1/32 trust"]
+        network = f"10.213.{self.net.subnet}.0/24"
+        config["bootstrap"]["pg_hba"] = ["local all all trust", f"host replication all {network} trust",
+                                         f"host all all {network} trust"]
         pg = config["postgresql"]
-        pg.update(listen=f"127.0.0.1:{port}", connect_address=f"127.0.0.1:{port}", data_dir=f"{self.root}/{name}",
+        pg.update(listen=f"{address}:{PG_PORT}", connect_address=f"{address}:{PG_PORT}", data_dir=f"{self.root}/{name}",
                   pgpass=f"{self.root}/{name}.pgpass")
         pg["authentication"]["superuser"]["username"] = USER  # the user the test runs PostgreSQL as
-        pg["parameters"] = dict(pg["parameters"], unix_socket_directories=f"{self.root}/sock",
+        # Each host's own socket directory: the nodes share a file system and a port.
+        os.makedirs(f"{self.root}/sock/{name}", exist_ok=True)
+        shutil.chown(f"{self.root}/sock/{name}", USER, USER)
+        pg["parameters"] = dict(pg["parameters"], unix_socket_directories=f"{self.root}/sock/{name}",
                                 logging_collector="on", log_directory="log")
         path = f"{self.root}/{name}.yml"
         with open(path, "w") as f:
@@ -94,7 +108,7 @@ class Cluster:
         return path
 
     def start_node(self, name):
-        self.services[name] = self.spawn(name, ["patroni", f"{self.root}/{name}.yml"], self.env)
+        self.services[name] = self.spawn(name, NODE_HOSTS[name], ["patroni", f"{self.root}/{name}.yml"], self.env)
 
     def create(self, manager_defaults=True):
         """etcd, then node1 bootstraps the cluster (and the database keeper), then node2 clones it."""
@@ -103,7 +117,7 @@ class Cluster:
             self.write_node_config(i, manager_defaults)
         self.start_node("node1")
         self.wait(lambda: settled(self.members(), ("leader",)), 120, "node1 did not become the leader")
-        subprocess.run(["runuser", "-u", USER, "--", "psql", f"postgres://127.0.0.1:{NODE_PORTS[0]}/postgres", "-qAtc",
+        subprocess.run(["runuser", "-u", USER, "--", "psql", f"postgres://{self.node_address('node1')}/postgres", "-qAtc",
                         "CREATE DATABASE keeper"], check=True, capture_output=True, env=self.env)
         self.start_node("node2")
         self.wait_settled(120)
@@ -139,8 +153,8 @@ class Cluster:
 
     def members(self):
         """Patroni's view of the cluster (name, role, state, ...), asked of any node that answers."""
-        for rest in REST_PORTS:
-            members = self.get(f"http://127.0.0.1:{rest}/cluster").get("members")
+        for name in NAMES:
+            members = self.get(f"http://{self.node_address(name)}:{REST_PORT}/cluster").get("members")
             if members is not None:
                 return members
         return []
@@ -159,12 +173,24 @@ class Cluster:
     def wait_settled(self, seconds):
         self.wait(lambda: settled(self.members()), seconds, "no leader with a synchronous standby")
 
+    def node_address(self, name):
+        return self.net.address(NODE_HOSTS[name])
+
+    def uri(self):
+        """Both nodes, the one that takes writes chosen (libpq's multi-host URI)."""
+        return (f"postgres://{','.join(self.node_address(n) for n in NAMES)}/keeper"
+                "?target_session_attrs=read-write&connect_timeout=3")
+
+    def libpq_hosts(self):
+        """The same as key=value pairs, as keeper's database_url names them."""
+        return (f"host={','.join(self.node_address(n) for n in NAMES)} port={PG_PORT},{PG_PORT} dbname=keeper "
+                "target_session_attrs=read-write")
+
     def primary(self):
         """The node that takes writes now, asked of the databases."""
-        uri = "postgres://127.0.0.1:%d,127.0.0.1:%d/keeper?target_session_attrs=read-write&connect_timeout=3" % NODE_PORTS
-        out = subprocess.run(["runuser", "-u", USER, "--", "psql", uri, "-Atc", "SELECT inet_server_port()"],
+        out = subprocess.run(["runuser", "-u", USER, "--", "psql", self.uri(), "-Atc", "SELECT inet_server_addr()"],
                              capture_output=True, text=True, env=self.env).stdout.strip()
-        return NAMES[NODE_PORTS.index(int(out))] if out else None
+        return next((n for n in NAMES if out == self.node_address(n)), None)
 
     # --- failures -----------------------------------------------------------------------------
     def postmaster(self, name):
@@ -176,15 +202,19 @@ class Cluster:
         os.kill(self.postmaster(name), signal.SIGKILL)
 
     def kill_host(self, name):
-        """The node's host dies: its Patroni and its PostgreSQL (which Patroni starts detached), at
-        once, with SIGKILL."""
-        doomed = descendants(self.services[name].pid) + descendants(self.postmaster(name))
-        for pid in doomed:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        """The node's host loses its power: every process on it (its Patroni, its PostgreSQL, its
+        etcd member) gone at once, and its peers hear nothing more (no reset), as after a power
+        cut, until revive_host."""
+        self.net.kill_host(NODE_HOSTS[name])
         self.services[name].wait()
+
+    def revive_host(self, name):
+        """The host is back: its address answers, its etcd member and its Patroni start (Patroni
+        makes the node a standby of whoever leads now, with pg_rewind if it must)."""
+        host = NODE_HOSTS[name]
+        self.net.heal(host)
+        self.start_etcd_member(ETCD_HOSTS.index(host) + 1)
+        self.start_node(name)
 
     def pause_postgres(self, name, paused):
         """Stops (SIGSTOP) or resumes (SIGCONT) every process of the node's PostgreSQL: a standby
@@ -196,11 +226,9 @@ class Cluster:
                 pass
 
     # --- lifetime -----------------------------------------------------------------------------
-    def spawn(self, name, cmd, env):
-        """A service in a session of its own, its output in <root>/<name>.log."""
-        with open(f"{self.root}/{name}.log", "a") as log:
-            return subprocess.Popen(["runuser", "-u", USER, "--", *cmd], env=env, stdout=log, stderr=log, cwd=self.root,
-                                    start_new_session=True)
+    def spawn(self, name, host, cmd, env):
+        """A service on host, in a session of its own, its output in <root>/<name>.log."""
+        return self.net.spawn(host, cmd, f"{self.root}/{name}.log", env=env, cwd=self.root)
 
     def stop(self):
         """Patroni first (each stops its PostgreSQL), then etcd; then whatever is left, by force."""
