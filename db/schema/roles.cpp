@@ -20,19 +20,27 @@ std::string create_role(std::string_view name) {
 }
 
 // ALTER TABLE ... OWNER does not reach a partitioned table's partitions, nor pg_partman's
-// template tables: every one of them is handed over.
+// template tables: every one of them is handed over. All of them are locked first, in one
+// statement: changed one at a time, a table's new owner is a catalog row this transaction holds,
+// and autovacuum's ANALYZE of that table waits for it while holding the next table this
+// transaction needs (a deadlock, seen on a live database). Waiting on a lock before changing
+// anything, this transaction holds nothing autovacuum wants, and autovacuum yields its lock.
 std::string hand_over_history(const std::string& schema_literal) {
     std::string parents;
     for (const auto t : history_tables) parents += (parents.empty() ? "'" : ", '") + std::string{t} + "'";
-    return "DO $$ DECLARE t regclass; BEGIN\n"
-           "  FOR t IN SELECT c.oid::regclass FROM pg_class c WHERE c.relnamespace = " + schema_literal +
+    return "DO $$ DECLARE t regclass; tables regclass[]; BEGIN\n"
+           "  tables := ARRAY(SELECT c.oid::regclass FROM pg_class c WHERE c.relnamespace = " + schema_literal +
            "::regnamespace AND c.relname IN (" + parents + ")\n"
            "           UNION ALL SELECT i.inhrelid::regclass FROM pg_inherits i JOIN pg_class p ON p.oid = i.inhparent\n"
            "            WHERE p.relnamespace = " + schema_literal + "::regnamespace AND p.relname IN (" + parents + ")\n"
            "           UNION ALL SELECT to_regclass(template_table) FROM partman.part_config\n"
            "            WHERE parent_table IN (SELECT " + schema_literal + " || '.' || unnest(ARRAY[" + parents + "]))\n"
-           "              AND to_regclass(template_table) IS NOT NULL\n"
-           "  LOOP EXECUTE format('ALTER TABLE %s OWNER TO " + std::string{maintain_role} + "', t); END LOOP;\n"
+           "              AND to_regclass(template_table) IS NOT NULL);\n"
+           "  IF cardinality(tables) > 0 THEN\n"
+           "    EXECUTE 'LOCK TABLE ' || array_to_string(tables::text[], ', ') || ' IN ACCESS EXCLUSIVE MODE';\n"
+           "  END IF;\n"
+           "  FOREACH t IN ARRAY tables LOOP EXECUTE format('ALTER TABLE %s OWNER TO " + std::string{maintain_role} +
+           "', t); END LOOP;\n"
            "END $$";
 }
 
