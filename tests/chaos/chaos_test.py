@@ -502,9 +502,11 @@ class Chaos(unittest.TestCase):
         by nginx's timeout, and never "done" for a commit the standby lacks: an unkeyed and a keyed
         top-up, the keyed one's repeat, and a top-up whose worker is killed during the stall (nginx
         sends it again to the retry socket, where settling it makes its commit visible here first)
-        all end "outcome unknown", naming their request id. Once the standby is back, each top-up
-        is there once, and the keyed repeat is answered as a replay (docs/design.md, "One deadline
-        per call", "No acknowledgement before replication")."""
+        all end "outcome unknown", naming their request id. The stall then ends as this stack
+        allows (it has no standby): the absent standby is no longer named, so the commits that
+        waited end. Each top-up is there once, and the keyed repeat is answered as a replay
+        (docs/design.md, "One deadline per call", "No acknowledgement before replication"). A
+        stall that ends with a real standby catching up is ha.failover's last step, on Patroni."""
         who, keyed_who = Who(), Who()
         unknown_before = metric("keeper_database_outcome_unknown_total")
         key = f"stall-{os.getpid()}-{keyed_who.card}"
@@ -556,7 +558,7 @@ class Chaos(unittest.TestCase):
         RESULTS.append(("synchronous standby stalled", len(answers), len(answers), 0,
                         ", ".join(f"{n} {a[2]:.1f} s" for n, a in answers.items())))
         self.assertEqual(metric("keeper_database_outcome_unknown_total") - unknown_before, len(answers))
-        # The standby is back: what committed on the primary alone is kept, once each.
+        # The stall is over: what committed on the primary alone is kept, once each.
         self.assertTrue(wait_for(lambda: stalled_commits() == 0, 5))
         self.assertEqual(sorted(who.topups(who.card)), ["1.01", "1.03"])
         self.assertEqual(keyed_who.topups(keyed_who.card), ["1.02"])
@@ -570,8 +572,8 @@ class Chaos(unittest.TestCase):
                 self.assertEqual((answer.get("session"), answer.get("outcome")), (0, expected), answer)
                 if expected == "recorded":
                     self.assertEqual(answer["result"], 0, answer)
-        call("keyed, standby back", "1.02", {"Idempotency-Key": key}, keyed_who)
-        status, body, _, _, replayed = answers["keyed, standby back"]
+        call("keyed, stall over", "1.02", {"Idempotency-Key": key}, keyed_who)
+        status, body, _, _, replayed = answers["keyed, stall over"]
         self.assertEqual((status, replayed), (200, "true"), body)
         self.assertTrue(body.rstrip().endswith(">0</int>"), body)
         self.assertTrue(wait_for(lambda: len(workers()) == POOL_WORKERS, 5))
@@ -640,8 +642,8 @@ class Chaos(unittest.TestCase):
         connection came free, its budget went waiting for a thread, or it was refused on arrival);
         never nginx's own 502 or 504, never a closed connection. By request id, no call's audit row
         began after its client had the answer, and no top-up answered "not applied" is in topups;
-        once the standby is back, each "outcome unknown" top-up is there once (docs/design.md,
-        "Overload", "One deadline per call")."""
+        once the stall is over (the absent standby no longer named), each "outcome unknown" top-up
+        is there once (docs/design.md, "Overload", "One deadline per call")."""
         clients = POOL_WORKERS * POOL_THREADS + 64
         who = Who()
         base = 9_000_000 + (os.getpid() % 1000) * 1000

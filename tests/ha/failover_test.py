@@ -36,7 +36,7 @@ from hostnet import Network  # noqa: E402
 from keeper_stack import (CARD, CARD2, LOGIN, PURSE2, KeeperFront, RetryingWriters, Writers, call_outcome,  # noqa: E402
                           make_root, wall_clock)
 from net_stack import start_edge, start_pool  # noqa: E402
-from patroni_cluster import HOSTS, Cluster, settled  # noqa: E402
+from patroni_cluster import HOSTS, PASSWORD, Cluster, settled  # noqa: E402
 
 # Bounds asserted here (the measured figures are printed; docs/scaling.md explains them). With the
 # shipped timings (ttl 20 s, loop_wait 5 s) a dead primary's leader key expires within 20 s and the
@@ -51,12 +51,14 @@ STALL_S = 12  # the synchronous standby stops answering for longer than call_bud
 class FailoverUnderLoad(unittest.TestCase):
     def setUp(self):
         self.root = make_root("keeper-ha-")
+        self.addCleanup(shutil.rmtree, self.root, ignore_errors=True)
         self.net = Network(2, HOSTS)
+        self.addCleanup(self.net.close)
         self.cluster = Cluster(self.root, self.net)
         self.front = None
         self.addCleanup(self.cleanup)
         self.cluster.create(manager_defaults=True)
-        self.front = KeeperFront(self.root, self.cluster.libpq_hosts(), self.cluster.uri())
+        self.front = KeeperFront(self.root, self.cluster.libpq_hosts(), self.cluster.uri(), PASSWORD)
         self.front.env["KEEPER_DRAIN_SECONDS"] = "1"
         self.front.prepare_database()
         for host in ("w1", "w2"):
@@ -82,8 +84,6 @@ class FailoverUnderLoad(unittest.TestCase):
                     lines = [l for l in f if any(w in l.lower() for w in ("promot", "checkpoint", "ready to accept"))]
                 print(f"{path}:\n" + "".join(lines[-12:]), flush=True)
         self.cluster.stop()
-        self.net.close()
-        shutil.rmtree(self.root, ignore_errors=True)
 
     def test_no_acknowledged_write_is_lost_or_applied_twice(self):
         primary = self.cluster.primary()
@@ -97,6 +97,7 @@ class FailoverUnderLoad(unittest.TestCase):
         try:
             time.sleep(4)
             self.assertGreater(len(writers.acked()), 20, "no load before the failover")
+            self.check_every_remote_connection_is_tls()
             # 0. Patroni's default settings; kill -9 of the primary's postmaster. (Its Patroni,
             # still holding the leader key, starts PostgreSQL again on its next loop.)
             self.cluster.kill_postmaster(primary)
@@ -143,6 +144,19 @@ class FailoverUnderLoad(unittest.TestCase):
         stall_began = dict(phases)["standby stalled"]
         self.assertTrue(any(c[5] == "unknown" for c in writers.calls if c[3] >= stall_began),
                         "no write in the stall ended 'outcome unknown'")
+
+    def check_every_remote_connection_is_tls(self):
+        """The workers' connections and the standby's replication reach the primary over TLS, as
+        the shipped pg_hba.conf (hostssl only) requires (docs/scaling.md, "Encryption and
+        authentication between hosts")."""
+        rows = self.sql("SELECT a.usename || ' ' || a.backend_type || ' ' || s.ssl FROM pg_stat_activity a "
+                        "JOIN pg_stat_ssl s USING (pid) WHERE a.client_addr IS NOT NULL "
+                        "AND a.client_addr <> '127.0.0.1'").strip().split("\n")
+        print("remote connections to the primary (role, kind, TLS): " + json.dumps(dict(collections.Counter(rows))),
+              flush=True)
+        self.assertIn("keeper_worker client backend true", rows)
+        self.assertIn("replicator walsender true", rows)
+        self.assertEqual([r for r in rows if not r.endswith(" true")], [], "a remote connection in clear")
 
     def outage(self, writers, what, began, bound, since_last_ack=False, steady=settled):
         """Seconds from the event (or, for a switchover, from the last write acknowledged before

@@ -69,12 +69,15 @@ class KeeperFront:
     """keeper-fcgi (4 workers) and nginx with the shipped keeper-locations.conf, on a database
     given as libpq key=value hosts and as a URI."""
 
-    def __init__(self, root, hosts, uri):
-        self.root, self.uri = root, uri
+    def __init__(self, root, hosts, uri, password=None):
+        """password: every role's (the database takes passwords only); None: it trusts."""
+        self.root, self.uri, self.password = root, uri, password
         self.pool = self.nginx = None
+        auth = f" password={password}" if password else ""
         self.env = dict(os.environ, KEEPER_CONFIG="/dev/null", KEEPER_SECRET_KEY_FILE=f"{root}/secret.keys",
-                        KEEPER_DATABASE_URL=f"{hosts} user=keeper_worker", KEEPER_ADMIN_DATABASE_URL=f"{hosts} user=keeper",
-                        KEEPER_PROVISION_DATABASE_URL=f"{hosts} user=keeper", KEEPER_CARD_DAILY_LIMIT="1000000000")
+                        KEEPER_DATABASE_URL=f"{hosts} user=keeper_worker{auth}",
+                        KEEPER_ADMIN_DATABASE_URL=f"{hosts} user=keeper{auth}",
+                        KEEPER_PROVISION_DATABASE_URL=f"{hosts} user=keeper{auth}", KEEPER_CARD_DAILY_LIMIT="1000000000")
 
     def keeperctl(self, *args):
         return subprocess.run(["runuser", "-u", USER, "--", f"{self.root}/bin/keeperctl", *args], env=self.env,
@@ -85,7 +88,12 @@ class KeeperFront:
             f.write(run([f"{self.root}/bin/keeperctl", "new-key", "k1"]).stdout)
         os.chown(f"{self.root}/secret.keys", pwd.getpwnam(USER).pw_uid, -1)
         os.chmod(f"{self.root}/secret.keys", 0o600)
-        for step in (["migrate"], ["roles"], ["rotate-key"], ["add-login", LOGIN, SECRET],
+        self.keeperctl("migrate")
+        self.keeperctl("roles")
+        if self.password:  # the roles keeperctl made log in with it
+            for role in ("keeper_worker", "keeper_maintain", "keeper_provision"):
+                self.sql(f"ALTER ROLE {role} PASSWORD '{self.password}'")
+        for step in (["rotate-key"], ["add-login", LOGIN, SECRET],
                      ["add-purse", LOGIN, PURSE], ["add-card", LOGIN, str(CARD)],
                      ["add-purse", LOGIN, PURSE2], ["add-card", LOGIN, str(CARD2)]):
             self.keeperctl(*step)

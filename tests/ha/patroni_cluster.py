@@ -8,6 +8,7 @@ import os
 import shlex
 import shutil
 import signal
+import ssl
 import subprocess
 import time
 import urllib.request
@@ -48,40 +49,79 @@ def settled(members, wanted=("leader", "sync_standby")):
             all(m["state"] in ("running", "streaming") for m in members))
 
 
+PASSWORD = "keeper-ha-test-password"  # every role's and the REST API's, in the test alone
+
+
+def shipped_paths(value, host, root):
+    """value (from a shipped file) with the shipped TLS paths as the test's, for host."""
+    for shipped in ("/etc/patroni/tls/", "/etc/etcd/tls/"):
+        if isinstance(value, str) and value.startswith(shipped):
+            name = value[len(shipped):]
+            return f"{root}/tls/{host}.{name.split('.')[1]}" if name.startswith("host.") else f"{root}/tls/{name}"
+    if isinstance(value, dict):
+        return {k: shipped_paths(v, host, root) for k, v in value.items()}
+    return value
+
+
 class Cluster:
     def __init__(self, root, net):
         self.root, self.net = root, net
         self.services = {}
-        self.env = dict(os.environ, HOME=root, PATH=f"{BIN}:" + os.environ["PATH"])
+        self.env = dict(os.environ, HOME=root, PATH=f"{BIN}:" + os.environ["PATH"],
+                        PATRONI_SUPERUSER_PASSWORD=PASSWORD, PATRONI_REPLICATION_PASSWORD=PASSWORD,
+                        PATRONI_REWIND_PASSWORD=PASSWORD, PATRONI_RESTAPI_USERNAME="patroni",
+                        PATRONI_RESTAPI_PASSWORD=PASSWORD)
+        self.tls = f"{root}/tls"
+
+    # --- the tier's certificate authority, as docs/scaling.md has an operator make it -----------
+    def make_certificates(self):
+        """scripts/make-certs: the authority, each database host's certificate (its address, and
+        127.0.0.1 for Patroni's own connection), and one for the test as a client."""
+        tool = f"{SOURCE}/scripts/make-certs"
+        subprocess.run([tool, self.tls, "ca"], check=True, capture_output=True)
+        for host in ETCD_HOSTS:
+            subprocess.run([tool, self.tls, host, self.net.address(host), "127.0.0.1"], check=True, capture_output=True)
+        subprocess.run([tool, self.tls, "client", self.net.address("client")], check=True, capture_output=True)
+        for name in os.listdir(self.tls):
+            shutil.chown(f"{self.tls}/{name}", USER, USER)
+        shutil.chown(self.tls, USER, USER)
+        self.context = ssl.create_default_context(cafile=f"{self.tls}/ca.crt")
+        self.context.load_cert_chain(f"{self.tls}/client.crt", f"{self.tls}/client.key")
 
     # --- etcd ---------------------------------------------------------------------------------
+    def etcd_url(self, host, port):
+        return f"https://{self.net.address(host)}:{port}"
+
     def start_etcd(self):
-        cluster = ",".join(f"etcd{i}=http://{self.net.address(h)}:{ETCD_PEER}" for i, h in enumerate(ETCD_HOSTS, 1))
         for i in range(1, len(ETCD_HOSTS) + 1):
-            self.start_etcd_member(i, cluster)
-        self.wait(lambda: all(self.get(f"http://{self.net.address(h)}:{ETCD_CLIENT}/health").get("health") == "true"
+            self.start_etcd_member(i)
+        self.wait(lambda: all(self.get(f"{self.etcd_url(h, ETCD_CLIENT)}/health").get("health") == "true"
                               for h in ETCD_HOSTS), 60, "etcd is not healthy")
 
-    def start_etcd_member(self, i, cluster=None):
-        host = self.net.address(ETCD_HOSTS[i - 1])
-        peer, client = f"http://{host}:{ETCD_PEER}", f"http://{host}:{ETCD_CLIENT}"
-        env = {**self.env, **shipped_etcd_settings(), **dict(
-            ETCD_NAME=f"etcd{i}", ETCD_DATA_DIR=f"{self.root}/etcd{i}", ETCD_LISTEN_PEER_URLS=peer,
-            ETCD_LISTEN_CLIENT_URLS=client, ETCD_INITIAL_ADVERTISE_PEER_URLS=peer, ETCD_ADVERTISE_CLIENT_URLS=client,
-            ETCD_INITIAL_CLUSTER=cluster or ",".join(f"etcd{j}=http://{self.net.address(h)}:{ETCD_PEER}"
-                                                     for j, h in enumerate(ETCD_HOSTS, 1)))}
-        self.services[f"etcd{i}"] = self.spawn(f"etcd{i}", ETCD_HOSTS[i - 1], ["etcd"], env)
+    def start_etcd_member(self, i):
+        """The shipped etcd.default (TLS both ways, listening on every address of the host) with
+        the member's name, addresses, data directory and certificate put in."""
+        host = ETCD_HOSTS[i - 1]
+        shipped = {k: shipped_paths(v, host, self.root) for k, v in shipped_etcd_settings().items()}
+        env = {**self.env, **shipped, **dict(
+            ETCD_NAME=f"etcd{i}", ETCD_DATA_DIR=f"{self.root}/etcd{i}",
+            ETCD_INITIAL_ADVERTISE_PEER_URLS=self.etcd_url(host, ETCD_PEER),
+            ETCD_ADVERTISE_CLIENT_URLS=self.etcd_url(host, ETCD_CLIENT),
+            ETCD_INITIAL_CLUSTER=",".join(f"etcd{j}={self.etcd_url(h, ETCD_PEER)}" for j, h in enumerate(ETCD_HOSTS, 1)))}
+        self.services[f"etcd{i}"] = self.spawn(f"etcd{i}", host, ["etcd"], env)
 
     # --- Patroni ------------------------------------------------------------------------------
     def write_node_config(self, i, manager_defaults):
-        """The shipped config.yml for node i on its host. With manager_defaults, Patroni's own
-        ttl, loop_wait and retry_timeout instead of the shipped ones."""
-        config = shipped_patroni_config()
+        """The shipped config.yml for node i on its host: its name, addresses, directories and
+        certificate, and the test network for the shipped networks. With manager_defaults,
+        Patroni's own ttl, loop_wait and retry_timeout instead of the shipped ones."""
         name = NAMES[i]
-        address = self.net.address(NODE_HOSTS[name])
+        host = NODE_HOSTS[name]
+        config = shipped_paths(shipped_patroni_config(), host, self.root)
+        address = self.net.address(host)
         config["name"] = name
-        config["restapi"] = {"listen": f"{address}:{REST_PORT}", "connect_address": f"{address}:{REST_PORT}"}
-        config["etcd3"] = {"hosts": ",".join(f"{self.net.address(h)}:{ETCD_CLIENT}" for h in ETCD_HOSTS)}
+        config["restapi"]["connect_address"] = f"{address}:{REST_PORT}"
+        config["etcd3"]["hosts"] = ",".join(f"{self.net.address(h)}:{ETCD_CLIENT}" for h in ETCD_HOSTS)
         dcs = config["bootstrap"]["dcs"]
         if manager_defaults:
             for key in ("ttl", "loop_wait", "retry_timeout"):
@@ -90,14 +130,15 @@ class Cluster:
         parameters = dcs["postgresql"]["parameters"]
         parameters["archive_mode"] = "off"
         del parameters["archive_command"]
+        # One test network stands for both the database hosts' and the worker hosts'.
         network = f"10.213.{self.net.subnet}.0/24"
-        config["bootstrap"]["pg_hba"] = ["local all all trust", f"host replication all {network} trust",
-                                         f"host all all {network} trust"]
+        config["bootstrap"]["pg_hba"] = [line.replace("10.0.1.0/24", network).replace("10.0.2.0/24", network)
+                                         for line in config["bootstrap"]["pg_hba"]]
         pg = config["postgresql"]
-        pg.update(listen=f"{address}:{PG_PORT}", connect_address=f"{address}:{PG_PORT}", data_dir=f"{self.root}/{name}",
+        pg.update(connect_address=f"{address}:{PG_PORT}", data_dir=f"{self.root}/{name}",
                   pgpass=f"{self.root}/{name}.pgpass")
         pg["authentication"]["superuser"]["username"] = USER  # the user the test runs PostgreSQL as
-        # Each host's own socket directory: the nodes share a file system and a port.
+        # Each host's own socket directory: the nodes share a file system.
         os.makedirs(f"{self.root}/sock/{name}", exist_ok=True)
         shutil.chown(f"{self.root}/sock/{name}", USER, USER)
         pg["parameters"] = dict(pg["parameters"], unix_socket_directories=f"{self.root}/sock/{name}",
@@ -112,12 +153,13 @@ class Cluster:
 
     def create(self, manager_defaults=True):
         """etcd, then node1 bootstraps the cluster (and the database keeper), then node2 clones it."""
+        self.make_certificates()
         self.start_etcd()
         for i in range(len(NAMES)):
             self.write_node_config(i, manager_defaults)
         self.start_node("node1")
         self.wait(lambda: settled(self.members(), ("leader",)), 120, "node1 did not become the leader")
-        subprocess.run(["runuser", "-u", USER, "--", "psql", f"postgres://{self.node_address('node1')}/postgres", "-qAtc",
+        subprocess.run(["runuser", "-u", USER, "--", "psql", "-h", f"{self.root}/sock/node1", "-d", "postgres", "-qAtc",
                         "CREATE DATABASE keeper"], check=True, capture_output=True, env=self.env)
         self.start_node("node2")
         self.wait_settled(120)
@@ -139,10 +181,10 @@ class Cluster:
         return self.patronictl("switchover", "--leader", leader, "--candidate", candidate, "--force")
 
     # --- what the cluster says ----------------------------------------------------------------
-    @staticmethod
-    def get(url):
+    def get(self, url):
+        """GET of a JSON document over HTTPS, as a client with a certificate of the tier."""
         try:
-            with urllib.request.urlopen(url, timeout=2) as r:
+            with urllib.request.urlopen(url, timeout=2, context=self.context) as r:
                 return json.load(r)
         except (OSError, ValueError) as e:
             body = getattr(e, "read", lambda: b"")()  # Patroni answers 503 with its state as JSON
@@ -154,7 +196,7 @@ class Cluster:
     def members(self):
         """Patroni's view of the cluster (name, role, state, ...), asked of any node that answers."""
         for name in NAMES:
-            members = self.get(f"http://{self.node_address(name)}:{REST_PORT}/cluster").get("members")
+            members = self.get(f"https://{self.node_address(name)}:{REST_PORT}/cluster").get("members")
             if members is not None:
                 return members
         return []
@@ -177,14 +219,15 @@ class Cluster:
         return self.net.address(NODE_HOSTS[name])
 
     def uri(self):
-        """Both nodes, the one that takes writes chosen (libpq's multi-host URI)."""
-        return (f"postgres://{','.join(self.node_address(n) for n in NAMES)}/keeper"
-                "?target_session_attrs=read-write&connect_timeout=3")
+        """Both nodes, the one that takes writes chosen (libpq's multi-host URI), as the owner, over
+        TLS with the node's certificate and address verified."""
+        return (f"postgres://{USER}:{PASSWORD}@{','.join(self.node_address(n) for n in NAMES)}/keeper"
+                f"?target_session_attrs=read-write&connect_timeout=3&sslmode=verify-full&sslrootcert={self.tls}/ca.crt")
 
     def libpq_hosts(self):
-        """The same as key=value pairs, as keeper's database_url names them."""
+        """Both nodes as keeper's database_url names them (key=value), over TLS, verified."""
         return (f"host={','.join(self.node_address(n) for n in NAMES)} port={PG_PORT},{PG_PORT} dbname=keeper "
-                "target_session_attrs=read-write")
+                f"target_session_attrs=read-write sslmode=verify-full sslrootcert={self.tls}/ca.crt")
 
     def primary(self):
         """The node that takes writes now, asked of the databases."""

@@ -15,6 +15,7 @@ The faults are the network's as well as kill's:
 - freeze(host): every process of it stopped at once (cgroup freezer), its sockets left open.
 
 Needs root, iproute2 and nftables. close() ends every process, namespace, interface and cgroup."""
+import fcntl
 import os
 import signal
 import subprocess
@@ -37,6 +38,9 @@ class Network:
         self.frozen = set()
         self.delay_kind = None
         self.started = time.monotonic()
+        # One run at a time per network (the names are the network's): a second waits here.
+        self.lock = open(f"/run/keeper-test-network-{self.tag}.lock", "w")
+        fcntl.flock(self.lock, fcntl.LOCK_EX)
         try:
             self.build()
         except BaseException:
@@ -192,6 +196,7 @@ class Network:
             sh("ip", "netns", "del", self.namespace(host), check=False)
             self.remove_cgroup(host)
         sh("ip", "link", "del", self.bridge, check=False)
+        self.lock.close()
 
     def remove_cgroup(self, host):
         for _ in range(100):

@@ -50,9 +50,9 @@ FREEZE_S = 12
 class TwoHostsOnANetwork(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.root = make_root("keeper-two-hosts-")
-        cls.net = Network(1, HOSTS)
+        cls.root, cls.net = make_root("keeper-two-hosts-"), None
         try:
+            cls.net = Network(1, HOSTS)
             start_database(cls.net, cls.root, "db")
             hosts = database_hosts(cls.net, ["db"])
             cls.front = KeeperFront(cls.root, hosts, f"postgres://{cls.net.address('db')}/keeper")
@@ -69,7 +69,8 @@ class TwoHostsOnANetwork(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        cls.net.close()
+        if cls.net:
+            cls.net.close()
         shutil.rmtree(cls.root, ignore_errors=True)
 
     def sql(self, query):
