@@ -1,0 +1,158 @@
+"""The database tier as a hostile peer on its network finds it (docs/scaling.md, "Encryption and
+authentication between hosts").
+
+The HA test's hosts on a network of their own (tests/net/hostnet.py, 10.213.3.0/24): three
+database hosts running etcd, Patroni and PostgreSQL from the shipped files with certificates from
+scripts/make-certs, two worker hosts, nginx on an edge host; and `intruder`, a host on the same
+network with no credentials, or with a certificate of another authority that it made itself.
+
+test_an_intruder_is_served_nothing: from the intruder, each port of the database tier —
+PostgreSQL, Patroni's REST API, etcd's client and peer ports — refuses it: in clear, over TLS
+without a password or certificate, and with a certificate of its own authority.
+
+test_nothing_crosses_the_database_links_in_clear: while writers call keeper, a capture of every
+packet to and from the database hosts' ports (tcpdump on the bridge) holds none of the login,
+its session id, the roles' password or the names of the calls' functions: all of it is TLS.
+
+Bounded: about a minute; it stops and removes everything it started. Needs root.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ha"))
+from hostnet import Network  # noqa: E402
+from keeper_stack import LOGIN, SESSION, KeeperFront, Writers, make_root  # noqa: E402
+from net_stack import start_edge, start_pool  # noqa: E402
+from patroni_cluster import (ETCD_CLIENT, ETCD_HOSTS, ETCD_PEER, HOSTS, NODE_HOSTS, PASSWORD, PG_PORT,  # noqa: E402
+                             REST_PORT, Cluster)
+
+
+class HostilePeer(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.root, cls.net, cls.cluster = make_root("keeper-security-"), None, None
+        try:
+            cls.net = Network(3, {**HOSTS, "intruder": 66})
+            cls.cluster = Cluster(cls.root, cls.net)
+            cls.cluster.create(manager_defaults=False)
+            cls.front = KeeperFront(cls.root, cls.cluster.libpq_hosts(), cls.cluster.uri(), PASSWORD)
+            cls.front.env["KEEPER_DRAIN_SECONDS"] = "1"
+            cls.front.prepare_database()
+            for host in ("w1", "w2"):
+                start_pool(cls.net, cls.root, host, cls.front.env)
+            start_edge(cls.net, cls.root, "edge")
+            # The intruder's own authority and a certificate from it, for the same address.
+            tool = f"{os.environ['KEEPER_TEST_SOURCE_DIR']}/scripts/make-certs"
+            subprocess.run([tool, f"{cls.root}/forged", "ca"], check=True, capture_output=True)
+            subprocess.run([tool, f"{cls.root}/forged", "intruder", cls.net.address("intruder")], check=True,
+                           capture_output=True)
+        except BaseException:
+            cls.tearDownClass()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.cluster:
+            cls.cluster.stop()
+        if cls.net:
+            cls.net.close()
+        shutil.rmtree(cls.root, ignore_errors=True)
+
+    def from_intruder(self, *cmd):
+        return self.net.run("intruder", *cmd, check=False)
+
+    def psql(self, conninfo):
+        r = self.from_intruder("psql", conninfo, "-Atc", "SELECT current_user")
+        return r.returncode, (r.stdout + r.stderr).strip()
+
+    def https(self, url, *options):
+        """curl's HTTP status of url from the intruder (000: no answer, the TLS handshake refused)."""
+        r = self.from_intruder("curl", "-s", "-m", "3", "-o", "/dev/null", "-w", "%{http_code}", *options, url)
+        return r.stdout.strip() or "000"
+
+    def test_an_intruder_is_served_nothing(self):
+        ca, forged = f"{self.root}/tls/ca.crt", f"{self.root}/forged"
+        own_cert = ["--cert", f"{forged}/intruder.crt", "--key", f"{forged}/intruder.key"]
+        probes = {}
+        for name, host in NODE_HOSTS.items():
+            address = self.net.address(host)
+            base = f"host={address} port={PG_PORT} dbname=keeper connect_timeout=3"
+            for what, conninfo in (
+                    ("PostgreSQL in clear, the right password", f"{base} user=keeper_worker sslmode=disable password={PASSWORD}"),
+                    ("PostgreSQL over TLS, no password", f"{base} user=keeper_worker sslmode=require"),
+                    ("PostgreSQL over TLS, a guessed password", f"{base} user=keeper sslmode=require password=keeper"),
+                    ("PostgreSQL replication in clear", f"{base} user=replicator sslmode=disable replication=true "
+                                                        f"password={PASSWORD}")):
+                code, out = self.psql(conninfo)
+                probes[f"{name} {what}"] = (code != 0, out.splitlines()[-1] if out else "")
+            rest = f"https://{address}:{REST_PORT}"
+            probes[f"{name} Patroni REST in clear"] = (self.https(f"http://{address}:{REST_PORT}/cluster") != "200", "")
+            probes[f"{name} Patroni REST, no certificate"] = (self.https(f"{rest}/cluster", "--cacert", ca) == "000", "")
+            probes[f"{name} Patroni REST, its own certificate"] = (
+                self.https(f"{rest}/cluster", "--cacert", ca, *own_cert) == "000", "")
+            probes[f"{name} Patroni PATCH /config, its own certificate"] = (
+                self.https(f"{rest}/config", "--cacert", ca, *own_cert, "-X", "PATCH", "-d",
+                           '{"postgresql":{"parameters":{"archive_command":"id"}}}') == "000", "")
+        for host in ETCD_HOSTS:
+            address = self.net.address(host)
+            for port in (ETCD_CLIENT, ETCD_PEER):
+                probes[f"{host} etcd :{port} in clear"] = (self.https(f"http://{address}:{port}/version") != "200", "")
+                probes[f"{host} etcd :{port}, no certificate"] = (
+                    self.https(f"https://{address}:{port}/version", "--cacert", ca) == "000", "")
+                probes[f"{host} etcd :{port}, its own certificate"] = (
+                    self.https(f"https://{address}:{port}/version", "--cacert", ca, *own_cert) == "000", "")
+        # The same probes succeed with the tier's credentials: the refusals above are not an
+        # unreachable host's.
+        db1 = self.net.address("db1")
+        client = ["--cert", f"{self.root}/tls/client.crt", "--key", f"{self.root}/tls/client.key"]
+        control = {"etcd with the tier's certificate": self.https(f"https://{db1}:{ETCD_CLIENT}/version", "--cacert", ca,
+                                                                  *client),
+                   "Patroni with the tier's certificate": self.https(f"https://{db1}:{REST_PORT}/cluster", "--cacert", ca,
+                                                                     *client),
+                   "PostgreSQL with the password over TLS": self.psql(
+                       f"host={db1},{self.net.address('db2')} dbname=keeper user=keeper_worker password={PASSWORD} "
+                       f"sslmode=verify-full sslrootcert={ca} target_session_attrs=read-write")[0]}
+        for what, (refused, said) in probes.items():
+            print(f"intruder: {what}: {'refused' if refused else 'SERVED'} {said}", flush=True)
+        print(f"with credentials: {control}", flush=True)
+        self.assertEqual(control, {"etcd with the tier's certificate": "200", "Patroni with the tier's certificate": "200",
+                                   "PostgreSQL with the password over TLS": 0})
+        self.assertEqual([what for what, (refused, _) in probes.items() if not refused], [])
+
+    def test_nothing_crosses_the_database_links_in_clear(self):
+        ports = " or ".join(f"port {p}" for p in (PG_PORT, REST_PORT, ETCD_CLIENT, ETCD_PEER))
+        capture = f"{self.root}/db.pcap"
+        dump = subprocess.Popen(["tcpdump", "-i", self.net.bridge, "-s", "0", "-U", "-w", capture, ports],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            time.sleep(1)
+            writers = Writers(threads=4)
+            writers.start()
+            time.sleep(4)
+            writers.finish()
+            # A standby that clones or rejoins streams everything: a switchover makes both happen.
+            self.cluster.switchover(self.cluster.primary(), next(n for n in NODE_HOSTS if n != self.cluster.primary()))
+            self.cluster.wait_settled(60)
+        finally:
+            dump.terminate()
+            dump.wait(10)
+        with open(capture, "rb") as f:
+            packets = f.read()
+        acked = len(writers.acked())
+        secrets = {"the login": LOGIN, "its session id": SESSION, "the roles' password": PASSWORD,
+                   "a call's function": "keeper_topup", "the audit table": "audit_log"}
+        found = [what for what, text in secrets.items() if text.encode() in packets]
+        print(f"capture of the database links: {len(packets)} bytes while {acked} writes were acknowledged; "
+              f"found in clear: {found or 'nothing'}", flush=True)
+        self.assertGreater(acked, 50)
+        self.assertGreater(len(packets), 100000, "the capture saw the traffic")
+        self.assertEqual(found, [])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
