@@ -10,6 +10,7 @@ JSON call), nosniff on every answer, never nginx's HTML page. A second nginx, wi
 connections to reach its pool at all, answers "not applied" too, never its own 500 page.
 """
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -26,6 +27,7 @@ PORT = 18084
 SLOW_PORT = 18085
 CUT_PORT = 18086
 SCARCE_PORT = 18088
+TIMEOUT_PORT = 18089
 
 SOAP11 = {"Content-Type": "text/xml; charset=utf-8", "SOAPAction": '"http://tempuri.org/GetUtcNow"'}
 SOAP12 = {"Content-Type": "application/soap+xml; charset=utf-8"}
@@ -116,18 +118,19 @@ pid {cls.dir}/nginx.pid;
 error_log {cls.dir}/error.log warn;
 events {{}}
 http {{
-    access_log off;
     include {SOURCE}/nginx/keeper-request-id.conf;
+    include {SOURCE}/nginx/keeper-log-format.conf;
     include {SOURCE}/nginx/keeper-limits.conf;
+    access_log {cls.dir}/access.log keeper;
     client_body_temp_path {cls.dir}/body;
     fastcgi_temp_path {cls.dir}/fastcgi;
     upstream keeper_pool {{ server unix:{cls.dir}/nobody-listens.sock; }}
     upstream keeper_pool_retry {{ server unix:{cls.dir}/nobody-listens-retry.sock; }}
     upstream cut_pool {{ server unix:{cls.dir}/cut.sock; }}
     upstream cut_pool_retry {{ server unix:{cls.dir}/cut-retry.sock; server unix:{cls.dir}/cut-retry.sock; }}
-    map $server_port $keeper_pool {{ {CUT_PORT} cut_pool; default keeper_pool; }}
-    map $server_port $keeper_retry_pool {{ {CUT_PORT} cut_pool_retry; default keeper_pool_retry; }}
-    map $server_port $keeper_fresh_pool {{ {CUT_PORT} cut_pool; default keeper_pool; }}
+    map $server_port $keeper_pool {{ {CUT_PORT} cut_pool; {TIMEOUT_PORT} silent_pool; default keeper_pool; }}
+    map $server_port $keeper_retry_pool {{ {CUT_PORT} cut_pool_retry; {TIMEOUT_PORT} silent_pool; default keeper_pool_retry; }}
+    map $server_port $keeper_fresh_pool {{ {CUT_PORT} cut_pool; {TIMEOUT_PORT} silent_pool; default keeper_pool; }}
     upstream silent_pool {{ server unix:{cls.dir}/silent.sock; }}
     server {{
         listen 127.0.0.1:{PORT};
@@ -138,13 +141,29 @@ http {{
         include {SOURCE}/nginx/keeper-locations.conf;
     }}
     server {{
+        # The shipped locations with a read timeout of 1 s instead of 30 s.
+        listen 127.0.0.1:{TIMEOUT_PORT};
+        include {cls.dir}/keeper-locations-1s.conf;
+    }}
+    server {{
         listen 127.0.0.1:{SLOW_PORT};
         location ~ \\.asmx {{ fastcgi_pass silent_pool; fastcgi_read_timeout 1s; }}
         include {SOURCE}/nginx/keeper-locations.conf;
     }}
 }}
 """
+        with open(f"{SOURCE}/nginx/keeper-locations.conf") as f:
+            shipped = f.read()
+        assert "fastcgi_read_timeout    30s;" in shipped
+        with open(f"{cls.dir}/keeper-locations-1s.conf", "w") as f:
+            f.write(shipped.replace("fastcgi_read_timeout    30s;", "fastcgi_read_timeout    1s;"))
         start_nginx(cls.dir, conf, PORT)
+
+    def access_lines(self):
+        """The access log's lines (the shipped `keeper` format) by request id."""
+        time.sleep(0.1)
+        with open(f"{self.dir}/access.log") as f:
+            return {m.group(1): line for line in f for m in [re.search(r"request_id=([0-9a-f]{32})", line)] if m}
 
     @classmethod
     def hold_connections(cls):
@@ -222,10 +241,11 @@ http {{
                 self.assertEqual(headers["X-Content-Type-Options"], "nosniff")
                 # nginx's own answers carry the trace too (a new one: the request id).
                 self.assertTrue(headers["traceresponse"].startswith(f"00-{headers['X-Request-Id']}-"), headers["traceresponse"])
-        with open(f"{self.dir}/error.log") as f:
-            log = f.read()
-        self.assertIn("nobody-listens.sock", log)
-        self.assertNotIn("nobody-listens-retry.sock", log)
+        logged = self.access_lines()
+        for status, headers, body in answers:
+            line = logged[headers["X-Request-Id"]]
+            self.assertIn("nobody-listens.sock", line)  # upstream_addr: the pool's socket, twice
+            self.assertNotIn("nobody-listens-retry.sock", line)
 
     def test_a_request_cut_off_after_it_left_nginx_goes_again_to_the_retry_socket_only(self):
         before = (self.cut["cut"]["requests"], self.cut["cut-retry"]["requests"])
@@ -304,6 +324,41 @@ http {{
         others = [call(PORT, "/GlobalApi.asmx/GetUtcNow", source="127.0.0.5")[0] for _ in range(120)]
         self.assertNotIn(429, others)
 
+    def test_no_credential_reaches_the_error_log_for_any_reason_nginx_writes_one(self):
+        """nginx's error log would write a call's request line, query string and all: each reason
+        is provoked with credentials in the query, and none reaches it. The access log records
+        each failure instead (its status and upstream status), without the query."""
+        def secret(n):
+            return f"SECRET{n}{os.getpid()}x"
+        query = (f"sessionId={secret(1)}&login=l&authHash={secret(2)}&tranId=1&protectionCode={secret(3)}"
+                 f"&profileId=1&taskId=1&code={secret(4)}")
+        reasons = {
+            "nothing listens (connect refused)": [call(PORT, f"/SimpleAuthApi.asmx/Authenticate?{query}")],
+            "cut off after it left (premature close)": [call(CUT_PORT, f"/AccountApi.asmx/FinishCodeProtectedOperation?{query}")],
+            "no answer in time (timeout)": [call(TIMEOUT_PORT, f"/TelepayApi.asmx/TelepaySchedulerConfirmCreate?{query}")],
+            "over the credential limit": [call(PORT, f"/SimpleAuthApi.asmx/Authenticate?{query}", source="127.0.0.6")
+                                          for _ in range(60)],
+            "a body over the limit": [call(PORT, f"/SimpleAuthApi.asmx/Authenticate?{query}", FORM, b"x" * 70000)],
+            "the outcome look, nothing listens": [call(PORT, f"/call-outcome?sessionId={secret(1)}&requestId={'1' * 32}")],
+        }
+        expected = {"nothing listens (connect refused)": 503, "cut off after it left (premature close)": 502,
+                    "no answer in time (timeout)": 504, "over the credential limit": 429, "a body over the limit": 413,
+                    "the outcome look, nothing listens": 503}
+        logged = self.access_lines()
+        for reason, answers in reasons.items():
+            with self.subTest(reason):
+                statuses = {status for status, _, _ in answers}
+                self.assertIn(expected[reason], statuses)
+                line = logged[next(h["X-Request-Id"] for s, h, _ in answers if s == expected[reason])]
+                self.assertIn(f'" {expected[reason]} ', line)
+                self.assertNotIn("SECRET", line)
+        time.sleep(0.1)
+        with open(f"{self.dir}/error.log") as f:
+            log = f.read()
+        self.assertEqual([n for n in range(1, 5) if secret(n) in log], [], "a credential in nginx's error log")
+        with open(f"{self.dir}/access.log") as f:
+            self.assertNotIn("SECRET", f.read())
+
     def test_an_unknown_asmx_is_keepers_404_line(self):
         self.assert_text(*call(PORT, "/Nope.asmx"), 404)
 
@@ -368,7 +423,7 @@ http {{
         with self.assertRaises(BlockingIOError, msg="nothing reached the pool's socket"):
             self.pool.accept()
         with open(f"{self.dir}/error.log") as f:
-            self.assertIn("worker_connections are not enough while connecting to upstream", f.read())
+            self.assertNotIn("sessionId", f.read())  # the call's line is not there (keeper-locations.conf)
         # The shipped JSON access log (keeper-log-format.conf, keeper_json): one object a line, the
         # request id the client got, the query string never.
         time.sleep(0.1)
@@ -381,6 +436,7 @@ http {{
                 self.assertEqual(line["status"], status)
                 self.assertNotIn("sessionId", line["uri"])
                 self.assertIsInstance(line["request_time"], float)
+                self.assertEqual(line["upstream_status"], "-", "no upstream was reached")
 
 
 if __name__ == "__main__":
