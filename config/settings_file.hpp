@@ -21,7 +21,17 @@ core::settings parse_settings(const std::string& file_text, const std::map<std::
 // KEEPER_CONFIG if set, else /etc/keeper/keeper.conf if it exists, else "" (defaults only).
 std::string default_config_path();
 
-// Reads the file at path (empty path: no file) and the process environment.
-core::settings load_settings(const std::string& path);
+// The file of the connection strings only keeperctl may read (admin_database_url,
+// provision_database_url, maintain_database_url): KEEPER_ADMIN_CONFIG if set, else admin.conf
+// beside the config file when it exists (readable or not), else "". The workers never read it, and its owner is
+// the system user keeper-admin (docs/operations.md, "Install").
+std::string admin_config_path(const std::string& config_path);
+
+// Applies the file text of the admin file (admin.conf) to settings: only the three admin keys.
+void apply_admin_file(core::settings& s, const std::string& file_text);
+
+// Reads the file at path (empty path: no file), then the admin file at admin_path (empty: none),
+// and the process environment.
+core::settings load_settings(const std::string& path, const std::string& admin_path = {});
 
 }  // namespace keeper::config

@@ -251,7 +251,8 @@ void print_usage(std::ostream& out) {
            "role: migrate, status, roles, rotate-key and forget-key with admin_database_url, maintain with\n"
            "maintain_database_url, add-* and list with provision_database_url; an empty one of the last\n"
            "two means admin_database_url, and an empty admin_database_url database_url. KEEPER_<KEY>\n"
-           "overrides a key. Config: --config, $KEEPER_CONFIG or /etc/keeper/keeper.conf.\n";
+           "overrides a key. Config: --config, $KEEPER_CONFIG or /etc/keeper/keeper.conf; the three admin\n"
+           "strings also from admin.conf beside it ($KEEPER_ADMIN_CONFIG), which only keeper-admin reads.\n";
 }
 
 // A maintain that failed before it ran (the database refused the connection) is a failed run too.
@@ -309,7 +310,7 @@ int main(int argc, char** argv) {
         if (it == commands().end()) throw provisioning_error("unknown command '" + args[0] + "' (keeperctl --help)");
         const auto parsed = parse_arguments({args.begin() + 1, args.end()});
         if (parsed.positional.size() != it->second.positional) throw provisioning_error("usage: keeperctl " + it->second.usage);
-        const auto cfg = keeper::config::load_settings(config_path);
+        const auto cfg = keeper::config::load_settings(config_path, keeper::config::admin_config_path(config_path));
         pqxx::connection conn{it->second.url(cfg)};
         return it->second.run(conn, parsed, cfg);
     } catch (const provisioning_error& e) {
@@ -320,7 +321,7 @@ int main(int argc, char** argv) {
             // The server is there and said no: trying again changes nothing.
             std::cerr << "keeperctl: the database refused the connection: " << keeper::core::first_line(e.what()) << "\n"
                       << "keeperctl: with peer authentication run it as the system user mapped to the role, "
-                         "as docs/operations.md does: runuser -u keeper -- keeperctl ...\n";
+                         "as docs/operations.md does: runuser -u keeper-admin -- keeperctl ...\n";
             record_failed_maintain(args);
             return 1;
         }

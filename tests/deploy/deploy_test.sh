@@ -143,7 +143,7 @@ load_stop() {  # load_stop NAME: stops the writers; sets calls and fails
 no_failed_calls() {  # no_failed_calls NAME CALLS FAILED
   [ "$2" -gt 0 ] && [ "$3" -eq 0 ] || { echo "$2 calls, $3 failed:"; in_ct grep -m 5 '^fail' "/root/$1.out"; return 1; }
 }
-schema_version() { in_ct runuser -u keeper -- keeperctl status 2>/dev/null | awk '$1 == "applied" { v = $2 + 0 } END { print v + 0 }'; }
+schema_version() { in_ct runuser -u keeper-admin -- keeperctl status 2>/dev/null | awk '$1 == "applied" { v = $2 + 0 } END { print v + 0 }'; }
 
 # --- the packages ------------------------------------------------------------------------------------
 t=$(now)
@@ -373,7 +373,7 @@ sealed_with_new() {
   [ "$n" = 0 ] || { echo "$n logins not sealed with $new_key"; return 1; }
 }
 check "every login is sealed with the new key" sealed_with_new
-printf 'deploy-secret-bob' | in_ct runuser -u keeper -- keeperctl add-login bob - >/dev/null
+printf 'deploy-secret-bob' | in_ct runuser -u keeper-admin -- keeperctl add-login bob - >/dev/null
 check "a login added after the rotation authenticates" authenticate bob deploy-secret-bob "bob-$RANDOM"
 check "a login resealed by the rotation authenticates" serves
 # keeperctl as root: peer authentication refuses it, and it says how to run it instead of
@@ -381,12 +381,30 @@ check "a login resealed by the rotation authenticates" serves
 keeperctl_as_root() {
   local out status=0
   out=$(in_ct keeperctl list logins 2>&1) || status=$?
-  [ "$status" = 1 ] && grep -q "runuser -u keeper -- keeperctl" <<<"$out" || { echo "exit $status: $out"; return 1; }
+  [ "$status" = 1 ] && grep -q "runuser -u keeper-admin -- keeperctl" <<<"$out" || { echo "exit $status: $out"; return 1; }
 }
-check "keeperctl run as root says to run it as keeper" keeperctl_as_root
+check "keeperctl run as root says to run it as keeper-admin" keeperctl_as_root
+# The workers' user cannot become anyone else (operations.md, "Configure"): PostgreSQL maps it to
+# keeper_worker alone, and keeperctl's connection strings are out of its reach.
+workers_user_is_only_the_worker() {
+  local role
+  prints keeper_worker runuser -u keeper -- psql -d keeper -U keeper_worker -tAc "SELECT current_user" || return 1
+  for role in keeper keeper_maintain keeper_provision postgres; do
+    if in_ct runuser -u keeper -- psql -d keeper -U "$role" -tAc "SELECT 1" >/dev/null 2>&1; then
+      echo "the workers' user connected as $role"; return 1
+    fi
+  done
+}
+check "as the workers' user, PostgreSQL admits keeper_worker and no other role" workers_user_is_only_the_worker
+fails() { ! in_ct "$@" >/dev/null 2>&1; }
+check "admin.conf is keeper-admin's alone (0600)" prints "600 keeper-admin" stat -c "%a %U" /etc/keeper/admin.conf
+check "as the workers' user, admin.conf cannot be read" fails runuser -u keeper -- cat /etc/keeper/admin.conf
+check "as the workers' user, keeperctl stops at admin.conf" \
+  prints_text "cannot read config file /etc/keeper/admin.conf" sh -c 'runuser -u keeper -- keeperctl list logins 2>&1'
+check "as keeper-admin, keeperctl serves" prints_text alice runuser -u keeper-admin -- keeperctl list logins
 short_secret_refused() {
   local out status=0
-  out=$(printf 'short-secret' | in_ct runuser -u keeper -- keeperctl add-login carol - 2>&1) || status=$?
+  out=$(printf 'short-secret' | in_ct runuser -u keeper-admin -- keeperctl add-login carol - 2>&1) || status=$?
   [ "$status" = 2 ] && grep -q "at least 16 characters" <<<"$out" || { echo "exit $status: $out"; return 1; }
 }
 check "keeperctl refuses a shared secret shorter than 16 characters" short_secret_refused
@@ -445,7 +463,7 @@ in_ct systemctl reload keeper
 # --- maintenance ------------------------------------------------------------------------------------
 check "keeper-maintain.timer is active with a next run" prints_text keeper-maintain.service systemctl list-timers keeper-maintain.timer --no-legend
 # A month far past retention, as a long-running database has, for maintain to drop.
-in_ct runuser -u keeper -- psql -d keeper -U keeper_maintain -qc \
+in_ct runuser -u keeper-admin -- psql -d keeper -U keeper_maintain -qc \
   "SELECT partman.create_partition_time('public.audit_log', ARRAY['2020-01-01 00:00+00'::timestamptz])" >/dev/null 2>&1
 # And a row for a month with no partition yet, which lands in the default partition.
 in_ct runuser -u postgres -- psql -d keeper -qc \
@@ -509,11 +527,11 @@ check "the repository holds the full backup" prints_text "full backup" runuser -
 check "the repository is encrypted" prints_text "cipher: aes-256-cbc" runuser -u postgres -- pgbackrest --stanza=keeper info
 check "the backup timers are enabled" in_ct systemctl is-enabled --quiet keeper-backup-full.timer keeper-backup-diff.timer
 check "node_exporter's directory has the full backup's time" in_ct test -s /var/lib/prometheus/node-exporter/keeper-backup-full.prom
-in_ct runuser -u keeper -- keeperctl add-purse alice Z100000000001 >/dev/null
+in_ct runuser -u keeper-admin -- keeperctl add-purse alice Z100000000001 >/dev/null
 sleep 1
 target=$(in_ct date -u '+%Y-%m-%d %H:%M:%S.%6N+00')
 sleep 1
-in_ct runuser -u keeper -- keeperctl add-purse alice Z100000000002 >/dev/null
+in_ct runuser -u keeper-admin -- keeperctl add-purse alice Z100000000002 >/dev/null
 check "a differential backup (operations.md)" run_doc backup-diff /root
 check "the repository holds it" prints_text "diff backup" runuser -u postgres -- pgbackrest --stanza=keeper info
 t=$(now)
@@ -528,7 +546,7 @@ restored_away() {
 restored_away
 # A target after the last archived segment (a write a moment ago, no backup since): the restore
 # has the live database switch its WAL first, or recovery ends before the target.
-in_ct runuser -u keeper -- keeperctl add-purse alice Z100000000003 >/dev/null
+in_ct runuser -u keeper-admin -- keeperctl add-purse alice Z100000000003 >/dev/null
 sleep 1
 target=$(in_ct date -u '+%Y-%m-%d %H:%M:%S.%6N+00')
 DOC_VARIABLE="TARGET=$target" check "restore to $target, a moment after the last write (operations.md)" run_doc backup-restore /root
@@ -583,12 +601,12 @@ lost_key_named() {
 check "keeper-fcgi --check-config names the lost key and the logins sealed with it" lost_key_named
 check "meanwhile a call is refused at once: 503, not applied, Retry-After" refused_while_waiting
 forget_refused() {
-  local out status=0; out=$(in_ct runuser -u keeper -- keeperctl forget-key 2>&1) || status=$?
+  local out status=0; out=$(in_ct runuser -u keeper-admin -- keeperctl forget-key 2>&1) || status=$?
   [ "$status" = 1 ] && grep -qF "key $lost_key: 2 in logins (alice, bob)" <<<"$out" || { echo "exit $status: $out"; return 1; }
 }
 check "keeperctl forget-key refuses while alice and bob are sealed with the lost key, naming them" forget_refused
-printf 'deploy-secret-alice-2' | in_ct runuser -u keeper -- keeperctl add-login alice - >/dev/null
-printf 'deploy-secret-bob-2' | in_ct runuser -u keeper -- keeperctl add-login bob - >/dev/null
+printf 'deploy-secret-alice-2' | in_ct runuser -u keeper-admin -- keeperctl add-login alice - >/dev/null
+printf 'deploy-secret-bob-2' | in_ct runuser -u keeper-admin -- keeperctl add-login bob - >/dev/null
 check "lost key: forget it and restart (operations.md)" run_doc lost-key /root
 check "the pool serves: alice authenticates with her new secret" waits_then_authenticates alice deploy-secret-alice-2
 check "secret_keys lists the new key alone" prints "$made_key" runuser -u postgres -- psql -d keeper -tAc "SELECT string_agg(key_id, ' ') FROM secret_keys"

@@ -41,11 +41,13 @@ for f in /usr/sbin/keeper-fcgi /usr/bin/keeperctl /lib/systemd/system/keeper.soc
          /lib/systemd/system/keeper-maintain.timer /etc/keeper/keeper.conf /etc/keeper/nginx/keeper-locations.conf \
          /etc/nginx/sites-available/keeper /usr/share/keeper/migrations/0001_sessions.sql \
          /usr/share/keeper/prometheus/keeper-alerts.yml /usr/share/keeper/grafana/keeper-dashboard.json /usr/share/man/man8/keeper-fcgi.8 \
-         /usr/share/keeper/nginx/keeper-upstream-hosts.conf; do
+         /usr/share/keeper/nginx/keeper-upstream-hosts.conf /etc/keeper/admin.conf /usr/share/keeper/scripts/make-certs; do
   check "installed $f" test -e "$f"
 done
 check "the system user exists" id keeper
+check "keeperctl's system user exists, of group keeper" sh -c '[ "$(id -gn keeper-admin)" = keeper ]'
 check "the config is readable by the service user only" sh -c '[ "$(stat -c %a:%G /etc/keeper/keeper.conf)" = 640:keeper ]'
+check "admin.conf is readable by keeperctl's user only" sh -c '[ "$(stat -c %a:%U /etc/keeper/admin.conf)" = 600:keeper-admin ]'
 check "keeper-fcgi --help" /usr/sbin/keeper-fcgi --help
 check "keeperctl --help" /usr/bin/keeperctl --help
 check "man keeper-fcgi" man -w keeper-fcgi

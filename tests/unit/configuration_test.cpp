@@ -2,10 +2,12 @@
 
 #include "tests/support/printers.hpp"
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <unistd.h>
 
 #include "core/pages/api_reference.hpp"
 #include "core/pages/openapi_writer.hpp"
@@ -85,6 +87,35 @@ BOOST_AUTO_TEST_CASE(unknown_keys_and_bad_values_name_the_key) {
     BOOST_TEST(message("topup_max_amount = 1.234").find("'topup_max_amount'") != std::string::npos);
     BOOST_TEST(message("just words").find("line 1") != std::string::npos);
     BOOST_CHECK_THROW(parse_settings("", {{"KEEPER_BODY_LIMIT", "-1"}}), config_error);
+}
+
+// admin.conf holds the connection strings the workers must not read: only those three keys, and
+// they win over keeper.conf's (docs/operations.md, "Install").
+BOOST_AUTO_TEST_CASE(the_admin_file_holds_only_the_admin_connection_strings_and_wins_over_the_config) {
+    const std::string dir = std::filesystem::temp_directory_path() / ("keeper-admin-conf-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const auto write = [&](const std::string& name, const std::string& text) {
+        std::ofstream{dir + "/" + name} << text;
+        return dir + "/" + name;
+    };
+    const auto config = write("keeper.conf", "database_url = dbname=k user=keeper_worker\nadmin_database_url = old\n");
+    BOOST_TEST(admin_config_path(config).empty());  // none beside it yet
+    const auto admin = write("admin.conf", "admin_database_url = dbname=k user=keeper password=p\n"
+                                           "maintain_database_url = dbname=k user=keeper_maintain\n");
+    BOOST_TEST(admin_config_path(config) == admin);
+    const auto s = load_settings(config, admin);
+    BOOST_TEST(s.database_url == "dbname=k user=keeper_worker");
+    BOOST_TEST(s.admin_database_url == "dbname=k user=keeper password=p");
+    BOOST_TEST(s.maintain_database_url == "dbname=k user=keeper_maintain");
+    BOOST_TEST(load_settings(config).admin_database_url == "old");  // the workers read keeper.conf alone
+    settings other;
+    try {
+        apply_admin_file(other, "# the workers' own\ndatabase_url = x\n");
+        BOOST_FAIL("admin.conf took a worker key");
+    } catch (const config_error& e) {
+        BOOST_TEST(std::string{e.what()}.find("admin.conf line 2: 'database_url' belongs in keeper.conf") == 0, e.what());
+    }
+    std::filesystem::remove_all(dir);
 }
 
 BOOST_AUTO_TEST_CASE(every_key_is_documented_with_its_default) {
