@@ -323,6 +323,18 @@ http {{
         self.assert_fault(*limited[0], "text/xml; charset=utf-8", "soap:Client")
         others = [call(PORT, "/GlobalApi.asmx/GetUtcNow", source="127.0.0.5")[0] for _ in range(120)]
         self.assertNotIn(429, others)
+        # The shapes routed by the body, which nginx does not read: SOAP 1.2 without an action and
+        # SOAP 1.1 with an empty SOAPAction count as the credential call (keeper-limits.conf).
+        soap12 = soap.replace(b"http://schemas.xmlsoap.org/soap/envelope/", b"http://www.w3.org/2003/05/soap-envelope")
+        for n, (headers, body) in enumerate(((SOAP12, soap12), (dict(SOAP11, SOAPAction='""'), soap)), start=7):
+            with self.subTest(content_type=headers["Content-Type"]):
+                statuses = [call(PORT, "/PushApi.asmx", headers, body, source=f"127.0.0.{n}") for _ in range(120)]
+                self.assertGreater(len([s for s in statuses if b"Too many requests" in s[2]]), 0)
+        # An action naming another operation is not the credential call (a body that is would be a
+        # client fault: docs/api-decisions.md, "SOAP routing and decoding").
+        other = dict(SOAP12, **{"Content-Type": 'application/soap+xml; charset=utf-8; action="http://tempuri.org/MarkPushSmsAsDelivered"'})
+        statuses = [call(PORT, "/PushApi.asmx", other, soap12, source="127.0.0.9") for _ in range(120)]
+        self.assertEqual([s for s in statuses if b"Too many requests" in s[2]], [])
 
     def test_no_credential_reaches_the_error_log_for_any_reason_nginx_writes_one(self):
         """nginx's error log would write a call's request line, query string and all: each reason
