@@ -69,7 +69,7 @@ std::string add_login(pqxx::connection_base& c, const std::string& login, const 
     const auto name = checked_login(login);
     const auto s = stored_secret(checked_secret(secret), login_secret_row(name), keys);
     return in_transaction(c, [&](pqxx::work& tx) {
-        if (keys) record_current_key(tx, *keys);
+        if (keys) seal_under_current_key(tx, *keys);
         const auto r = tx.exec_params1(
             "INSERT INTO logins (login, shared_secret) VALUES ($1, $2) "
             "ON CONFLICT (login) DO UPDATE SET shared_secret = EXCLUDED.shared_secret RETURNING id, (xmax = 0)",
@@ -88,7 +88,7 @@ std::string add_app(pqxx::connection_base& c, const std::string& app_id, const s
     const auto id = core::to_lower_utf8(app_id);
     const auto s = stored_secret(checked_secret(secret), application_secret_row(id), keys);
     return in_transaction(c, [&](pqxx::work& tx) {
-        if (keys) record_current_key(tx, *keys);
+        if (keys) seal_under_current_key(tx, *keys);
         tx.exec_params(
             "INSERT INTO applications (app_id, shared_secret, push_provider, enabled) VALUES ($1, $2, $3, $4) "
             "ON CONFLICT (app_id) DO UPDATE SET shared_secret = EXCLUDED.shared_secret, "

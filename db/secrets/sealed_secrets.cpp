@@ -86,7 +86,9 @@ secret_keyring secret_keyring::load(const std::string& path) {
     std::ostringstream text;
     text << in.rdbuf();
     try {
-        return parse(text.str());
+        auto keys = parse(text.str());
+        keys.m_path = path;
+        return keys;
     } catch (const key_error& e) {
         throw key_error(path + ": " + e.what());
     }

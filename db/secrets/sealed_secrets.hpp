@@ -36,6 +36,9 @@ public:
 
     const std::string& current_id() const { return m_keys.front().id; }
     bool has(std::string_view id) const;
+    // The file it was loaded from ("" when parsed from text): a writer of sealed secrets reads it
+    // again under the rotation's lock (seal_under_current_key).
+    const std::string& path() const { return m_path; }
 
     // `associated` names the row, e.g. "logins:alice".
     std::string seal(std::string_view secret, std::string_view associated) const;
@@ -50,6 +53,7 @@ private:
     };
     const key& find(std::string_view id) const;
     std::vector<key> m_keys;
+    std::string m_path;
 };
 
 bool is_sealed(std::string_view stored);

@@ -12,6 +12,11 @@ namespace {
 
 constexpr const char* check_word = "keeper";
 
+// The advisory lock (class 3: logins are 1, cards 2) of the current key: rotate-key records a new
+// key under it exclusively, a writer of a sealed secret takes it shared.
+constexpr const char* key_turn_lock = "SELECT pg_advisory_xact_lock(3, 0)";
+constexpr const char* key_turn_shared = "SELECT pg_advisory_xact_lock_shared(3, 0)";
+
 std::string check_row(std::string_view key_id) { return "secret_keys:" + std::string{key_id}; }
 
 struct sealed_table {
@@ -63,10 +68,12 @@ long long reseal_table(pqxx::connection_base& conn, const secret_keyring& keys, 
     long long total = 0;
     for (int round = 0; round < 100; ++round) {
         for (long long n = batch; n == batch;) total += n = reseal_batch(conn, keys, t, batch);
-        if (unsealed(conn, keys, t) == 0) break;
+        if (unsealed(conn, keys, t) == 0) return total;
         std::this_thread::sleep_for(std::chrono::milliseconds{100});
     }
-    return total;
+    throw key_error(std::to_string(unsealed(conn, keys, t)) + " secret(s) of " + t.table +
+                    " are still not sealed with key " + keys.current_id() +
+                    " after about ten seconds (a call held them): run keeperctl rotate-key again");
 }
 
 // What is still sealed with a key: how many secrets of each table, and the first few names.
@@ -105,9 +112,34 @@ void record_current_key(pqxx::transaction_base& tx, const secret_keyring& keys) 
                    keys.current_id(), keys.seal(check_word, check_row(keys.current_id())));
 }
 
+void seal_under_current_key(pqxx::transaction_base& tx, const secret_keyring& keys) {
+    tx.exec(key_turn_shared);
+    // The operator replaces the key file before rotate-key; a command that read the old file
+    // finds it changed here, under the lock, and stops before it seals with the old key.
+    if (!keys.path().empty() && secret_keyring::load(keys.path()).current_id() != keys.current_id()) {
+        throw key_error("the key file now names another key first than when this command read it (a rotation): "
+                        "run the command again");
+    }
+    // A key the file lacks, recorded after the file's current key: a rotation under way.
+    const auto newer = tx.exec_params(
+        "SELECT n.key_id FROM secret_keys n JOIN secret_keys mine ON mine.key_id = $1 "
+        "WHERE n.created_at > mine.created_at ORDER BY n.created_at DESC",
+        keys.current_id());
+    for (const auto& r : newer) {
+        if (!keys.has(r[0].c_str())) {
+            throw key_error("the database records key " + std::string{r[0].c_str()} + ", newer than key " +
+                            keys.current_id() + " and not in the key file (a rotation): run the command again");
+        }
+    }
+    record_current_key(tx, keys);
+}
+
 void rotate_secrets(pqxx::connection_base& conn, const secret_keyring& keys, int batch, std::ostream& out) {
     {
+        // Every writer that sealed with an older key has committed (its row is re-sealed below),
+        // and every later one sees this key recorded (and is refused if its file lacks it).
         pqxx::work tx{conn};
+        tx.exec(key_turn_lock);
         record_current_key(tx, keys);
         tx.commit();
     }

@@ -4,7 +4,12 @@
 #include <boost/test/unit_test.hpp>
 
 #include <future>
+#include <atomic>
 #include <sstream>
+#include <unistd.h>
+#include <fstream>
+#include <filesystem>
+#include <thread>
 
 #include "core/api/settings.hpp"
 #include "keeperctl/maintenance.hpp"
@@ -540,6 +545,45 @@ BOOST_AUTO_TEST_CASE(rotate_key_reseals_a_login_a_call_holds_by_its_foreign_key)
     BOOST_TEST(count(db.sql(), "SELECT count(*) FROM logins WHERE NOT starts_with(shared_secret, 'sealed:v1:k2:')") == 0,
                out.str());
     holding.commit();
+}
+
+// keeperctl add-login run with the key file as it was before a rotation, beside the rotation: a
+// login it seals with the old key either commits before the rotation records the new key (and is
+// re-sealed by it) or is refused. No login is left sealed with the old key.
+BOOST_AUTO_TEST_CASE(a_rotation_leaves_no_secret_with_the_old_key_whatever_add_login_does_beside_it) {
+    fresh_database db{"rotate_race"};
+    const auto k1 = secret_keyring::new_key_line("k1");
+    const auto k2 = secret_keyring::new_key_line("k2");
+    // The key file as keeperctl reads it, then replaced before the rotation, as operations.md does.
+    const auto file = std::filesystem::temp_directory_path() / ("keeper-rotate-race-" + std::to_string(::getpid()));
+    std::ofstream{file} << k1 << "\n";
+    const auto old_keys = secret_keyring::load(file.string());
+    for (int i = 0; i < 20; ++i) keeper::db::add_login(db.sql(), "before" + std::to_string(i), "before-secret-0001", &old_keys);
+    std::atomic<bool> rotated{false};
+    int added = 0, refused = 0;
+    std::thread writer{[&] {
+        pqxx::connection conn{db.url()};
+        for (int i = 0, after = 0; after < 5; ++i) {
+            if (rotated) ++after;
+            try {
+                keeper::db::add_login(conn, "during" + std::to_string(i), "during-secret-0001", &old_keys);
+                ++added;
+            } catch (const keeper::db::key_error&) {
+                ++refused;
+            }
+        }
+    }};
+    std::this_thread::sleep_for(std::chrono::milliseconds{20});
+    std::ofstream{file} << k2 << "\n" << k1 << "\n";
+    std::ostringstream out;
+    keeper::db::rotate_secrets(db.sql(), secret_keyring::load(file.string()), 2, out);
+    rotated = true;
+    writer.join();
+    std::filesystem::remove(file);
+    BOOST_TEST_MESSAGE(out.str() << added << " added beside the rotation, " << refused << " refused");
+    BOOST_TEST(added > 0);
+    BOOST_TEST(refused >= 5, "each add-login after the rotation is refused");
+    BOOST_TEST(count(db.sql(), "SELECT count(*) FROM logins WHERE NOT starts_with(shared_secret, 'sealed:v1:k2:')") == 0);
 }
 
 BOOST_AUTO_TEST_CASE(the_start_up_check_refuses_a_missing_or_different_key) {
