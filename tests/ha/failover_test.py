@@ -33,9 +33,9 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "net"))
 from hostnet import Network  # noqa: E402
-from keeper_stack import (CARD, CARD2, LOGIN, PURSE2, KeeperFront, RetryingWriters, Writers, call_outcome,  # noqa: E402
-                          make_root, wall_clock)
-from net_stack import start_edge, start_pool  # noqa: E402
+from keeper_stack import (CARD, CARD2, LOGIN, PURSE2, RetryingWriters, Writers, call_outcome, make_root,  # noqa: E402
+                          wall_clock)
+from net_stack import keeper_on_cluster  # noqa: E402
 from patroni_cluster import HOSTS, PASSWORD, Cluster, settled  # noqa: E402
 
 # Bounds asserted here (the measured figures are printed; docs/scaling.md explains them). With the
@@ -58,12 +58,7 @@ class FailoverUnderLoad(unittest.TestCase):
         self.front = None
         self.addCleanup(self.cleanup)
         self.cluster.create(manager_defaults=True)
-        self.front = KeeperFront(self.root, self.cluster.libpq_hosts(), self.cluster.uri(), PASSWORD)
-        self.front.env["KEEPER_DRAIN_SECONDS"] = "1"
-        self.front.prepare_database()
-        for host in ("w1", "w2"):
-            start_pool(self.net, self.root, host, self.front.env)
-        start_edge(self.net, self.root, "edge")
+        self.front = keeper_on_cluster(self.net, self.root, self.cluster, PASSWORD)
         print(f"network built in {self.net.build_seconds:.2f} s; cluster, pools and nginx up "
               f"{time.monotonic() - self.net.started:.1f} s after it began", flush=True)
 

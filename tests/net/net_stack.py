@@ -99,6 +99,19 @@ http {{
     keeper_stack.front = (net.address(host), HTTP_PORT)
 
 
+def keeper_on_cluster(net, root, cluster, password):
+    """keeper in front of a Patroni cluster (tests/ha/patroni_cluster.py) on net: the schema, roles
+    and test login made through it, a pool on w1 and on w2, nginx on the edge. Returns the
+    keeper_stack.KeeperFront that made the database (its sql() and keeperctl())."""
+    front = keeper_stack.KeeperFront(root, cluster.libpq_hosts(), cluster.uri(), password)
+    front.env["KEEPER_DRAIN_SECONDS"] = "1"
+    front.prepare_database()
+    for host in ("w1", "w2"):
+        start_pool(net, root, host, front.env)
+    start_edge(net, root, "edge")
+    return front
+
+
 def verdict(calls, amounts, wmids):
     """Each call of keeper_stack.Writers (kind, key, started, ended, status, result, request id)
     against what the database holds (amounts: top-ups per amount; wmids: the permits): the

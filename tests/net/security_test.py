@@ -26,8 +26,8 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ha"))
 from hostnet import Network  # noqa: E402
-from keeper_stack import LOGIN, SESSION, KeeperFront, Writers, make_root  # noqa: E402
-from net_stack import start_edge, start_pool  # noqa: E402
+from keeper_stack import LOGIN, SESSION, Writers, make_root  # noqa: E402
+from net_stack import keeper_on_cluster  # noqa: E402
 from patroni_cluster import (ETCD_CLIENT, ETCD_HOSTS, ETCD_PEER, HOSTS, NODE_HOSTS, PASSWORD, PG_PORT,  # noqa: E402
                              REST_PORT, Cluster)
 
@@ -40,12 +40,7 @@ class HostilePeer(unittest.TestCase):
             cls.net = Network(3, {**HOSTS, "intruder": 66})
             cls.cluster = Cluster(cls.root, cls.net)
             cls.cluster.create(manager_defaults=False)
-            cls.front = KeeperFront(cls.root, cls.cluster.libpq_hosts(), cls.cluster.uri(), PASSWORD)
-            cls.front.env["KEEPER_DRAIN_SECONDS"] = "1"
-            cls.front.prepare_database()
-            for host in ("w1", "w2"):
-                start_pool(cls.net, cls.root, host, cls.front.env)
-            start_edge(cls.net, cls.root, "edge")
+            cls.front = keeper_on_cluster(cls.net, cls.root, cls.cluster, PASSWORD)
             # The intruder's own authority and a certificate from it, for the same address.
             tool = f"{os.environ['KEEPER_TEST_SOURCE_DIR']}/scripts/make-certs"
             subprocess.run([tool, f"{cls.root}/forged", "ca"], check=True, capture_output=True)
