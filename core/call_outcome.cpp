@@ -15,10 +15,12 @@ namespace {
 using namespace std::chrono_literals;
 
 // A call's last attempt is cut at its cancel point, before its deadline (call_budget_ms after
-// nginx first saw it). A commit cut while it waited for the standby becomes visible as the cut
-// arrives, and the workers' clocks may run a little apart from nginx's: "none" is final only this
-// long after the deadline.
-constexpr auto final_after_deadline = 5s;
+// nginx first saw it), and the database refuses an attempt that begins after it (keeper_claim).
+// One that began in time but whose worker stopped (a frozen host) runs at most statement_timeout_ms
+// on its own; a commit cut while it waited for the standby becomes visible as the cut arrives; and
+// the hosts' clocks may run a little apart: "none" is final statement_timeout_ms and this slack
+// after the deadline.
+constexpr auto final_slack = 1s;
 // How far the database's clock may be from nginx's when the call's audit row is looked for.
 constexpr auto clock_slack = 60s;
 
@@ -73,7 +75,7 @@ http_response answer_call_outcome(const http_request& req, store& st, const sett
                 R"(,"at":)" + json_string(record.at);
         return json_answer(std::move(body), log, "recorded");
     }
-    const auto final_at = deadline_of_call + final_after_deadline;
+    const auto final_at = deadline_of_call + std::max<std::chrono::milliseconds>(cfg.statement_timeout + final_slack, 5s);
     const auto now = std::chrono::time_point_cast<utc_time::duration>(std::chrono::system_clock::now());
     if (now >= final_at) return json_answer(body + R"(,"outcome":"none")", log, "none");
     const auto wait = std::chrono::ceil<std::chrono::seconds>(final_at - now).count();

@@ -14,11 +14,21 @@
 -- SQLSTATE KC2nn (nn the recorded result) and changes nothing. The look is keeper_call_outcome's
 -- (the workers may not read audit_log), and it stays off the path of every other call: reading
 -- audit_log locks each of its partitions.
+-- An attempt that begins here after its call's deadline changes nothing (SQLSTATE KD001, "not
+-- applied"): the deadline is the request id's time (nginx's, 13 digits of milliseconds) plus the
+-- session's keeper.call_budget_ms, which keeper sets on its connections. The worker checks the
+-- deadline before it sends a statement; this holds also for a worker stopped between the check
+-- and the send (a frozen host), so that "none" from /call-outcome stays true.
 CREATE OR REPLACE FUNCTION keeper_claim(p_call keeper_call)
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
     v_recorded integer;
+    v_budget text := current_setting('keeper.call_budget_ms', true);
 BEGIN
+    IF v_budget ~ '^[0-9]{1,9}$' AND p_call.request_id ~ '^[0-9]{13}' AND
+       clock_timestamp() > to_timestamp(left(p_call.request_id, 13)::bigint / 1000.0) + v_budget::integer * interval '1 ms' THEN
+        RAISE EXCEPTION 'keeper: the call''s deadline passed before it began here' USING ERRCODE = 'KD001';
+    END IF;
     PERFORM pg_advisory_xact_lock(hashtextextended(p_call.request_id, 0));
     IF NOT EXISTS (SELECT 1 FROM retried_calls WHERE request_id = p_call.request_id) THEN
         RETURN;
@@ -30,4 +40,4 @@ BEGIN
     END IF;
 END $$;
 COMMENT ON FUNCTION keeper_claim(keeper_call) IS
-    'Takes the call''s lock (an advisory lock on its request id''s hash) and, for a call nginx sent again (in retried_calls), raises KC2nn when the call''s audit row is already there (nn its result): every operation''s function calls it first.';
+    'Refuses an attempt begun after its call''s deadline (KD001), takes the call''s lock (an advisory lock on its request id''s hash) and, for a call nginx sent again (in retried_calls), raises KC2nn when the call''s audit row is already there (nn its result): every operation''s function calls it first.';

@@ -35,6 +35,8 @@ void count(core::runtime_gauges* gauges, std::atomic<std::uint64_t> core::runtim
     if (state == "23505") throw unique_violation(sql_error);
     if (const auto recorded = replayed_result(state)) throw replay(*recorded, state.starts_with("KI"));
     if (state == "KI422") throw core::key_reused();
+    // keeper_claim: the attempt began after its call's deadline and did nothing.
+    if (state == "KD001") throw core::not_applied(sql_error);
     if (state == "55P03") {
         count(gauges, &core::runtime_gauges::db_lock_timeouts);
         throw lock_timed_out(sql_error);

@@ -385,6 +385,27 @@ BOOST_AUTO_TEST_CASE(a_session_reads_its_logins_call_by_request_id_and_no_other)
     BOOST_TEST(scalar("SELECT has_function_privilege('public', 'keeper_login_call(text, integer, text, timestamptz, timestamptz)', 'EXECUTE')::text") == "false");
 }
 
+// An attempt that reaches the database after its call's deadline (the request id's time plus
+// call_budget_ms) changes nothing, whatever the worker's own clock said: a worker stopped between
+// its check and its send cannot commit after /call-outcome said "none" (keeper_claim, KD001).
+BOOST_AUTO_TEST_CASE(an_attempt_that_begins_after_its_calls_deadline_changes_nothing) {
+    const auto u = new_user();
+    const auto id_at = [](std::chrono::milliseconds ago) {
+        const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch()) - ago;
+        return std::to_string(ms.count()) + "0123456789abcdef" + std::to_string(100 + ago.count() % 900);
+    };
+    const auto late = id_at(std::chrono::milliseconds{10500});  // the store's budget is 10 s
+    keeper::core::call_context ctx{store, cfg, late, "SetAccountPermits"};
+    BOOST_CHECK_THROW(store.set_account_permits(ctx.tag(), ctx.session(u.session), true, false, true),
+                      keeper::core::not_applied);
+    BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE request_id = '" + late + "'") == 0);
+    const auto in_time = id_at(std::chrono::milliseconds{9000});
+    keeper::core::call_context ok{store, cfg, in_time, "SetAccountPermits"};
+    BOOST_TEST(static_cast<int>(store.set_account_permits(ok.tag(), ok.session(u.session), true, false, true).code) == 0);
+    BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE request_id = '" + in_time + "'") == 1);
+}
+
 // No acknowledgement before replication (docs/design.md): a keyed repeat that finds its call
 // recorded answers only once the synchronous standby holds the commit (await_standby). With a
 // standby named that never comes, the repeat ends "outcome unknown" at its deadline; with none
