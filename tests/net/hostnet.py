@@ -35,7 +35,6 @@ class Network:
         self.tag = tag or f"k{subnet}"
         self.bridge = f"{self.tag}br"
         self.processes = []
-        self.frozen = set()
         self.delay_kind = None
         self.started = time.monotonic()
         # One run at a time per network (the names are the network's): a second waits here.
@@ -73,12 +72,7 @@ class Network:
 
     def remove_leftovers(self):
         """What a killed earlier run of the same test left (the same names)."""
-        for host in self.hosts:
-            self.kill_processes(host)
-            sh("ip", "link", "del", f"{self.tag}{host}"[:15], check=False)
-            sh("ip", "netns", "del", self.namespace(host), check=False)
-            self.remove_cgroup(host)
-        sh("ip", "link", "del", self.bridge, check=False)
+        self.tear_down()
 
     def cgroup(self, host):
         return f"{FREEZER_V1}/{self.namespace(host)}"
@@ -115,7 +109,7 @@ class Network:
 
     def kill_processes(self, host):
         if os.path.isdir(self.cgroup(host)):
-            self.thaw_cgroup(host)
+            self.thaw(host)
         for pid in self.pids(host):
             try:
                 os.kill(pid, signal.SIGKILL)
@@ -169,13 +163,8 @@ class Network:
 
     def freeze(self, host):
         self.write_freezer(host, "FROZEN")
-        self.frozen.add(host)
 
     def thaw(self, host):
-        self.thaw_cgroup(host)
-        self.frozen.discard(host)
-
-    def thaw_cgroup(self, host):
         self.write_freezer(host, "THAWED")
 
     def write_freezer(self, host, state):
@@ -184,6 +173,12 @@ class Network:
 
     # --- the end --------------------------------------------------------------------------------
     def close(self):
+        self.tear_down()
+        self.lock.close()
+
+    def tear_down(self):
+        """Every process of every host killed (and waited for), then the namespaces, interfaces,
+        cgroups and the bridge removed."""
         for host in self.hosts:
             self.kill_processes(host)
         for p in self.processes:
@@ -196,7 +191,6 @@ class Network:
             sh("ip", "netns", "del", self.namespace(host), check=False)
             self.remove_cgroup(host)
         sh("ip", "link", "del", self.bridge, check=False)
-        self.lock.close()
 
     def remove_cgroup(self, host):
         for _ in range(100):
