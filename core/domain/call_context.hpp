@@ -1,6 +1,6 @@
 #pragma once
 // What an operation handler gets besides its parameters: the configuration, the store, and what
-// the call's audit row is named by (request id, operation, and the Idempotency-Key if any).
+// the call's audit row is named by (request id, operation, the Idempotency-Key if any, the trace).
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,17 +20,18 @@ struct call_key {
 
 class call_context {
 public:
-    // until: the call's deadline; none, call_budget_ms from now.
+    // until: the call's deadline; none, call_budget_ms from now. trace_id: its W3C trace, if any.
     call_context(store& s, const settings& cfg, std::string request_id = {}, std::string_view operation = {},
-                 call_key key = {}, bool retried = false, std::optional<deadline> until = std::nullopt)
+                 call_key key = {}, bool retried = false, std::optional<deadline> until = std::nullopt,
+                 std::string trace_id = {})
         : m_store(s), m_settings(cfg), m_request_id(std::move(request_id)), m_operation(operation), m_key(std::move(key)),
-          m_retried(retried), m_until(until.value_or(deadline::after(cfg.call_budget))) {}
+          m_retried(retried), m_until(until.value_or(deadline::after(cfg.call_budget))), m_trace_id(std::move(trace_id)) {}
 
     const settings& config() const { return m_settings; }
     store& db() { return m_store; }
 
     audit_tag tag() const {
-        return {m_request_id, m_operation, m_key.key, m_key.fingerprint, m_retried, m_until};
+        return {m_request_id, m_operation, m_key.key, m_key.fingerprint, m_retried, m_until, m_trace_id};
     }
     const deadline& until() const { return m_until; }
     // session_id already lower-cased by the caller (sessions are stored lower case).
@@ -44,6 +45,7 @@ private:
     call_key m_key;
     bool m_retried;
     deadline m_until;
+    std::string m_trace_id;
 };
 
 }  // namespace keeper::core

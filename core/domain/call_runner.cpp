@@ -12,7 +12,8 @@ call_result run_call(const decoded_call& call, store& st, const settings& cfg, c
     if (origin.idempotency_key && call.op->effect == call_effect::writes) {
         key = {*origin.idempotency_key, call_fingerprint(call)};
     }
-    call_context ctx{st, cfg, origin.request_id, call.op->name, std::move(key), origin.retried, origin.until};
+    call_context ctx{st, cfg, origin.request_id, call.op->name, std::move(key), origin.retried, origin.until,
+                     origin.trace_id};
     return call.op->invoke(ctx, call.args);
 }
 

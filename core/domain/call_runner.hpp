@@ -23,6 +23,8 @@ struct call_origin {
     // attempt (audit_tag::retried).
     bool retried = false;
     deadline until;
+    // The W3C trace the call belongs to (core/wire/trace_context.hpp); empty: none.
+    std::string trace_id;
 };
 
 // Throws key_reused when the caller used the key for another call.

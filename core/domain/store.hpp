@@ -75,6 +75,10 @@ struct audit_tag {
     bool retried = false;
     // When the call must be answered by: every wait in the store ends there.
     deadline until;
+    // The W3C trace the call belongs to (32 hex digits; empty: none): the database names the
+    // call's server process by it and records a client's in the audit row (docs/api-decisions.md,
+    // "Trace context").
+    std::string_view trace_id;
 };
 
 // A call's session: its id (lower case) and the configured lifetime.

@@ -2,8 +2,9 @@
 -- transaction ends here, with its caller and result known, so this is also where a keyed call's
 -- Idempotency-Key is recorded (docs/design.md, "Idempotency keys"). Every write function passes
 -- on its first parameter, the call's frame (the keeper_call type: request id, operation, key ('':
--- none), the parameters' fingerprint as SHA-256 hex, key_used), which only this function and
--- keeper_idempotency read.
+-- none), the parameters' fingerprint as SHA-256 hex, key_used, the trace id), which this
+-- function, keeper_claim and keeper_idempotency read. The row holds the trace id only when it is
+-- not the request id (a trace the client started, not nginx: migration 0019).
 -- The first call with a key records it by a plain INSERT: a repeat fails it on the unique index
 -- (23505, after waiting for the first call's transaction should it still be open), its
 -- transaction changes nothing, and the worker runs it again with key_used, which reads the
@@ -39,9 +40,9 @@ BEGIN
                     decode(p_call.fingerprint, 'hex'), p_result, p_call.request_id);
         END IF;
     END IF;
-    INSERT INTO audit_log (login_id, login, app_id, operation, result, request_id)
+    INSERT INTO audit_log (login_id, login, app_id, operation, result, request_id, trace_id)
     VALUES (v_login_id, CASE WHEN v_login_id IS NULL THEN v_login END, p_app_id, p_call.operation, p_result,
-            p_call.request_id);
+            p_call.request_id, NULLIF(NULLIF(p_call.trace_id, ''), p_call.request_id));
     RETURN p_result;
 END $$;
 COMMENT ON FUNCTION keeper_audit(keeper_call, bigint, text, text, integer) IS

@@ -19,6 +19,13 @@
 -- session's keeper.call_budget_ms, which keeper sets on its connections. The worker checks the
 -- deadline before it sends a statement; this holds also for a worker stopped between the check
 -- and the send (a frozen host), so that "none" from /call-outcome stays true.
+-- While the call runs, its server process is named for the call's W3C trace in pg_stat_activity
+-- and in the server's log lines (%a of log_line_prefix): application_name 'keeper-fcgi
+-- trace=<trace id>', set for this transaction only, so the connection's own name (the worker's,
+-- db/store/backend_ending.cpp) is back once it ends. One set_config in a function the call runs
+-- anyway; a comment in the statement's text (sqlcommenter) would make every call's text unique
+-- and unpreparable (docs/performance-history.md). A call without a trace id (the previous
+-- release's workers) leaves the name alone.
 CREATE OR REPLACE FUNCTION keeper_claim(p_call keeper_call)
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
@@ -28,6 +35,9 @@ BEGIN
     IF v_budget ~ '^[0-9]{1,9}$' AND p_call.request_id ~ '^[0-9]{13}' AND
        clock_timestamp() > to_timestamp(left(p_call.request_id, 13)::bigint / 1000.0) + v_budget::integer * interval '1 ms' THEN
         RAISE EXCEPTION 'keeper: the call''s deadline passed before it began here' USING ERRCODE = 'KD001';
+    END IF;
+    IF p_call.trace_id <> '' THEN
+        PERFORM set_config('application_name', 'keeper-fcgi trace=' || p_call.trace_id, true);
     END IF;
     PERFORM pg_advisory_xact_lock(hashtextextended(p_call.request_id, 0));
     IF NOT EXISTS (SELECT 1 FROM retried_calls WHERE request_id = p_call.request_id) THEN
@@ -40,4 +50,4 @@ BEGIN
     END IF;
 END $$;
 COMMENT ON FUNCTION keeper_claim(keeper_call) IS
-    'Refuses an attempt begun after its call''s deadline (KD001), takes the call''s lock (an advisory lock on its request id''s hash) and, for a call nginx sent again (in retried_calls), raises KC2nn when the call''s audit row is already there (nn its result): every operation''s function calls it first.';
+    'Refuses an attempt begun after its call''s deadline (KD001), names the call''s server process for its trace (application_name, for this transaction), takes the call''s lock (an advisory lock on its request id''s hash) and, for a call nginx sent again (in retried_calls), raises KC2nn when the call''s audit row is already there (nn its result): every operation''s function calls it first.';

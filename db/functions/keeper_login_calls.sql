@@ -6,12 +6,12 @@
 CREATE OR REPLACE FUNCTION keeper_login_calls(p_login text, p_from timestamptz, p_to timestamptz DEFAULT now())
 RETURNS SETOF audit_calls LANGUAGE sql STABLE AS $$
     SELECT * FROM (
-        SELECT a.id, a.at, p_login, a.app_id, a.operation, a.result, a.request_id
+        SELECT a.id, a.at, p_login, a.app_id, a.operation, a.result, a.request_id, COALESCE(a.trace_id, a.request_id)
           FROM audit_log a
          WHERE date_trunc('hour', a.at AT TIME ZONE 'UTC') = ANY (keeper_hours(p_from, p_to))
            AND a.login_id = (SELECT id FROM logins WHERE login = p_login) AND a.at >= p_from AND a.at < p_to
         UNION ALL
-        SELECT a.id, a.at, p_login, a.app_id, a.operation, a.result, a.request_id
+        SELECT a.id, a.at, p_login, a.app_id, a.operation, a.result, a.request_id, COALESCE(a.trace_id, a.request_id)
           FROM audit_log a
          WHERE date_trunc('hour', a.at AT TIME ZONE 'UTC') = ANY (keeper_hours(p_from, p_to))
            AND a.login = p_login AND a.at >= p_from AND a.at < p_to

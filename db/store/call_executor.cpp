@@ -58,7 +58,8 @@ statement_answer call_executor::write(std::string_view name, const core::audit_t
 statement_answer call_executor::attempt(std::string_view name, const core::audit_tag& tag, bool key_used,
                                         std::string_view fingerprint, const write_statement& statement) {
     const call_frame_values frame{std::string{tag.request_id}, std::string{tag.operation},
-                                  std::string{tag.idempotency_key}, std::string{fingerprint}, key_used};
+                                  std::string{tag.idempotency_key}, std::string{fingerprint}, key_used,
+                                  std::string{tag.trace_id}};
     // A retried call's first attempt is settled once, before it runs at all.
     const call_ref call{tag.request_id, tag.retried && !key_used, tag.until};
     return run(name, call, [&](pqxx::connection& conn) { return statement(conn, frame); });

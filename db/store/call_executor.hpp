@@ -50,11 +50,12 @@ struct call_frame_values {
     std::string key;  // the Idempotency-Key, '' without one
     std::string fingerprint;
     bool key_used = false;
+    std::string trace_id;  // '' without one
 
-    // f(request_id, operation, key, fingerprint, key_used).
+    // f(request_id, operation, key, fingerprint, key_used, trace_id).
     template <typename F>
     decltype(auto) apply(F&& f) const {
-        return std::forward<F>(f)(request_id, operation, key, fingerprint, key_used);
+        return std::forward<F>(f)(request_id, operation, key, fingerprint, key_used, trace_id);
     }
 };
 

@@ -3,9 +3,9 @@
 // typed handle: its name (the prepared statement's),
 // its SQL, the names of its parameters ($1, $2, … in order) and of the columns it returns.
 // A call that writes an audit row passes the call's frame first (call_frame: request id,
-// operation, Idempotency-Key, fingerprint, key_used) as one keeper_call value, which its function
-// hands to keeper_audit to record or check (db/functions/keeper_audit.sql); call_statement writes
-// that part of the SQL, so the frame is defined here once.
+// operation, Idempotency-Key, fingerprint, key_used, trace id) as one keeper_call value, which its
+// function hands to keeper_claim and keeper_audit (db/functions/); call_statement writes that part
+// of the SQL, so the frame is defined here once.
 // pg_store.cpp runs them by handle: a call with the wrong number of arguments, or a read of a
 // column the statement does not return, does not compile. All are prepared from one list
 // (worker_statements) on every new connection; tests check each list entry's SQL against its
@@ -90,9 +90,11 @@ consteval statement<0, C> make_statement(std::string_view name, std::string_view
 }
 
 // The frame of every call that writes an audit row: the keeper_call type's fields, by name and in
-// order (db/migrations/0015_call_frame.sql; a database test compares them). pg_store passes these
-// first (call_executor.hpp, call_frame_values). "key" is the Idempotency-Key, '' without one.
-inline constexpr std::array<std::string_view, 5> call_frame{"request_id", "operation", "key", "fingerprint", "key_used"};
+// order (db/migrations/0015_call_frame.sql and 0019_call_trace.sql; a database test compares
+// them). pg_store passes these first (call_executor.hpp, call_frame_values). "key" is the
+// Idempotency-Key, '' without one; "trace_id" the call's W3C trace id, '' without one.
+inline constexpr std::array<std::string_view, 6> call_frame{"request_id", "operation", "key", "fingerprint", "key_used",
+                                                            "trace_id"};
 
 // A call of an operation's function: "SELECT function(ROW($1, …, $5)::keeper_call, $6, …) AS result",
 // or, for a function with several OUT columns, "SELECT a, b FROM function(…)". Its parameters are

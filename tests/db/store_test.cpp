@@ -255,7 +255,7 @@ BOOST_AUTO_TEST_CASE(a_call_whose_server_process_ended_before_it_committed_runs_
 BOOST_AUTO_TEST_CASE(a_call_that_committed_before_its_answer_was_lost_answers_its_recorded_result) {
     in_doubt_topup t{*this};
     // As if the first run had committed with result 9: the store must answer that, not run again.
-    const auto result = t.run([&] { exec("SELECT keeper_audit(ROW('" + t.request_id + "', 'TopupPurseFromAtmCard', '', '', false)::keeper_call, NULL, NULL, NULL, 9)"); });
+    const auto result = t.run([&] { exec("SELECT keeper_audit(ROW('" + t.request_id + "', 'TopupPurseFromAtmCard', '', '', false, '')::keeper_call, NULL, NULL, NULL, 9)"); });
     BOOST_TEST(static_cast<int>(result.code) == 9);
     BOOST_TEST(t.topups() == 0);
     BOOST_TEST(t.audit_rows() == 1);
@@ -285,7 +285,7 @@ struct retried_topup {
     }
 
     // The call's frame as SQL, for an attempt the test makes by hand.
-    std::string frame() const { return "ROW('" + request_id + "', 'TopupPurseFromAtmCard', '', '', false)::keeper_call"; }
+    std::string frame() const { return "ROW('" + request_id + "', 'TopupPurseFromAtmCard', '', '', false, '')::keeper_call"; }
     keeper::core::store_result run(keeper::db::pg_store& store, bool retried) {
         keeper::core::call_context ctx{store, f.cfg, request_id, "TopupPurseFromAtmCard", {}, retried};
         return store.topup(ctx.tag(), ctx.session(session), {purse, card, "10.50", "15000", "50000"});
@@ -404,6 +404,45 @@ BOOST_AUTO_TEST_CASE(an_attempt_that_begins_after_its_calls_deadline_changes_not
     keeper::core::call_context ok{store, cfg, in_time, "SetAccountPermits"};
     BOOST_TEST(static_cast<int>(store.set_account_permits(ok.tag(), ok.session(u.session), true, false, true).code) == 0);
     BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE request_id = '" + in_time + "'") == 1);
+}
+
+// W3C Trace Context reaches the database (keeper_claim, keeper_audit): while a call runs, here
+// waiting for its claim, pg_stat_activity names its server process for the call's trace, and
+// the worker's name is back once it ends. The audit row keeps a client's trace id; a trace nginx
+// started has the request id for its id, and the row holds NULL, which audit_calls shows as the
+// request id.
+BOOST_AUTO_TEST_CASE(a_call_names_its_trace_in_pg_stat_activity_and_its_audit_row) {
+    const auto u = new_user();
+    const std::string trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+    const auto named = "application_name = 'keeper-fcgi trace=" + trace + "'";
+    const auto id = unique("rid");
+    pqxx::connection holder{keeper::test::shared_database().url()};
+    pqxx::work hold{holder};
+    hold.exec("SELECT pg_advisory_xact_lock(hashtextextended(" + hold.quote(id) + ", 0))");  // the call's claim
+    keeper::core::call_context ctx{store, cfg, id, "SetAccountPermits", {}, false, std::nullopt, trace};
+    auto call = std::async(std::launch::async, [&] {
+        return store.set_account_permits(ctx.tag(), ctx.session(u.session), true, false, true);
+    });
+    bool seen = false;
+    for (int i = 0; i < 500 && !seen; ++i) {
+        seen = count("SELECT count(*) FROM pg_stat_activity WHERE " + named + " AND wait_event_type = 'Lock'") == 1;
+        if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds{10});
+    }
+    BOOST_TEST(seen);
+    hold.commit();
+    BOOST_TEST(static_cast<int>(call.get().code) == 0);
+    BOOST_TEST(count("SELECT count(*) FROM pg_stat_activity WHERE " + named) == 0);
+    BOOST_TEST(count("SELECT count(*) FROM pg_stat_activity WHERE application_name = '" +
+                     keeper::db::worker_application_name() + "'") >= 1);
+    BOOST_TEST(scalar("SELECT trace_id FROM audit_log WHERE request_id = '" + id + "'") == trace);
+    BOOST_TEST(scalar("SELECT trace_id FROM audit_calls WHERE request_id = '" + id + "'") == trace);
+
+    const auto started_by_nginx = unique("rid");
+    keeper::core::call_context own{store, cfg, started_by_nginx, "SetAccountPermits", {}, false, std::nullopt,
+                                   started_by_nginx};
+    BOOST_TEST(static_cast<int>(store.set_account_permits(own.tag(), own.session(u.session), true, false, true).code) == 0);
+    BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE request_id = '" + started_by_nginx + "' AND trace_id IS NULL") == 1);
+    BOOST_TEST(scalar("SELECT trace_id FROM audit_calls WHERE request_id = '" + started_by_nginx + "'") == started_by_nginx);
 }
 
 // No acknowledgement before replication (docs/design.md): a keyed repeat that finds its call

@@ -197,6 +197,16 @@ BOOST_AUTO_TEST_CASE(a_calls_trace_is_continued_or_started_and_logged) {
     BOOST_TEST(logged("nginx-access.log", "request_id=" + rid + " trace_id=" + trace + " client_request_id=\"client-7\""));
     BOOST_TEST(logged("keeper.log", "request_id=" + rid + " trace_id=" + trace + " group=GlobalApi"));
     BOOST_TEST(logged("keeper.log", "request_id=" + started.header("x-request-id") + " trace_id=" + started.header("x-request-id")));
+
+    // A call that reaches the database: its audit row holds the client's trace id (audit_calls
+    // shows the request id for a trace nginx started).
+    const fields call{{"sessionId", unique("trace")}, {"login", unique("nobody")}, {"authHash", std::string(32, 'f')}};
+    call_headers = {{"traceparent", "00-" + trace + "-00f067aa0ba902b7-01"}};
+    const auto audited = get_call("SimpleAuthApi", "Authenticate", call).header("x-request-id");
+    call_headers.clear();
+    const auto own = get_call("SimpleAuthApi", "Authenticate", call).header("x-request-id");
+    BOOST_TEST(count("SELECT count(*) FROM audit_calls WHERE request_id = '" + audited + "' AND trace_id = '" + trace + "'") == 1);
+    BOOST_TEST(count("SELECT count(*) FROM audit_calls WHERE request_id = '" + own + "' AND trace_id = request_id") == 1);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
