@@ -66,17 +66,24 @@ def lua(path, op, bodies, keyed=False):
 
 # The database's own ceiling (docs/performance.md, "The database's ceiling"): pgbench calls the
 # same keeper_* functions the worker's statements call (db/store/statements.hpp), with the same
-# users, the settings' defaults and a request id of keeper's shape, each statement in autocommit
-# as the worker sends it. R4 also reads the login's secret first, as the worker does.
+# users, the settings' defaults and a request id of keeper's shape, which is also the call's trace
+# id (the trace nginx starts), each statement in autocommit as the worker sends it. R4 also reads
+# the login's secret first, as the worker does.
 REQUEST_ID = measure.time_ordered_id("clock_timestamp()")
+
+
+def call(function, operation, args):
+    return (f"SELECT {function}(ROW(r.id, '{operation}', '', '', false, r.id)::keeper_call, {args}) "
+            "FROM (SELECT {rid} AS id) r;")
+
+
 CEILING = {
-    "R2": ["SELECT keeper_set_account_permits(ROW({rid}, 'SetAccountPermits', '', '', false)::keeper_call, "
-           "'bench-session-' || :u, 86400, random() < 0.5, random() < 0.5, random() < 0.5);"],
-    "R3": ["SELECT keeper_topup(ROW({rid}, 'TopupPurseFromAtmCard', '', '', false)::keeper_call, 'bench-session-' || :u, 86400, "
-           "'Z' || lpad(:u::text, 12, '0'), :u, ((1 + floor(random() * 999)) / 100)::numeric, 15000, 50000);"],
+    "R2": [call("keeper_set_account_permits", "SetAccountPermits",
+                "'bench-session-' || :u, 86400, random() < 0.5, random() < 0.5, random() < 0.5")],
+    "R3": [call("keeper_topup", "TopupPurseFromAtmCard", "'bench-session-' || :u, 86400, "
+                "'Z' || lpad(:u::text, 12, '0'), :u, ((1 + floor(random() * 999)) / 100)::numeric, 15000, 50000")],
     "R4": ["SELECT shared_secret FROM logins WHERE login = 'bench' || :u;",
-           "SELECT keeper_authenticate(ROW({rid}, 'Authenticate', '', '', false)::keeper_call, 'bench' || :u, "
-           "'bench-session-' || :u, true, 900, 5);"],
+           call("keeper_authenticate", "Authenticate", "'bench' || :u, 'bench-session-' || :u, true, 900, 5")],
 }
 
 
