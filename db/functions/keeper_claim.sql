@@ -19,13 +19,14 @@
 -- session's keeper.call_budget_ms, which keeper sets on its connections. The worker checks the
 -- deadline before it sends a statement; this holds also for a worker stopped between the check
 -- and the send (a frozen host), so that "none" from /call-outcome stays true.
--- While the call runs, its server process is named for the call's W3C trace in pg_stat_activity
--- and in the server's log lines (%a of log_line_prefix): application_name 'keeper-fcgi
--- trace=<trace id>', set for this transaction only, so the connection's own name (the worker's,
--- db/store/backend_ending.cpp) is back once it ends. One set_config in a function the call runs
--- anyway; a comment in the statement's text (sqlcommenter) would make every call's text unique
--- and unpreparable (docs/performance-history.md). A call without a trace id (the previous
--- release's workers) leaves the name alone.
+-- While a call of a client's trace runs, its server process is named for the trace in
+-- pg_stat_activity and in the server's log lines (%a of log_line_prefix): application_name
+-- 'keeper-fcgi trace=<trace id>', set for this transaction only, so the connection's own name
+-- (the worker's, db/store/backend_ending.cpp) is back once it ends. One set_config in a function
+-- the call runs anyway, a few microseconds; a comment in the statement's text (sqlcommenter)
+-- would make every call's text unique and unpreparable, a quarter of the database's work on a
+-- short call (docs/performance-history.md). A trace nginx started (its id the request id) and a
+-- call without a trace id (the previous release's workers) leave the name alone.
 CREATE OR REPLACE FUNCTION keeper_claim(p_call keeper_call)
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
@@ -36,7 +37,7 @@ BEGIN
        clock_timestamp() > to_timestamp(left(p_call.request_id, 13)::bigint / 1000.0) + v_budget::integer * interval '1 ms' THEN
         RAISE EXCEPTION 'keeper: the call''s deadline passed before it began here' USING ERRCODE = 'KD001';
     END IF;
-    IF p_call.trace_id <> '' THEN
+    IF p_call.trace_id <> '' AND p_call.trace_id <> p_call.request_id THEN
         PERFORM set_config('application_name', 'keeper-fcgi trace=' || p_call.trace_id, true);
     END IF;
     PERFORM pg_advisory_xact_lock(hashtextextended(p_call.request_id, 0));
@@ -50,4 +51,4 @@ BEGIN
     END IF;
 END $$;
 COMMENT ON FUNCTION keeper_claim(keeper_call) IS
-    'Refuses an attempt begun after its call''s deadline (KD001), names the call''s server process for its trace (application_name, for this transaction), takes the call''s lock (an advisory lock on its request id''s hash) and, for a call nginx sent again (in retried_calls), raises KC2nn when the call''s audit row is already there (nn its result): every operation''s function calls it first.';
+    'Refuses an attempt begun after its call''s deadline (KD001), names the call''s server process for a client''s trace (application_name, for this transaction), takes the call''s lock (an advisory lock on its request id''s hash) and, for a call nginx sent again (in retried_calls), raises KC2nn when the call''s audit row is already there (nn its result): every operation''s function calls it first.';

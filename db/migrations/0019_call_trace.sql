@@ -1,6 +1,6 @@
 -- The W3C trace a call belongs to reaches the database (docs/api-decisions.md, "Trace context"):
--- the call's frame carries its trace id, keeper_claim names the call's server process by it in
--- pg_stat_activity while the call runs, and keeper_audit records it in the audit row when a
+-- the call's frame carries its trace id, keeper_claim names the call's server process by a
+-- client's trace in pg_stat_activity while the call runs, and keeper_audit records it in the audit row when a
 -- client sent it. A trace nginx started has the request id for its id, which the row holds
 -- already: trace_id stays NULL then, and the view audit_calls shows the request id in its place.
 --

@@ -96,7 +96,7 @@ consteval statement<0, C> make_statement(std::string_view name, std::string_view
 inline constexpr std::array<std::string_view, 6> call_frame{"request_id", "operation", "key", "fingerprint", "key_used",
                                                             "trace_id"};
 
-// A call of an operation's function: "SELECT function(ROW($1, …, $5)::keeper_call, $6, …) AS result",
+// A call of an operation's function: "SELECT function(ROW($1, …, $6)::keeper_call, $7, …) AS result",
 // or, for a function with several OUT columns, "SELECT a, b FROM function(…)". Its parameters are
 // the frame's, then params.
 template <std::size_t P, std::size_t C = 1>
