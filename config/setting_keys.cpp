@@ -175,6 +175,10 @@ const std::vector<setting_def>& setting_definitions() {
             "Failed Authenticate calls per login within the window before it answers 11."),
         key("auth_failure_window_seconds", &settings::auth_failure_window, whole{1, 86400},
             "The window for auth_max_failures."),
+        key("app_auth_max_failures", &settings::app_auth_max_failures, whole{1, 100000},
+            "Failed SubscribeAppWithTagAndLocale calls per application within the window before it answers 11."),
+        key("app_auth_failure_window_seconds", &settings::app_auth_failure_window, whole{1, 86400},
+            "The window for app_auth_max_failures."),
         key("code_max_attempts", &settings::code_max_attempts, whole{1, 100},
             "Wrong protection/confirmation codes that lock a transfer or task for good."),
         key("topup_max_amount", &settings::topup_max_amount, amount{},
@@ -197,7 +201,7 @@ const std::vector<setting_def>& setting_definitions() {
             "Hours an Idempotency-Key is kept: a repeat within them answers the first call's result "
          "(docs/api-decisions.md, \"Idempotency-Key\"). keeperctl maintain deletes older keys. At least 24."),
         key("purge_batch_rows", &settings::purge_batch_rows, whole{1, 1000000},
-            "Rows keeperctl maintain deletes per transaction when purging sessions and auth_failures: short "
+            "Rows keeperctl maintain deletes per transaction when purging sessions and the throttles' failures: short "
          "transactions, no long locks on the hot tables."),
     };
     return defs;

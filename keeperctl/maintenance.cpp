@@ -165,6 +165,12 @@ void purge_auth_failures(pqxx::connection_base& conn, const core::settings& cfg,
     out << "auth_failures: deleted " << n << " older than the " << cfg.auth_failure_window.count() << " s window\n";
 }
 
+void purge_app_auth_failures(pqxx::connection_base& conn, const core::settings& cfg, std::ostream& out) {
+    const auto window = cfg.app_auth_failure_window.count();
+    const auto n = purge(conn, "app_auth_failures", "failed_at", window, cfg.purge_batch_rows);
+    out << "app_auth_failures: deleted " << n << " older than the " << window << " s window\n";
+}
+
 void purge_idempotency_keys(pqxx::connection_base& conn, const core::settings& cfg, std::ostream& out) {
     const auto n = purge(conn, "idempotency_keys", "created_at", cfg.key_retention_hours * 3600LL, cfg.purge_batch_rows);
     out << "idempotency_keys: deleted " << n << " older than " << cfg.key_retention_hours << " hours\n";
@@ -196,6 +202,7 @@ int maintain(pqxx::connection_base& conn, const core::settings& cfg, std::ostrea
     for (const auto& t : history) ok &= run_step(t.name, out, [&] { maintain_history(conn, cfg, t, out, outcome); });
     ok &= run_step("sessions", out, [&] { purge_sessions(conn, cfg, out); });
     ok &= run_step("auth_failures", out, [&] { purge_auth_failures(conn, cfg, out); });
+    ok &= run_step("app_auth_failures", out, [&] { purge_app_auth_failures(conn, cfg, out); });
     ok &= run_step("card_recent_topups", out, [&] { purge_recent_topups(conn, cfg, out); });
     ok &= run_step("retried_calls", out, [&] { purge_retried_calls(conn, cfg, out); });
     ok &= run_step("idempotency_keys", out, [&] { purge_idempotency_keys(conn, cfg, out); });

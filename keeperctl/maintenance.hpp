@@ -6,8 +6,8 @@
 //     into partitions of their own, so pg_partman can go on creating partitions;
 //  2. pg_partman creates the partitions ahead and applies retention from the configuration
 //     (drop, or only detach for archiving, the months older than the limit);
-//  3. expired sessions past their linger time and auth_failures older than the throttle window
-//     are deleted in short batches.
+//  3. expired sessions past their linger time, and auth_failures and app_auth_failures older
+//     than their throttle's window, are deleted in short batches.
 // Every step runs with a short lock_timeout and in transactions of its own: maintenance may fail
 // and be retried, but never makes a call wait long. Two runs at once: the second finds the
 // advisory lock taken and does nothing.

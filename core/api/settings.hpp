@@ -39,6 +39,9 @@ struct settings {
     std::chrono::seconds session_ttl{86400};
     int auth_max_failures = 5;
     std::chrono::seconds auth_failure_window{900};
+    // SubscribeAppWithTagAndLocale's throttle per application (docs/api-decisions.md).
+    int app_auth_max_failures = 20;
+    std::chrono::seconds app_auth_failure_window{900};
     int code_max_attempts = 5;
     std::string topup_max_amount = "15000";  // exact decimal, compared as NUMERIC
     std::string card_daily_limit = "50000";  // exact decimal, compared as NUMERIC

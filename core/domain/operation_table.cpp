@@ -54,7 +54,7 @@ std::vector<operation> build_table() {
             "Registers the user's device for push notifications."),
         make_operation<&h::subscribe_app_with_tag_and_locale>(g::push, "SubscribeAppWithTagAndLocale", writes,
             {"appId", "userId", "pushServiceUserId", "tag", "locale", "authHash"},
-            {ok, invalid, r::auth_failed},
+            {ok, invalid, r::auth_failed, r::too_many_attempts},
             "Registers a device for push on behalf of an application's user, proven by authHash."),
         make_operation<&h::mark_push_sms_as_delivered>(g::push, "MarkPushSmsAsDelivered", writes, {"sessionId", "id"},
             {ok, invalid, no_session, expired_session, r::not_found},

@@ -168,8 +168,11 @@ public:
                                          const device_subscription& device) = 0;
     // SubscribeAppWithTagAndLocale: the application (app_id lower case), if registered. Reads only.
     virtual std::optional<application_record> find_application(std::string_view app_id, const deadline& until) = 0;
+    // proven: authHash is right for the application's secret. The application's throttle decides
+    // first (11), as Authenticate's per login; a call not proven is a failure (4).
     virtual store_result subscribe_app_device(const audit_tag& tag, std::string_view app_id, std::string_view user_id,
-                                             const device_subscription& device) = 0;
+                                             const device_subscription& device, bool proven,
+                                             std::chrono::seconds failure_window, int max_failures) = 0;
     virtual store_result mark_sms_delivered(const audit_tag& tag, const session_ref& session, std::int32_t sms_id) = 0;
 
     // The audit row of a call refused by a check made in the worker (a wrong authHash); returns result.

@@ -190,10 +190,12 @@ std::optional<core::application_record> pg_store::find_application(std::string_v
 }
 
 core::store_result pg_store::subscribe_app_device(const core::audit_tag& tag, std::string_view app_id,
-                                                  std::string_view user_id, const core::device_subscription& d) {
+                                                  std::string_view user_id, const core::device_subscription& d,
+                                                  bool proven, std::chrono::seconds failure_window, int max_failures) {
     return result_of<statements::subscribe_app_device>(tag, text(app_id), text(user_id),
                                                        text(core::provider_name(d.push_provider)),
-                                                       text(d.push_service_user_id), d.tag, d.locale);
+                                                       text(d.push_service_user_id), d.tag, d.locale, proven,
+                                                       seconds(failure_window), max_failures);
 }
 
 core::store_result pg_store::mark_sms_delivered(const core::audit_tag& tag, const core::session_ref& session,

@@ -52,7 +52,9 @@ public:
     std::optional<core::application_record> find_application(std::string_view app_id,
                                                              const core::deadline& until) override;
     core::store_result subscribe_app_device(const core::audit_tag& tag, std::string_view app_id,
-                                           std::string_view user_id, const core::device_subscription& device) override;
+                                           std::string_view user_id, const core::device_subscription& device,
+                                           bool proven, std::chrono::seconds failure_window,
+                                           int max_failures) override;
     core::store_result mark_sms_delivered(const core::audit_tag& tag, const core::session_ref& session,
                                          std::int32_t sms_id) override;
     core::store_result audit_only(const core::audit_tag& tag, std::string_view login, std::string_view app_id,

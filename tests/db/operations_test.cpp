@@ -356,6 +356,43 @@ BOOST_AUTO_TEST_CASE(an_application_subscribes_its_users_devices_with_its_provid
     BOOST_TEST(sub(off, "u", keeper::core::expected_auth_hash(off, "s", "u")) == 4);
 }
 
+// The throttle per application (docs/api-decisions.md, "Sessions and applications"): with
+// app_auth_max_failures failures in the window the answer is 11 whatever the hash, nothing is
+// subscribed, and 11 is no failure of its own; a success forgives nothing; an unknown appId is
+// throttled alike; another application is not touched; the window's end frees it.
+BOOST_AUTO_TEST_CASE(an_application_with_too_many_failures_answers_11_until_the_window_passes) {
+    cfg.app_auth_max_failures = 3;
+    const auto app = unique("Throttled");
+    const auto other = unique("Other");
+    p::add_app(sql(), app, "app-secret", "Android", true);
+    p::add_app(sql(), other, "app-secret", "Android", true);
+    const auto device = unique("throttled-dev");
+    const auto sub = [&](const std::string& a, const std::string& h) {
+        return call_op("PushApi", "SubscribeAppWithTagAndLocale", {{"appId", a}, {"userId", "u1"}, {"pushServiceUserId", device}, {"tag", "1"}, {"locale", "1033"}, {"authHash", h}});
+    };
+    const auto right = [](const std::string& a) { return keeper::core::expected_auth_hash(a, "app-secret", "u1"); };
+    const auto failures = [&](const std::string& a) {
+        return count("SELECT count(*) FROM app_auth_failures WHERE app_id = lower('" + a + "')");
+    };
+    BOOST_TEST(sub(app, std::string(32, '0')) == 4);
+    BOOST_TEST(sub(app, right(app)) == 0);  // 1 failure < 3
+    BOOST_TEST(failures(app) == 1);         // not forgiven
+    BOOST_TEST(sub(app, std::string(32, '1')) == 4);
+    BOOST_TEST(sub(app, std::string(32, '2')) == 4);
+    BOOST_TEST(sub(app, right(app)) == 11);
+    BOOST_TEST(sub(app, std::string(32, '3')) == 11);
+    BOOST_TEST(failures(app) == 3);  // 11 is not a failure
+    BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE app_id = lower('" + app + "') AND result = 11") == 2);
+    BOOST_TEST(sub(other, right(other)) == 0);
+    const auto ghost = unique("ghost");
+    for (int i = 0; i < 3; ++i) BOOST_TEST(sub(ghost, right(ghost)) == 4);
+    BOOST_TEST(sub(ghost, right(ghost)) == 11);  // as for an application that exists
+    exec("UPDATE app_auth_failures SET failed_at = now() - interval '16 minutes' WHERE app_id = lower('" + app + "')");
+    exec("DELETE FROM app_push_subscriptions WHERE push_service_user_id = '" + device + "'");
+    BOOST_TEST(sub(app, right(app)) == 0);
+    BOOST_TEST(count("SELECT count(*) FROM app_push_subscriptions WHERE push_service_user_id = '" + device + "'") == 1);
+}
+
 BOOST_AUTO_TEST_CASE(push_sms_delivery_keeps_the_first_time) {
     const int sms = next_id();
     p::add_sms(sql(), alice.login, sms);

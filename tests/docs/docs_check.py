@@ -109,7 +109,7 @@ keys = set(re.findall(r'\bkey\("([a-z_]+)", &settings::', text(ROOT / "config/se
 assert len(keys) > 20, "config/setting_keys.cpp's rows were not found: the pattern above needs their new shape"
 KEY_SHAPE = re.compile(r"^[a-z]+(?:_[a-z0-9]+)*_(?:ms|seconds|hours|days|months|url|file|listen|rows|attempts|failures|"
                        r"amount|limit|connections|only|namespace|form)$")
-NOT_KEYS = {"max_connections", "superuser_reserved_connections", "daily_limit", "auth_failures"}  # PostgreSQL's; columns
+NOT_KEYS = {"max_connections", "superuser_reserved_connections", "daily_limit", "auth_failures", "app_auth_failures"}  # PostgreSQL's; columns
 for doc in DOCS:
     for span in sorted(set(re.findall(r"`([a-z0-9_]+)(?: = [^`]*)?`", text(doc)))):
         metric = span.startswith(("keeper_", "process_"))

@@ -70,6 +70,24 @@ BOOST_AUTO_TEST_CASE(five_failures_lock_the_login_out_with_11) {
     BOOST_TEST(good() == 0);
 }
 
+// The application's throttle is in the database, so the call's shape does not matter: SOAP 1.2
+// without an action (routed by its body, which nginx's limit does not see) and GET count alike.
+BOOST_AUTO_TEST_CASE(twenty_failures_of_an_application_answer_11_over_any_transport) {
+    const auto app = unique("throttled");
+    add_app(app, "app-secret", true);
+    const auto sub = [&](const std::string& hash, bool soap) {
+        const fields f{{"appId", app}, {"userId", "u1"}, {"pushServiceUserId", unique("dev")}, {"tag", "1"}, {"locale", "1033"},
+                       {"authHash", hash}};
+        return int_result(soap ? soap12_call("PushApi", "SubscribeAppWithTagAndLocale", f, false)
+                               : get_call("PushApi", "SubscribeAppWithTagAndLocale", f));
+    };
+    for (int i = 0; i < 20; ++i) BOOST_TEST(sub(std::string(32, '0'), i % 2 == 0) == 4);
+    BOOST_TEST(sub(expected_auth_hash(app, "app-secret", "u1"), true) == 11);
+    BOOST_TEST(sub(expected_auth_hash(app, "app-secret", "u1"), false) == 11);
+    exec("UPDATE app_auth_failures SET failed_at = now() - interval '15 minutes 1 second' WHERE app_id = lower('" + app + "')");
+    BOOST_TEST(sub(expected_auth_hash(app, "app-secret", "u1"), true) == 0);
+}
+
 BOOST_AUTO_TEST_CASE(unknown_and_disabled_applications_answer_10) {
     const auto off = unique("off");
     add_app(off, "s", false);

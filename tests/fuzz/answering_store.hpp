@@ -33,7 +33,8 @@ struct answering_store final : core::store {
     std::optional<core::application_record> find_application(std::string_view, const core::deadline&) override {
         return core::application_record{"secret", core::provider::Android, true};
     }
-    core::store_result subscribe_app_device(const core::audit_tag&, std::string_view, std::string_view, const core::device_subscription&) override {
+    core::store_result subscribe_app_device(const core::audit_tag&, std::string_view, std::string_view, const core::device_subscription&,
+                                            bool, std::chrono::seconds, int) override {
         return rc::ok;
     }
     core::store_result mark_sms_delivered(const core::audit_tag&, const core::session_ref&, std::int32_t) override { return rc::ok; }

@@ -38,7 +38,8 @@ struct unreachable_store : core::store {
                                        const core::device_subscription&) override { fail(); }
     std::optional<core::application_record> find_application(std::string_view, const core::deadline&) override { fail(); }
     core::store_result subscribe_app_device(const core::audit_tag&, std::string_view, std::string_view,
-                                           const core::device_subscription&) override { fail(); }
+                                           const core::device_subscription&, bool, std::chrono::seconds,
+                                           int) override { fail(); }
     core::store_result mark_sms_delivered(const core::audit_tag&, const core::session_ref&, std::int32_t) override { fail(); }
     core::store_result audit_only(const core::audit_tag&, std::string_view, std::string_view, core::result_code) override {
         fail();

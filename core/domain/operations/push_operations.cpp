@@ -28,14 +28,17 @@ store_result subscribe_app_with_tag_and_locale(call_context& ctx, const std::str
     auto& db = ctx.db();
     const auto app = db.find_application(app_key, ctx.until());
     const auto secret = app && app->enabled ? std::optional{app->secret} : std::nullopt;
-    if (!auth_hash_proves(app_key, secret, user_key, auth_hash)) {
-        return db.audit_only(ctx.tag(), {}, app_key, result_code::auth_failed);
-    }
+    const bool proven = auth_hash_proves(app_key, secret, user_key, auth_hash);
     // keeperctl refuses to register an application without a provider; one made by SQL cannot push.
-    if (app->push_provider == provider::Undefined) {
+    if (proven && app->push_provider == provider::Undefined) {
         return db.audit_only(ctx.tag(), {}, app_key, result_code::invalid_argument);
     }
-    return db.subscribe_app_device(ctx.tag(), app_key, user_key, {app->push_provider, push_service_user_id, tag, locale});
+    // A wrong hash goes to the database too: the application's throttle counts it there (11 once
+    // it has too many, whatever the hash), as Authenticate's per login.
+    const auto& cfg = ctx.config();
+    const device_subscription device{app ? app->push_provider : provider::Undefined, push_service_user_id, tag, locale};
+    return db.subscribe_app_device(ctx.tag(), app_key, user_key, device, proven, cfg.app_auth_failure_window,
+                                   cfg.app_auth_max_failures);
 }
 
 store_result mark_push_sms_as_delivered(call_context& ctx, const std::string& session_id, std::int32_t id) {
