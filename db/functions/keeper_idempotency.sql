@@ -4,7 +4,11 @@
 -- (2, 3; a call whose caller is unproven, 4 and 11, does not come here). A repeat by the same
 -- caller raises, so its transaction changes nothing: SQLSTATE KI2nn, a replay whose recorded
 -- result is nn (KI200 to KI212: the code, not the message, carries it), or KI422 when its
--- fingerprint differs.
+-- fingerprint differs. The frame's fingerprint is a list (hex, comma-separated): the call's
+-- meaning keyed under each key of the worker's key file, the current key's first (the one
+-- recorded), then unkeyed as the previous release recorded it (db/store/pg_store.cpp,
+-- stored_fingerprints). A recorded fingerprint equal to any of them is this call's: a key
+-- recorded before a key rotation, or by the previous release's workers, still replays.
 -- A call whose key is not recorded (the first call rolled back since) is recorded here as a first
 -- call would be, unless its result is 2 or 3.
 -- It runs with the caller's rights (keeper_worker may SELECT and INSERT idempotency_keys, as it may
@@ -18,7 +22,8 @@ DECLARE
 BEGIN
     IF p_result NOT IN (keeper_result('session_not_found'), keeper_result('session_expired')) THEN
         INSERT INTO idempotency_keys (login, app_id, key, operation, fingerprint, result, request_id)
-        VALUES (p_login, v_app_id, p_call.key, p_call.operation, decode(p_call.fingerprint, 'hex'), p_result, p_call.request_id)
+        VALUES (p_login, v_app_id, p_call.key, p_call.operation, decode(split_part(p_call.fingerprint, ',', 1), 'hex'), p_result,
+                p_call.request_id)
         ON CONFLICT DO NOTHING;
         IF FOUND THEN
             RETURN;
@@ -32,7 +37,7 @@ BEGIN
     IF NOT FOUND THEN
         RETURN;
     END IF;
-    IF earlier.fingerprint <> decode(p_call.fingerprint, 'hex') THEN
+    IF NOT earlier.fingerprint = ANY (SELECT decode(f, 'hex') FROM unnest(string_to_array(p_call.fingerprint, ',')) AS f) THEN
         RAISE EXCEPTION 'keeper: Idempotency-Key already used with other parameters' USING ERRCODE = 'KI422';
     END IF;
     RAISE EXCEPTION 'keeper: Idempotency-Key replay result=%', earlier.result

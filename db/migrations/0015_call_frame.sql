@@ -5,7 +5,7 @@
 -- (db/store/statements.hpp, call_frame), so a change to what the audit row records is a change
 -- to this type, keeper_audit and that list, not to every operation's function and statement.
 -- The previous release's functions stay under their arguments: its workers call them until the
--- upgrade restarts them (db/functions/keeper_previous_release.sql; migration 0021).
+-- upgrade restarts them (db/functions/keeper_previous_release.sql; migration 0022).
 CREATE TYPE keeper_call AS (
     request_id  text,     -- the call's request id, as in keeper's log line
     operation   text,     -- the operation's name, e.g. SetAccountPermits

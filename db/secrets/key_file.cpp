@@ -44,4 +44,8 @@ std::string key_file::open(const std::string& sealed, const std::string& associa
     return *keys->open(sealed, associated);  // throws key_error naming the key it lacks
 }
 
+std::vector<std::string> key_file::keyed_digests(std::string_view message) const {
+    return current()->keyed_digests(message);
+}
+
 }  // namespace keeper::db

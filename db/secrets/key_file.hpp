@@ -7,6 +7,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "db/secrets/sealed_secrets.hpp"
 
@@ -21,6 +23,8 @@ public:
 
     // The secret of a sealed value; throws key_error when it does not open with the file's keys.
     std::string open(const std::string& sealed, const std::string& associated) const;
+    // secret_keyring::keyed_digests under the keys read last.
+    std::vector<std::string> keyed_digests(std::string_view message) const;
 
 private:
     key_file(std::string path, secret_keyring keys);

@@ -1,6 +1,7 @@
 #include "db/secrets/sealed_secrets.hpp"
 
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <openssl/rand.h>
 
 #include <array>
@@ -47,6 +48,29 @@ std::optional<std::string> unbase64(std::string_view text) {
     if (text.back() == '=') ++padding;
     if (text.size() > 1 && text[text.size() - 2] == '=') ++padding;
     out.resize(static_cast<std::size_t>(n) - padding);
+    return out;
+}
+
+// HMAC-SHA256 of message under key, raw.
+std::string hmac_sha256(std::string_view key, std::string_view message) {
+    std::string out(EVP_MAX_MD_SIZE, '\0');
+    unsigned int n = 0;
+    if (!HMAC(EVP_sha256(), key.data(), length(key), bytes(message), message.size(), bytes(out), &n)) {
+        throw key_error("OpenSSL: HMAC-SHA256 failed");
+    }
+    out.resize(n);
+    return out;
+}
+
+constexpr std::string_view fingerprint_label = "keeper idempotency fingerprint v1";
+
+std::string lower_hex(std::string_view raw) {
+    static constexpr char digits[] = "0123456789abcdef";
+    std::string out;
+    for (const unsigned char c : raw) {
+        out += digits[c >> 4];
+        out += digits[c & 0x0f];
+    }
     return out;
 }
 
@@ -125,6 +149,15 @@ const secret_keyring::key& secret_keyring::find(std::string_view id) const {
         if (k.id == id) return k;
     }
     throw key_error("a secret is sealed with key " + std::string{id} + ", which the key file does not hold");
+}
+
+std::vector<std::string> secret_keyring::keyed_digests(std::string_view message) const {
+    std::vector<std::string> out;
+    for (const auto& k : m_keys) {
+        const auto digest = hmac_sha256(hmac_sha256(k.bytes, fingerprint_label), message);
+        out.push_back(lower_hex(digest));
+    }
+    return out;
 }
 
 std::string secret_keyring::seal(std::string_view secret, std::string_view associated) const {

@@ -40,6 +40,13 @@ public:
     // again under the rotation's lock (seal_under_current_key).
     const std::string& path() const { return m_path; }
 
+    // HMAC-SHA256 of message (lower hex) under each key's fingerprint key, the current key's first:
+    // what an Idempotency-Key's fingerprint is stored as, so a copy of the database alone cannot
+    // try guesses of a short protection code against it (docs/design.md, "Idempotency keys").
+    // Each key's fingerprint key is derived from it (HMAC under the key of a fixed label), so the
+    // sealing key itself is used for nothing else.
+    std::vector<std::string> keyed_digests(std::string_view message) const;
+
     // `associated` names the row, e.g. "logins:alice".
     std::string seal(std::string_view secret, std::string_view associated) const;
     // The secret, or nullopt when the value is not sealed (a secret stored before 0005).

@@ -156,7 +156,9 @@ void rotate_secrets(pqxx::connection_base& conn, const secret_keyring& keys, int
         "RETURNING key_id",
         keys.current_id());
     tx.commit();
-    for (const auto& r : gone) out << "key " << r[0].c_str() << " seals nothing now: remove it from the key file\n";
+    for (const auto& r : gone) out << "key " << r[0].c_str()
+                                   << " seals nothing now: remove it from the key file once key_retention_hours have "
+                                      "passed (Idempotency-Keys recorded under it still replay until then)\n";
 }
 
 void check_database_keys(pqxx::connection_base& conn, const secret_keyring& keys) {

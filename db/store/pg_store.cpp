@@ -26,6 +26,20 @@ core::result_code as_result(const pqxx::field& f) { return static_cast<core::res
 
 }  // namespace
 
+// What a keyed call's frame carries as its fingerprint: the call's meaning (a SHA-256 that may
+// hold a short protection code) keyed under each key of the key file, the current key's first,
+// which the database records; a repeat matches any of them, so keys recorded before a rotation
+// still match. Last the unkeyed digest, which the previous release recorded (docs/schema.md,
+// "Releases"). Without a key file (tests), the unkeyed digest alone.
+std::string pg_store::stored_fingerprints(std::string_view fingerprint) const {
+    if (fingerprint.empty()) return {};
+    std::string out;
+    if (m_keys) {
+        for (const auto& digest : m_keys->keyed_digests(fingerprint)) out += digest + ",";
+    }
+    return out + std::string{fingerprint};
+}
+
 pg_store::pg_store(std::string conninfo, std::size_t connections, database_timeouts bounds,
                    std::shared_ptr<const key_file> keys, core::runtime_gauges* gauges)
     : m_calls(std::move(conninfo), connections, connection_setup(bounds), bounds, gauges), m_keys(std::move(keys)) {}
@@ -36,7 +50,10 @@ template <const auto& S, typename... Args>
 statement_answer pg_store::write(const core::audit_tag& tag, const Args&... args) {
     static_assert(call_frame.size() + sizeof...(Args) == S.param_count, "the frame, then one argument per parameter");
     static_assert(is_prepared(S.name), "a statement every connection prepares (worker_statements)");
-    return m_calls.write(S.name, tag, [&](pqxx::connection& conn, const call_frame_values& frame) {
+    const auto fingerprints = stored_fingerprints(tag.fingerprint);
+    auto keyed = tag;
+    keyed.fingerprint = fingerprints;
+    return m_calls.write(S.name, keyed, [&](pqxx::connection& conn, const call_frame_values& frame) {
         return frame.apply([&](const auto&... f) {
             return pqxx::nontransaction{conn}.exec_prepared(std::string{S.name}, f..., args...);
         });

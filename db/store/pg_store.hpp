@@ -77,6 +77,8 @@ private:
     pqxx::result read(const core::deadline& until, const Args&... args);
 
     static core::code_lookup code_lookup_of(const statement_answer& a);
+    // A keyed call's fingerprints as the frame carries them (pg_store.cpp).
+    std::string stored_fingerprints(std::string_view fingerprint) const;
 
     // The stored secret, opened. Throws core::store_error when it is sealed and cannot be opened.
     std::string opened_secret(const std::string& stored, const std::string& row) const;

@@ -10,6 +10,8 @@
 
 #include "core/domain/call_fingerprint.hpp"
 #include "core/domain/operation_table.hpp"
+#include "db/secrets/key_file.hpp"
+#include "db/store/pg_store.hpp"
 #include "keeperctl/provisioning.hpp"
 #include "db_fixture.hpp"
 
@@ -96,6 +98,41 @@ BOOST_AUTO_TEST_CASE(the_key_with_other_parameters_or_another_operation_is_refus
     BOOST_TEST(rename(alice, 1, "x", key).status == 422);
     BOOST_TEST(balance(purse) == "5.00");
     BOOST_TEST(keys_of(key) == 1);
+}
+
+// The fingerprint is stored keyed (docs/design.md, "Idempotency keys"): HMAC under the key file's
+// current key, not the plain digest a short protection code could be guessed against. A repeat
+// matches under any key of the file (a rotation keeps the old key below the new one), and a plain
+// digest the previous release recorded still replays; once the old key is gone from the file,
+// the repeat is refused (422), never run again.
+BOOST_AUTO_TEST_CASE(fingerprints_are_keyed_and_a_repeat_matches_under_any_key_of_the_file) {
+    using keeper::db::key_file;
+    using keeper::db::secret_keyring;
+    const auto k1 = secret_keyring::new_key_line("k1");
+    const auto k2 = secret_keyring::new_key_line("k2");
+    const auto store_with = [](const std::string& lines) {
+        return std::make_unique<keeper::db::pg_store>(keeper::test::shared_database().url(), 1, keeper::db::database_timeouts{},
+                                                      std::make_shared<const key_file>(secret_keyring::parse(lines)));
+    };
+    const auto before_rotation = store_with(k1);
+    const auto rotated = store_with(k2 + "\n" + k1);
+    const auto old_key_removed = store_with(k2);
+    const auto fingerprint_of = [&](const std::string& k) {
+        return scalar("SELECT encode(fingerprint, 'hex') FROM idempotency_keys WHERE key = '" + k + "'");
+    };
+    const auto purse = purse_for(alice);
+    const auto card = card_for(alice);
+    BOOST_TEST(topup(alice, purse, card, "10", key, before_rotation.get()).result == 0);
+    const auto unkeyed = unique("key-");  // the fixture's store has no key file: as the previous release
+    BOOST_TEST(topup(alice, purse, card, "10", unkeyed).result == 0);
+    const auto plain = fingerprint_of(unkeyed);
+    BOOST_TEST(fingerprint_of(key) != plain);
+    BOOST_TEST(fingerprint_of(key) == secret_keyring::parse(k1).keyed_digests(plain).front());
+
+    BOOST_TEST(topup(alice, purse, card, "10", key, rotated.get()).replayed);
+    BOOST_TEST(topup(alice, purse, card, "10", unkeyed, rotated.get()).replayed);
+    BOOST_TEST(topup(alice, purse, card, "10", key, old_key_removed.get()).status == 422);
+    BOOST_TEST(balance(purse) == "20.00");
 }
 
 BOOST_AUTO_TEST_CASE(one_callers_key_never_answers_or_changes_another_callers_call) {
