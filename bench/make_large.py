@@ -74,8 +74,8 @@ def chunks(first, last):
 def people():
     make = lambda lo, hi: f"""
 INSERT INTO logins (login, shared_secret) SELECT 'bench' || i, 'secret' || i FROM generate_series({lo}, {hi}) i;
-INSERT INTO sessions (session_id, login_id, authenticated_at)
-  SELECT 'bench-session-' || i, l.id, now() FROM generate_series({lo}, {hi}) i JOIN logins l ON l.login = 'bench' || i;
+INSERT INTO sessions (session_hash, login_id, authenticated_at)
+  SELECT keeper_session_hash('bench-session-' || i), l.id, now() FROM generate_series({lo}, {hi}) i JOIN logins l ON l.login = 'bench' || i;
 INSERT INTO purses (purse, login_id) SELECT 'Z' || lpad(i::text, 12, '0'), l.id
   FROM generate_series({lo}, {hi}) i JOIN logins l ON l.login = 'bench' || i;
 INSERT INTO cards (id, login_id) SELECT i, l.id FROM generate_series({lo}, {hi}) i JOIN logins l ON l.login = 'bench' || i;

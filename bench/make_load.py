@@ -21,8 +21,8 @@ random.seed(7)
 
 SEED_SQL = f"""
 INSERT INTO logins (login, shared_secret) SELECT 'bench' || i, 'secret' || i FROM generate_series(1, {USERS}) i;
-INSERT INTO sessions (session_id, login_id, authenticated_at)
-  SELECT 'bench-session-' || substr(login, 6), id, now() FROM logins WHERE login LIKE 'bench%';
+INSERT INTO sessions (session_hash, login_id, authenticated_at)
+  SELECT keeper_session_hash('bench-session-' || substr(login, 6)), id, now() FROM logins WHERE login LIKE 'bench%';
 INSERT INTO purses (purse, login_id) SELECT 'Z' || lpad(substr(login, 6), 12, '0'), id FROM logins WHERE login LIKE 'bench%';
 INSERT INTO cards (id, login_id) SELECT substr(login, 6)::bigint, id FROM logins WHERE login LIKE 'bench%';
 ANALYZE;

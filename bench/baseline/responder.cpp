@@ -99,7 +99,7 @@ std::string soap_result(const std::string& op, const std::string& value) {
 }
 
 void prepare(pqxx::connection& c) {
-    c.prepare("session", "SELECT login_id FROM sessions WHERE session_id = $1");
+    c.prepare("session", "SELECT login_id FROM sessions WHERE session_hash = sha256(convert_to($1, 'UTF8'))");
     c.prepare("permits",
               "INSERT INTO account_permits (login_id, accept_payments, accept_invoices, accept_messages) "
               "VALUES ($1, $2, $3, $4) ON CONFLICT (login_id) DO UPDATE SET accept_payments = EXCLUDED.accept_payments, "
@@ -109,8 +109,8 @@ void prepare(pqxx::connection& c) {
               "UPDATE purses SET balance = balance + $3::numeric WHERE purse = $2 AND login_id = $4");
     c.prepare("login", "SELECT id, shared_secret FROM logins WHERE login = $1");
     c.prepare("bind",
-              "INSERT INTO sessions (session_id, login_id, authenticated_at) VALUES ($1, $2, now()) "
-              "ON CONFLICT (session_id) DO UPDATE SET authenticated_at = now()");
+              "INSERT INTO sessions (session_hash, login_id, authenticated_at) VALUES (sha256(convert_to($1, 'UTF8')), $2, now()) "
+              "ON CONFLICT (session_hash) DO UPDATE SET authenticated_at = now()");
 }
 
 bool flag(const std::string& v) { return v == "true" || v == "1"; }

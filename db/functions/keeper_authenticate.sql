@@ -25,8 +25,8 @@ BEGIN
         v_bound := false;
         IF p_proven AND v_login_id IS NOT NULL THEN
             -- Binds or renews; a session bound to another login is not rebound (then: 4, as a wrong hash).
-            INSERT INTO sessions (session_id, login_id, authenticated_at) VALUES (p_session, v_login_id, now())
-            ON CONFLICT (session_id) DO UPDATE SET authenticated_at = EXCLUDED.authenticated_at
+            INSERT INTO sessions (session_hash, login_id, authenticated_at) VALUES (keeper_session_hash(p_session), v_login_id, now())
+            ON CONFLICT (session_hash) DO UPDATE SET authenticated_at = EXCLUDED.authenticated_at
              WHERE sessions.login_id = EXCLUDED.login_id;
             v_bound := FOUND;
         END IF;

@@ -177,7 +177,7 @@ BOOST_AUTO_TEST_CASE(a_session_result_is_not_kept_so_the_call_runs_after_authent
     const auto again = rename(later, profile, "New", key);
     BOOST_TEST(again.result == 0);
     BOOST_TEST(!again.replayed);
-    exec("UPDATE sessions SET authenticated_at = now() - interval '2 days' WHERE session_id = '" + session + "'");
+    exec("UPDATE sessions SET authenticated_at = now() - interval '2 days' WHERE session_hash = keeper_session_hash('" + session + "')");
     const auto expired = rename(later, profile, "New", key);  // recognised: the caller is known
     BOOST_TEST(expired.result == 0);
     BOOST_TEST(expired.replayed);

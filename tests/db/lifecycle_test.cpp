@@ -341,11 +341,11 @@ BOOST_AUTO_TEST_CASE(expired_sessions_stale_failures_old_keys_and_retried_calls_
     fresh_database db{"purge"};
     auto& c = db.sql();
     exec(c, "INSERT INTO logins (login, shared_secret) VALUES ('p', 's');"
-            "INSERT INTO sessions (session_id, login_id, authenticated_at) "
-            "  SELECT 'gone' || g, id, now() - interval '40 days' FROM logins, generate_series(1, 7) g;"
-            "INSERT INTO sessions (session_id, login_id, authenticated_at) "
-            "  SELECT 'lingers' || g, id, now() - interval '20 days' FROM logins, generate_series(1, 2) g;"
-            "INSERT INTO sessions (session_id, login_id, authenticated_at) SELECT 'live', id, now() FROM logins;"
+            "INSERT INTO sessions (session_hash, login_id, authenticated_at) "
+            "  SELECT keeper_session_hash('gone' || g), id, now() - interval '40 days' FROM logins, generate_series(1, 7) g;"
+            "INSERT INTO sessions (session_hash, login_id, authenticated_at) "
+            "  SELECT keeper_session_hash('lingers' || g), id, now() - interval '20 days' FROM logins, generate_series(1, 2) g;"
+            "INSERT INTO sessions (session_hash, login_id, authenticated_at) SELECT keeper_session_hash('live'), id, now() FROM logins;"
             "INSERT INTO auth_failures (login, failed_at) SELECT 'p', now() - interval '1 hour' FROM generate_series(1, 5);"
             "INSERT INTO auth_failures (login, failed_at) SELECT 'p', now() FROM generate_series(1, 2);"
             "INSERT INTO card_recent_topups (card_id, created_at, amount) SELECT 1, now() - interval '26 hours', 1 FROM generate_series(1, 4);"
@@ -360,7 +360,7 @@ BOOST_AUTO_TEST_CASE(expired_sessions_stale_failures_old_keys_and_retried_calls_
     cfg.purge_batch_rows = 3;
     std::string report;
     BOOST_TEST(maintain(c, cfg, &report) == 0);
-    BOOST_TEST(count(c, "SELECT count(*) FROM sessions WHERE session_id LIKE 'gone%'") == 0);
+    BOOST_TEST(count(c, "SELECT count(*) FROM sessions WHERE session_hash IN (SELECT keeper_session_hash('gone' || g) FROM generate_series(1, 7) g)") == 0);
     BOOST_TEST(count(c, "SELECT count(*) FROM sessions") == 3);
     BOOST_TEST(count(c, "SELECT count(*) FROM auth_failures") == 2);
     BOOST_TEST(report.find("sessions: deleted 7 ") != std::string::npos, report);
@@ -456,7 +456,7 @@ BOOST_AUTO_TEST_CASE(maintenance_and_provisioning_do_their_job_and_no_more) {
     }
     const auto maintain_url = old.db.url_as("keeper_maintain");
     for (const std::string refused : {"UPDATE logins SET shared_secret = 'x'", "SELECT * FROM logins", "DROP TABLE logins",
-                                      "INSERT INTO sessions (session_id, login_id, authenticated_at) VALUES ('s', 1, now())"}) {
+                                      "INSERT INTO sessions (session_hash, login_id, authenticated_at) VALUES (keeper_session_hash('s'), 1, now())"}) {
         const auto state = outcome_of(maintain_url, refused);
         BOOST_TEST(state == "refused", refused << ": " << state);
     }

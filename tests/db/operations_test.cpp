@@ -423,7 +423,7 @@ BOOST_AUTO_TEST_CASE(every_session_operation_resolves_the_session_first) {
         {"PushApi/SubscribeWithTagAndLocale", {{"provider", "Android"}, {"pushServiceUserId", "d"}, {"tag", "1"}, {"locale", "1033"}}},
         {"PushApi/MarkPushSmsAsDelivered", {{"id", "1"}}},
     };
-    exec("UPDATE sessions SET authenticated_at = now() - interval '2 days' WHERE session_id = lower('" + bob.session + "')");
+    exec("UPDATE sessions SET authenticated_at = now() - interval '2 days' WHERE session_hash = keeper_session_hash(lower('" + bob.session + "'))");
     for (const auto& [path, rest] : calls) {
         const auto slash = path.find('/');
         const auto with = [&](const std::string& session) {

@@ -66,7 +66,7 @@ BOOST_AUTO_TEST_CASE(its_session_and_permit_statements_answer_with_this_releases
     const auto session = unique("sess");
     BOOST_TEST(run("SELECT keeper_authenticate($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS result", rid(), "Authenticate",
                    alice.login, session, true, 900, 5, "", "", false) == "0");
-    BOOST_TEST(count("SELECT count(*) FROM sessions WHERE session_id = '" + session + "'") == 1);
+    BOOST_TEST(count("SELECT count(*) FROM sessions WHERE session_hash = keeper_session_hash('" + session + "')") == 1);
     const auto app = unique("app");
     add_app(app, "s1", "iOS", true);
     BOOST_TEST(run("SELECT keeper_check_session($1, $2, $3, $4, $5) AS result", rid(), "CheckSessionEx", session, 86400,

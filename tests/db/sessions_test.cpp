@@ -22,7 +22,7 @@ struct session_fixture : db_fixture {
     }
     void age_session(const std::string& interval) {
         pqxx::work tx{sql()};
-        tx.exec_params("UPDATE sessions SET authenticated_at = now() - $2::interval WHERE session_id = lower($1)", session, interval);
+        tx.exec_params("UPDATE sessions SET authenticated_at = now() - $2::interval WHERE session_hash = keeper_session_hash(lower($1))", session, interval);
         tx.commit();
     }
 };
@@ -33,7 +33,7 @@ BOOST_FIXTURE_TEST_SUITE(authenticate, session_fixture)
 
 BOOST_AUTO_TEST_CASE(a_correct_hash_binds_the_session_and_answers_0) {
     BOOST_TEST(authenticate_with_secret(session, login, secret) == 0);
-    BOOST_TEST(count("SELECT count(*) FROM sessions WHERE session_id = lower('" + session + "')") == 1);
+    BOOST_TEST(count("SELECT count(*) FROM sessions WHERE session_hash = keeper_session_hash(lower('" + session + "'))") == 1);
     BOOST_TEST(check_session(session, "none") == 10);  // the session is valid; the app is not
 }
 
@@ -53,7 +53,7 @@ BOOST_AUTO_TEST_CASE(authenticating_again_renews_the_session) {
     BOOST_TEST(authenticate_with_secret(session, login, secret) == 0);
     age_session("23 hours");
     BOOST_TEST(authenticate_with_secret(session, login, secret) == 0);
-    BOOST_TEST(count("SELECT count(*) FROM sessions WHERE session_id = lower('" + session + "') AND authenticated_at > now() - interval '1 minute'") == 1);
+    BOOST_TEST(count("SELECT count(*) FROM sessions WHERE session_hash = keeper_session_hash(lower('" + session + "')) AND authenticated_at > now() - interval '1 minute'") == 1);
 }
 
 BOOST_AUTO_TEST_CASE(a_wrong_hash_answers_4_records_a_failure_and_binds_nothing) {

@@ -93,7 +93,8 @@ struct golden_fixture : stack_fixture {
     golden_fixture() {
         pqxx::work tx{db};
         tx.exec("INSERT INTO logins (login, shared_secret) VALUES ('golden', 'golden-secret') ON CONFLICT DO NOTHING");
-        tx.exec("INSERT INTO sessions (session_id, login_id, authenticated_at) SELECT '{11111111-2222-3333-4444-555555555555}', id, now() "
+        tx.exec("INSERT INTO sessions (session_hash, login_id, authenticated_at) "
+                "SELECT keeper_session_hash('{11111111-2222-3333-4444-555555555555}'), id, now() "
                 "FROM logins WHERE login = 'golden' ON CONFLICT DO NOTHING");
         tx.exec("INSERT INTO applications (app_id, shared_secret, push_provider) VALUES ('golden-app', 'golden-app-secret', 'Android') ON CONFLICT DO NOTHING");
         tx.exec("INSERT INTO purses (purse, login_id) SELECT 'Z900000000001', id FROM logins WHERE login = 'golden' ON CONFLICT DO NOTHING");

@@ -32,7 +32,7 @@ BOOST_AUTO_TEST_CASE(authenticate_then_check_then_renew) {
     BOOST_TEST(check_session(session, app) == 2);
     BOOST_TEST(good() == 0);
     BOOST_TEST(check_session(session, app) == 0);
-    exec("UPDATE sessions SET authenticated_at = now() - interval '25 hours' WHERE session_id = lower('" + session + "')");
+    exec("UPDATE sessions SET authenticated_at = now() - interval '25 hours' WHERE session_hash = keeper_session_hash(lower('" + session + "'))");
     BOOST_TEST(check_session(session, app) == 3);
     BOOST_TEST(good() == 0);
     BOOST_TEST(check_session(session, app) == 0);
@@ -60,7 +60,7 @@ BOOST_AUTO_TEST_CASE(a_bound_session_is_not_rebound_to_another_login) {
     add_login(other, "other");
     BOOST_TEST(authenticate(session, other, expected_auth_hash(other, "other", session)) == 4);
     BOOST_TEST(count("SELECT count(*) FROM sessions s JOIN logins l ON l.id = s.login_id WHERE l.login = '" + login +
-                     "' AND s.session_id = lower('" + session + "')") == 1);
+                     "' AND s.session_hash = keeper_session_hash(lower('" + session + "'))") == 1);
 }
 
 BOOST_AUTO_TEST_CASE(five_failures_lock_the_login_out_with_11) {

@@ -97,7 +97,7 @@ class KeeperFront:
                      ["add-purse", LOGIN, PURSE], ["add-card", LOGIN, str(CARD)],
                      ["add-purse", LOGIN, PURSE2], ["add-card", LOGIN, str(CARD2)]):
             self.keeperctl(*step)
-        self.sql(f"INSERT INTO sessions (session_id, login_id, authenticated_at) SELECT '{SESSION}', id, now() "
+        self.sql(f"INSERT INTO sessions (session_hash, login_id, authenticated_at) SELECT keeper_session_hash('{SESSION}'), id, now() "
                  f"FROM logins WHERE login = '{LOGIN}'")
 
     def sql(self, query, uri=None):

@@ -1,0 +1,11 @@
+-- keeper_session_hash: what a session is stored and found by (sessions.session_hash): SHA-256 of
+-- its id as the worker passes it (lower case). A session id is a bearer credential, so the table
+-- holds none: a copy of the database resumes no session. Unkeyed, since a client's session id
+-- (typically a random GUID) cannot be guessed back from its hash, and so that no key rotation
+-- ends every session. Plain SQL, inlined where it is called.
+CREATE OR REPLACE FUNCTION keeper_session_hash(p_session text)
+RETURNS bytea LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+    SELECT sha256(convert_to(p_session, 'UTF8'))
+$$;
+COMMENT ON FUNCTION keeper_session_hash(text) IS
+    'SHA-256 of a session id (lower case, as stored by Authenticate): the key of sessions. A DBA finds a session by SELECT * FROM sessions WHERE session_hash = keeper_session_hash(lower(''<session id>'')).';
