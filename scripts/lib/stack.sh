@@ -232,10 +232,26 @@ make_test_certificate() {
       "$KEEPER_ROOT/nginx/keeper-tls.conf" >"$state/nginx/keeper-tls.conf"
 }
 
+# The tier listener's certificates (scripts/make-certs): an authority in $1/tier, this host's
+# certificate (host) and the front's (front), and in $1/tier/stranger an authority of another
+# tier with a certificate of its own (front), which the listener must refuse.
+make_tier_certificates() {
+  local dir=$1/tier
+  [ -s "$dir/front.crt" ] && return 0
+  "$KEEPER_ROOT/scripts/make-certs" "$dir" ca >/dev/null
+  "$KEEPER_ROOT/scripts/make-certs" "$dir" host 127.0.0.1 localhost >/dev/null
+  "$KEEPER_ROOT/scripts/make-certs" "$dir" front front >/dev/null
+  "$KEEPER_ROOT/scripts/make-certs" "$dir/stranger" ca >/dev/null
+  "$KEEPER_ROOT/scripts/make-certs" "$dir/stranger" front front >/dev/null
+  chmod 644 "$dir"/*.key "$dir/stranger"/*.key  # throw-away test keys, read by the tests' user
+}
+
 # Starts nginx on 127.0.0.1:$2 with the shipped nginx/keeper-upstream.conf (its socket paths
 # pointed at this stack's) and nginx/keeper-locations.conf; with KEEPER_TLS_PORT set, also HTTPS
-# there with the shipped keeper-tls.conf and a self-signed certificate. A third argument names a
-# file of extra http-level configuration (scripts/bench adds its baseline's server there).
+# there with the shipped keeper-tls.conf and a self-signed certificate; with KEEPER_TIER_PORT set,
+# also the shipped keeper-tier.conf there (mutual TLS), with certificates of an authority of its
+# own in $1/tier (make_tier_certificates). A third argument names a file of extra http-level
+# configuration (scripts/bench adds its baseline's server there).
 start_nginx() {
   local state=$1 port=$2 extra=${3:-} conf="$1/nginx/nginx.conf" tls=""
   mkdir -p "$state/nginx/tmp"
@@ -248,6 +264,14 @@ start_nginx() {
   if [ -n "${KEEPER_TLS_PORT:-}" ]; then
     make_test_certificate "$state"
     tls="server { listen 127.0.0.1:$KEEPER_TLS_PORT ssl http2; include $state/nginx/keeper-tls.conf; include $state/nginx/keeper-locations.conf; }"
+  fi
+  if [ -n "${KEEPER_TIER_PORT:-}" ]; then
+    make_tier_certificates "$state"
+    sed -e "s|listen 10.0.0.11:8443|listen 127.0.0.1:$KEEPER_TIER_PORT|" -e "s|/etc/keeper/tier/|$state/tier/|g" \
+        -e "s|/var/log/nginx/keeper-access.log|$state/log/nginx-access.log|" -e "s|/var/log/nginx/keeper-error.log|$state/log/nginx-error.log|" \
+        -e "s|/etc/keeper/nginx/keeper-locations.conf|$state/nginx/keeper-locations.conf|" \
+        "$KEEPER_ROOT/nginx/keeper-tier.conf" >"$state/nginx/keeper-tier.conf"
+    tls="$tls include $state/nginx/keeper-tier.conf;"
   fi
   local nginx_limits="worker_rlimit_nofile 16384;" nginx_connections=8192
   if [ "${NGINX_LIMITS:-}" = debian ]; then nginx_limits="" nginx_connections=768; fi

@@ -41,7 +41,7 @@ for f in /usr/sbin/keeper-fcgi /usr/bin/keeperctl /lib/systemd/system/keeper.soc
          /lib/systemd/system/keeper-maintain.timer /etc/keeper/keeper.conf /etc/keeper/nginx/keeper-locations.conf \
          /etc/nginx/sites-available/keeper /usr/share/keeper/migrations/0001_sessions.sql \
          /usr/share/keeper/prometheus/keeper-alerts.yml /usr/share/keeper/grafana/keeper-dashboard.json /usr/share/man/man8/keeper-fcgi.8 \
-         /usr/share/keeper/nginx/keeper-upstream-hosts.conf /etc/keeper/admin.conf /usr/share/keeper/scripts/make-certs; do
+         /usr/share/keeper/nginx/keeper-upstream-hosts.conf /usr/share/keeper/nginx/keeper-tier.conf /etc/keeper/admin.conf /usr/share/keeper/scripts/make-certs; do
   check "installed $f" test -e "$f"
 done
 check "the system user exists" id keeper

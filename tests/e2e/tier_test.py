@@ -1,0 +1,135 @@
+"""A worker host's tier listener (nginx/keeper-tier.conf, docs/scaling.md, "The worker hosts' tier
+listener"), as shipped: mutual TLS with an authority of the tier's own, and the X-Keeper-* headers
+taken from the front alone.
+
+scripts/test serves the stack's nginx with the shipped keeper-tier.conf on KEEPER_TEST_TIER_PORT
+(scripts/lib/stack.sh, make_tier_certificates: the tier's authority, this host's and the front's
+certificates, and a stranger's authority with a certificate of its own). Each header is also sent
+to the plain port, where it must change nothing: the front is known by its certificate, never by
+what a request says.
+"""
+import http.client
+import os
+import re
+import ssl
+import subprocess
+import time
+import unittest
+import uuid
+
+TIER_PORT = int(os.environ["KEEPER_TEST_TIER_PORT"])
+PLAIN_PORT = int(os.environ["KEEPER_TEST_PORT"])
+STATE = os.environ["KEEPER_TEST_STATE"]
+TIER = os.path.join(STATE, "tier")
+DATABASE_URL = os.environ["KEEPER_TEST_DATABASE_URL"]
+
+
+def context(cert_dir=None):
+    ctx = ssl.create_default_context(cafile=os.path.join(TIER, "ca.crt"))  # the host verified, by name
+    if cert_dir:
+        ctx.load_cert_chain(os.path.join(cert_dir, "front.crt"), os.path.join(cert_dir, "front.key"))
+    return ctx
+
+
+FRONT = context(TIER)
+NO_CERTIFICATE = context()
+STRANGER = context(os.path.join(TIER, "stranger"))
+
+
+def authenticate_path(login):
+    return f"/SimpleAuthApi.asmx/Authenticate?sessionId={uuid.uuid4()}&login={login}&authHash={'f' * 32}"
+
+
+def call(path, headers=None, ctx=FRONT):
+    if ctx is None:
+        conn = http.client.HTTPConnection("127.0.0.1", PLAIN_PORT, timeout=15)
+    else:
+        conn = http.client.HTTPSConnection("localhost", TIER_PORT, timeout=15, context=ctx)
+    try:
+        conn.request("GET", path, headers=headers or {})
+        r = conn.getresponse()
+        return r.status, r.headers, r.read().decode()
+    finally:
+        conn.close()
+
+
+def sql(query):
+    return subprocess.run(["psql", DATABASE_URL, "-XAtqc", query], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def log_line(file, request_id):
+    """The line of `file` (in the stack's log directory) naming request_id, once it is written."""
+    for _ in range(50):
+        with open(os.path.join(STATE, "log", file), encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if f"request_id={request_id}" in line:
+                    return line
+        time.sleep(0.05)
+    return ""
+
+
+def fresh_request_id(seconds_ago=0.0):
+    return f"{int((time.time() - seconds_ago) * 1000):013d}{uuid.uuid4().hex[:19]}"
+
+
+class TierListener(unittest.TestCase):
+    def test_a_peer_without_the_tiers_certificate_is_refused_before_any_call(self):
+        for name, ctx in (("no certificate", NO_CERTIFICATE), ("another authority's", STRANGER)):
+            login = f"tier-refused-{uuid.uuid4().hex[:8]}"
+            status, _, _ = call(authenticate_path(login), ctx=ctx)
+            self.assertEqual(status, 400, name)
+            self.assertEqual(sql(f"SELECT count(*) FROM audit_calls WHERE login = '{login}'"), "0", name)
+        status, _, _ = call(authenticate_path("tier-admitted"))
+        self.assertEqual(status, 200)  # the same call with the front's certificate is served
+
+    def test_the_front_names_the_request_id_and_no_one_else_does(self):
+        login = f"tier-id-{uuid.uuid4().hex[:8]}"
+        given = fresh_request_id()
+        status, headers, _ = call(authenticate_path(login), {"X-Keeper-Request-Id": given})
+        self.assertEqual(status, 200)
+        self.assertEqual(headers["X-Request-Id"], given)
+        self.assertEqual(sql(f"SELECT login FROM audit_calls WHERE request_id = '{given}'"), login)
+        self.assertIn(f"request_id={given}", log_line("keeper.log", given))
+
+        ignored = fresh_request_id()
+        _, headers, _ = call(authenticate_path(login), {"X-Keeper-Request-Id": ignored}, ctx=None)
+        self.assertNotEqual(headers["X-Request-Id"], ignored)
+        malformed = "not-a-request-id"
+        _, headers, _ = call(authenticate_path(login), {"X-Keeper-Request-Id": malformed})
+        self.assertRegex(headers["X-Request-Id"], r"^\d{13}[0-9a-f]{19}$")
+
+    def test_the_front_names_the_clients_address_and_no_one_else_does(self):
+        _, headers, _ = call("/GlobalApi.asmx/GetUtcNow", {"X-Keeper-Client-Addr": "203.0.113.7"})
+        self.assertTrue(log_line("nginx-access.log", headers["X-Request-Id"]).startswith("203.0.113.7 "))
+        _, headers, _ = call("/GlobalApi.asmx/GetUtcNow", {"X-Keeper-Client-Addr": "203.0.113.7"}, ctx=None)
+        self.assertTrue(log_line("nginx-access.log", headers["X-Request-Id"]).startswith("127.0.0.1 "))
+
+    def test_the_call_s_deadline_counts_from_the_fronts_arrival(self):
+        login = f"tier-late-{uuid.uuid4().hex[:8]}"
+        late = f"{time.time() - 20:.3f}"  # past call_budget_ms (10 s)
+        status, headers, body = call(authenticate_path(login), {"X-Keeper-Edge-Msec": late})
+        self.assertEqual(status, 503, body)
+        self.assertIn("not applied", body)
+        self.assertTrue(headers["Retry-After"])
+        self.assertEqual(sql(f"SELECT count(*) FROM audit_calls WHERE login = '{login}'"), "0")
+        status, _, _ = call(authenticate_path(login), {"X-Keeper-Edge-Msec": late}, ctx=None)
+        self.assertEqual(status, 200)  # from anyone else the header is ignored
+
+    def test_a_call_the_front_sent_before_goes_to_the_retry_socket(self):
+        _, headers, _ = call(authenticate_path("tier-again"), {"X-Keeper-Sent-Before": "1"})
+        self.assertIn("retried=true", log_line("keeper.log", headers["X-Request-Id"]))
+        _, headers, _ = call(authenticate_path("tier-again"), {"X-Keeper-Sent-Before": "1"}, ctx=None)
+        line = log_line("keeper.log", headers["X-Request-Id"])
+        self.assertTrue(line)
+        self.assertNotIn("retried=true", line)
+
+    def test_the_listener_takes_tls_1_2_or_later_only(self):
+        old = context(TIER)
+        old.minimum_version = ssl.TLSVersion.TLSv1
+        old.maximum_version = ssl.TLSVersion.TLSv1_1
+        with self.assertRaises((ssl.SSLError, ConnectionError)):
+            call("/GlobalApi.asmx/GetUtcNow", ctx=old)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
