@@ -263,13 +263,14 @@ start_nginx() {
     >"$state/nginx/keeper-locations.conf"
   if [ -n "${KEEPER_TLS_PORT:-}" ]; then
     make_test_certificate "$state"
-    tls="server { listen 127.0.0.1:$KEEPER_TLS_PORT ssl http2; include $state/nginx/keeper-tls.conf; include $state/nginx/keeper-locations.conf; }"
+    tls="server { listen 127.0.0.1:$KEEPER_TLS_PORT ssl http2; include $state/nginx/keeper-tls.conf; include $KEEPER_ROOT/nginx/keeper-errors.conf; include $state/nginx/keeper-locations.conf; }"
   fi
   if [ -n "${KEEPER_TIER_PORT:-}" ]; then
     make_tier_certificates "$state"
     sed -e "s|listen 10.0.0.11:8443|listen 127.0.0.1:$KEEPER_TIER_PORT|" -e "s|/etc/keeper/tier/|$state/tier/|g" \
         -e "s|/var/log/nginx/keeper-access.log|$state/log/nginx-access.log|" -e "s|/var/log/nginx/keeper-error.log|$state/log/nginx-error.log|" \
         -e "s|/etc/keeper/nginx/keeper-locations.conf|$state/nginx/keeper-locations.conf|" \
+        -e "s|/etc/keeper/nginx/keeper-errors.conf|$KEEPER_ROOT/nginx/keeper-errors.conf|" \
         "$KEEPER_ROOT/nginx/keeper-tier.conf" >"$state/nginx/keeper-tier.conf"
     tls="$tls include $state/nginx/keeper-tier.conf;"
   fi
@@ -300,6 +301,7 @@ http {
     include $state/nginx/keeper-upstream.conf;
     server {
         listen 127.0.0.1:$port;
+        include $KEEPER_ROOT/nginx/keeper-errors.conf;
         include $state/nginx/keeper-locations.conf;
     }
     $tls

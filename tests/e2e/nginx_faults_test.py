@@ -134,21 +134,21 @@ http {{
     upstream silent_pool {{ server unix:{cls.dir}/silent.sock; }}
     server {{
         listen 127.0.0.1:{PORT};
-        include {SOURCE}/nginx/keeper-locations.conf;
+        include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf;
     }}
     server {{
         listen 127.0.0.1:{CUT_PORT};
-        include {SOURCE}/nginx/keeper-locations.conf;
+        include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf;
     }}
     server {{
         # The shipped locations with a read timeout of 1 s instead of 30 s.
         listen 127.0.0.1:{TIMEOUT_PORT};
-        include {cls.dir}/keeper-locations-1s.conf;
+        include {SOURCE}/nginx/keeper-errors.conf; include {cls.dir}/keeper-locations-1s.conf;
     }}
     server {{
         listen 127.0.0.1:{SLOW_PORT};
         location ~ \\.asmx {{ fastcgi_pass silent_pool; fastcgi_read_timeout 1s; }}
-        include {SOURCE}/nginx/keeper-locations.conf;
+        include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf;
     }}
 }}
 """
@@ -409,7 +409,7 @@ http {{
     map $server_port $keeper_fresh_pool {{ default keeper_pool; }}
     server {{
         listen 127.0.0.1:{SCARCE_PORT};
-        include {SOURCE}/nginx/keeper-locations.conf;
+        include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf;
     }}
 }}
 """

@@ -133,7 +133,7 @@ http {{
     map $keeper_request_id $keeper_retry_pool {{ default keeper_no_retry; }}
     server {{
         listen 127.0.0.1:{HTTP_PORT};
-        include {SOURCE}/nginx/keeper-locations.conf;
+        include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf;
     }}
 }}
 """)

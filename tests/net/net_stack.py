@@ -89,7 +89,7 @@ http {{
     include {root}/nginx/hosts.conf;
     server {{
         listen {net.address(host)}:{HTTP_PORT};
-        include {SOURCE}/nginx/keeper-locations.conf;
+        include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf;
     }}
 }}
 """)

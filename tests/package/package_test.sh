@@ -38,7 +38,7 @@ deb=$(ls "$KEEPER_TEST_BUILD_DIR"/package/keeper_*.deb)
 check "the package installs" dpkg -i "$deb"
 for f in /usr/sbin/keeper-fcgi /usr/bin/keeperctl /lib/systemd/system/keeper.socket /lib/systemd/system/keeper.service \
          /lib/systemd/system/keeper-migrate.service /lib/systemd/system/keeper-maintain.service \
-         /lib/systemd/system/keeper-maintain.timer /etc/keeper/keeper.conf /etc/keeper/nginx/keeper-locations.conf \
+         /lib/systemd/system/keeper-maintain.timer /etc/keeper/keeper.conf /etc/keeper/nginx/keeper-locations.conf /etc/keeper/nginx/keeper-errors.conf \
          /etc/nginx/sites-available/keeper /usr/share/keeper/migrations/0001_sessions.sql \
          /usr/share/keeper/prometheus/keeper-alerts.yml /usr/share/keeper/grafana/keeper-dashboard.json /usr/share/man/man8/keeper-fcgi.8 \
          /usr/share/keeper/nginx/keeper-upstream-hosts.conf /usr/share/keeper/nginx/keeper-tier.conf /etc/keeper/admin.conf /usr/share/keeper/scripts/make-certs; do
@@ -161,7 +161,7 @@ http {
     uwsgi_temp_path $WORK/nginx/tmp/uwsgi;
     scgi_temp_path $WORK/nginx/tmp/scgi;
     include $WORK/nginx/keeper-upstream.conf;
-    server { listen 127.0.0.1:$PORT; include /etc/keeper/nginx/keeper-locations.conf; }
+    server { listen 127.0.0.1:$PORT; include /etc/keeper/nginx/keeper-errors.conf; include /etc/keeper/nginx/keeper-locations.conf; }
 }
 NGINX
 nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" -e "$WORK/nginx-error.log"

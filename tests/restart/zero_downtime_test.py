@@ -114,7 +114,7 @@ http {{
     {upstream}
     include {SOURCE}/nginx/keeper-request-id.conf;
     include {SOURCE}/nginx/keeper-limits.conf;
-    server {{ listen 127.0.0.1:{PORT}; include {SOURCE}/nginx/keeper-locations.conf; }}
+    server {{ listen 127.0.0.1:{PORT}; include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf; }}
 }}
 """)
         subprocess.run(["nginx", "-p", tmp, "-c", self.nginx_conf, "-e", os.path.join(self.work, "nginx-error.log")], check=True)

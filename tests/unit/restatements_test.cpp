@@ -69,7 +69,7 @@ BOOST_AUTO_TEST_CASE(nginx_routes_exactly_the_groups_of_the_operation_table) {
 BOOST_AUTO_TEST_CASE(nginx_faults_are_the_envelopes_keepers_writers_make) {
     int xml = 0;
     int json = 0;
-    for (const auto& [status, body] : returned_bodies(source("nginx/keeper-locations.conf"))) {
+    for (const auto& [status, body] : returned_bodies(source("nginx/keeper-errors.conf"))) {
         BOOST_TEST_CONTEXT(status << " " << body) {
             if (body.starts_with("<?xml")) {
                 const bool soap12 = body.find("http://www.w3.org/2003/05/soap-envelope") != std::string::npos;
@@ -95,7 +95,7 @@ BOOST_AUTO_TEST_CASE(nginx_faults_are_the_envelopes_keepers_writers_make) {
 // nginx's own 413 names the limit keeper enforces (client_max_body_size is checked against the
 // default in the settings tests).
 BOOST_AUTO_TEST_CASE(nginx_names_the_body_limit_keeper_enforces) {
-    const auto file = source("nginx/keeper-locations.conf");
+    const auto file = source("nginx/keeper-errors.conf");
     BOOST_TEST(file.find("The request body is larger than " + std::to_string(settings{}.body_limit) + " bytes.") !=
                std::string::npos);
 }
