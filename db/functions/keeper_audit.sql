@@ -3,9 +3,9 @@
 -- Idempotency-Key is recorded (docs/design.md, "Idempotency keys"). Every write function passes
 -- on its first parameter, the call's frame (the keeper_call type: request id, operation, key ('':
 -- none), the call's fingerprints (hex, comma-separated: the first is recorded, a repeat matches
--- any; keeper_idempotency), key_used, the trace id), which this
--- function, keeper_claim and keeper_idempotency read. The row holds the trace id only when it is
--- not the request id (a trace the client started, not nginx: migration 0019).
+-- any; keeper_idempotency), key_used, the trace id), which this function, keeper_claim and
+-- keeper_idempotency read. The row holds the trace id only when it is not the request id (a
+-- trace the client started, not nginx: migration 0019).
 -- The first call with a key records it by a plain INSERT: a repeat fails it on the unique index
 -- (23505, after waiting for the first call's transaction should it still be open), its
 -- transaction changes nothing, and the worker runs it again with key_used, which reads the

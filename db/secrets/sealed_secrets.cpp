@@ -98,7 +98,7 @@ secret_keyring secret_keyring::parse(std::string_view file_text) {
         if (!valid_id(id) || !extra.empty()) throw key_error(where + "expected '<key id> <base64 key>' (id: 1-32 of A-Z a-z 0-9 - _)");
         if (!raw || raw->size() != key_bytes) throw key_error(where + "the key must be 32 bytes in base64 (keeperctl new-key)");
         if (ring.has(id)) throw key_error(where + "key id " + id + " appears twice");
-        ring.m_keys.push_back({id, *raw});
+        ring.m_keys.push_back({id, *raw, hmac_sha256(*raw, fingerprint_label)});
     }
     if (ring.m_keys.empty()) throw key_error("no key (keeperctl new-key makes one)");
     return ring;
@@ -154,8 +154,7 @@ const secret_keyring::key& secret_keyring::find(std::string_view id) const {
 std::vector<std::string> secret_keyring::keyed_digests(std::string_view message) const {
     std::vector<std::string> out;
     for (const auto& k : m_keys) {
-        const auto digest = hmac_sha256(hmac_sha256(k.bytes, fingerprint_label), message);
-        out.push_back(lower_hex(digest));
+        out.push_back(lower_hex(hmac_sha256(k.fingerprint_key, message)));
     }
     return out;
 }

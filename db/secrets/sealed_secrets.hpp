@@ -56,7 +56,8 @@ public:
 private:
     struct key {
         std::string id;
-        std::string bytes;  // 32
+        std::string bytes;            // 32
+        std::string fingerprint_key;  // derived from bytes once, when the file is read (keyed_digests)
     };
     const key& find(std::string_view id) const;
     std::vector<key> m_keys;
