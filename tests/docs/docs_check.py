@@ -137,7 +137,7 @@ for p in [*DOCS, *code_files()]:
 # Endpoints: every path the shipped nginx files route to keeper (an exact location, or an
 # alternation of plain names) is a code span of docs/operations.md, which says who may call it.
 routed = set()
-for conf in ("nginx/keeper-locations.conf", "nginx/keeper-site.conf"):
+for conf in ("nginx/keeper-locations.conf", "nginx/keeper-site.conf", "nginx/keeper-front-locations.conf"):
     for m in re.finditer(r"^\s*location\s+(=|~|\^~)\s+(\S+)\s*\{", text(ROOT / conf), re.M):
         kind, where = m.groups()
         if where.startswith("/_keeper_error") or where.startswith("@"):

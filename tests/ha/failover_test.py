@@ -7,8 +7,9 @@ an etcd member, two of them with a PostgreSQL node under its own `patroni` — b
 packaging/patroni/config.yml and packaging/etcd/etcd.default, so with synchronous replication
 (synchronous_mode: the primary's synchronous_standby_names names the standby). Two worker hosts
 run keeper's pool, which connects to both nodes with libpq's multi-host form and
-target_session_attrs=read-write; an edge host runs nginx with the shipped keeper-locations.conf
-and keeper-upstream-hosts.conf.
+target_session_attrs=read-write, each behind its own nginx with the shipped keeper-tier.conf; an
+edge host runs the front, nginx with the shipped keeper-front-locations.conf and
+keeper-front-hosts.conf (tests/net/net_stack.py).
 
 While writers run top-ups (each a distinct amount) and contact permits (each a distinct WMID),
 recording every acknowledgement: with Patroni's default settings, kill -9 of the primary's

@@ -156,7 +156,7 @@ class Network:
             self.delay_kind = "tbf 1 Mbit/s, 200 ms queue (this kernel has no netem)"
 
     def reset(self, host, filter_expression):
-        """ss -K on host: its TCP connections matching the ss filter (e.g. "dport = :9000") destroyed.
+        """ss -K on host: its TCP connections matching the ss filter (e.g. "dport = :8443") destroyed.
         Returns how many there were."""
         out = self.run(host, "ss", "-K", "-t", "-n", "-H", "state", "established", *filter_expression.split()).stdout
         return len([line for line in out.splitlines() if line.strip()])

@@ -1,9 +1,13 @@
-"""keeper across hosts on a test network (hostnet.Network): a PostgreSQL host, worker hosts each
-running keeper-fcgi on TCP, and an edge host running nginx with the shipped
-keeper-locations.conf and keeper-upstream-hosts.conf, only its 10.0.0.x addresses replaced by
-the test network's. All of it as the user keeper under one directory (keeper_stack.make_root)."""
+"""keeper across hosts on a test network (hostnet.Network), as docs/scaling.md ships it: a
+PostgreSQL host; worker hosts, each running keeper-fcgi on Unix sockets behind its own nginx with
+the shipped keeper-tier.conf (mutual TLS); and the front, an edge host running nginx with the
+shipped keeper-front-locations.conf and keeper-front-hosts.conf, only addresses and paths replaced
+by the test's. The processes run as the user keeper (nginx's master as root), under one directory
+(keeper_stack.make_root)."""
 import collections
 import os
+import pwd
+import signal
 import socket
 import sys
 import time
@@ -13,7 +17,7 @@ import keeper_stack  # noqa: E402
 from keeper_stack import SOURCE, USER, as_keeper, call_outcome  # noqa: E402
 
 BIN = "/usr/lib/postgresql/15/bin"
-DB_PORT, FCGI_PORT, RETRY_PORT, HTTP_PORT = 5432, 9000, 9001, 8080
+DB_PORT, TIER_PORT, HTTP_PORT = 5432, 8443, 8080
 
 
 def wait_port(address, port, seconds, what):
@@ -44,12 +48,105 @@ def start_database(net, root, host):
     as_keeper("psql", f"postgres://{net.address(host)}/postgres", "-Atc", "CREATE DATABASE keeper")
 
 
+def shipped(name, out, replacements):
+    """The shipped nginx/NAME with each (old, new) of replacements made, written to out."""
+    with open(f"{SOURCE}/nginx/{name}") as f:
+        text = f.read()
+    for old, new in replacements:
+        assert old in text, f"{old} is not in nginx/{name}"
+        text = text.replace(old, new)
+    with open(out, "w") as f:
+        f.write(text)
+    return out
+
+
+def make_tier_certificates(net, root, hosts):
+    """The worker tier's authority (scripts/make-certs) in root/tier, a certificate for each worker
+    host (its name in keeper-front-hosts.conf, HOST.keeper.internal, and its address) and one
+    for the front."""
+    tool, tier = f"{SOURCE}/scripts/make-certs", f"{root}/tier"
+    keeper_stack.run([tool, tier, "ca"])
+    for host in hosts:
+        keeper_stack.run([tool, tier, host, f"{host}.keeper.internal", net.address(host)])
+    keeper_stack.run([tool, tier, "front", "front.keeper.internal"])
+
+
+def nginx_conf(root, host, http):
+    """An nginx.conf for host, under root/HOST-nginx, its http block's body http."""
+    base = f"{root}/{host}-nginx"
+    os.makedirs(base, exist_ok=True)
+    with open(f"{base}/nginx.conf", "w") as f:
+        f.write(f"""
+user {USER};
+pid {base}/nginx.pid;
+error_log {root}/log/{host}-nginx-error.log warn;
+daemon off;
+events {{}}
+http {{
+    client_body_temp_path {base}/body;
+    fastcgi_temp_path {base}/fastcgi;
+    proxy_temp_path {base}/proxy;
+    include {SOURCE}/nginx/keeper-request-id.conf;
+    include {SOURCE}/nginx/keeper-log-format.conf;
+    include {SOURCE}/nginx/keeper-limits.conf;
+{http}
+}}
+""")
+    return f"{base}/nginx.conf"
+
+
+def start_nginx(net, root, host, conf):
+    net.spawn(host, ["nginx", "-c", conf, "-e", f"{root}/log/{host}-nginx-error.log"], f"{root}/log/{host}-nginx.out",
+              user=None)
+
+
+def stop_nginx(root, host):
+    """host's nginx stopped as `systemctl stop nginx` does (SIGQUIT: the calls it holds are answered
+    first); returns once it is gone."""
+    with open(f"{root}/{host}-nginx/nginx.pid") as f:
+        pid = int(f.read())
+    os.kill(pid, signal.SIGQUIT)
+    for _ in range(300):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":  # exited, its parent the test
+                    return
+        except OSError:
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"nginx on {host} did not stop in 30 s")
+
+
+def restart_nginx(net, root, host):
+    start_nginx(net, root, host, f"{root}/{host}-nginx/nginx.conf")
+    wait_port(net.address(host), TIER_PORT, 30, f"nginx on {host}")
+
+
 def start_pool(net, root, host, env, workers=2):
-    """keeper-fcgi on host: its main socket on FCGI_PORT, its retry socket on RETRY_PORT."""
-    address = net.address(host)
-    net.spawn(host, [f"{root}/bin/keeper-fcgi", "--workers", str(workers), "--listen", f"{address}:{FCGI_PORT}",
-                     "--retry-listen", f"{address}:{RETRY_PORT}"], f"{root}/log/{host}.log", env=env)
-    wait_port(address, RETRY_PORT, 30, f"keeper-fcgi on {host}")
+    """A worker host as shipped: keeper-fcgi on Unix sockets of its own (nothing of it listens on
+    the network), and nginx with the shipped keeper-tier.conf on TIER_PORT, in front of it with
+    keeper-upstream.conf and keeper-locations.conf. Needs make_tier_certificates first."""
+    run_dir, address = f"{root}/{host}", net.address(host)
+    os.makedirs(run_dir, exist_ok=True)
+    keeper = pwd.getpwnam(USER)
+    os.chown(run_dir, keeper.pw_uid, keeper.pw_gid)
+    net.spawn(host, [f"{root}/bin/keeper-fcgi", "--workers", str(workers), "--listen", f"{run_dir}/keeper.sock",
+                     "--retry-listen", f"{run_dir}/keeper-retry.sock"], f"{root}/log/{host}.log", env=env)
+    base = f"{root}/{host}-nginx"
+    os.makedirs(base, exist_ok=True)
+    upstream = shipped("keeper-upstream.conf", f"{base}/keeper-upstream.conf", [("/run/keeper/", f"{run_dir}/")])
+    tier = shipped("keeper-tier.conf", f"{base}/keeper-tier.conf", [
+        ("10.0.0.11:8443", f"{address}:{TIER_PORT}"),
+        ("/etc/keeper/tier/host.", f"{root}/tier/{host}."),
+        ("/etc/keeper/tier/ca.crt", f"{root}/tier/ca.crt"),
+        ("/var/log/nginx/keeper-", f"{root}/log/{host}-nginx-"),
+        ("/etc/keeper/nginx/", f"{SOURCE}/nginx/")])
+    start_nginx(net, root, host, nginx_conf(root, host, f"    include {upstream};\n    include {tier};"))
+    for _ in range(300):
+        if os.path.exists(f"{run_dir}/keeper-retry.sock"):
+            break
+        time.sleep(0.1)
+    wait_port(address, TIER_PORT, 30, f"nginx on {host}")
 
 
 def workers_of(net, host):
@@ -67,36 +164,32 @@ def workers_of(net, host):
 
 
 def start_edge(net, root, host):
-    """nginx on host, in front of the worker hosts of the shipped keeper-upstream-hosts.conf (.11
-    and .12 of the test network)."""
-    with open(f"{SOURCE}/nginx/keeper-upstream-hosts.conf") as f:
-        upstreams = f.read().replace("10.0.0.", f"10.213.{net.subnet}.")
-    with open(f"{root}/nginx/hosts.conf", "w") as f:
-        f.write(upstreams)
-    with open(f"{root}/nginx/nginx.conf", "w") as f:
-        f.write(f"""
-user {USER};
-pid {root}/nginx/nginx.pid;
-error_log {root}/log/nginx-error.log warn;
-daemon off;
-events {{}}
-http {{
-    access_log {root}/log/nginx-access.log;
-    include {SOURCE}/nginx/keeper-request-id.conf;
-    include {SOURCE}/nginx/keeper-limits.conf;
-    client_body_temp_path {root}/nginx/body;
-    fastcgi_temp_path {root}/nginx/fastcgi;
-    include {root}/nginx/hosts.conf;
+    """The front on host: nginx with the shipped keeper-front-locations.conf, passing to the worker
+    hosts of the shipped keeper-front-hosts.conf (w1 and w2: .11 and .12 of the test network) on
+    their tier listeners, its certificate the front's of make_tier_certificates."""
+    base = f"{root}/{host}-nginx"
+    os.makedirs(base, exist_ok=True)
+    hosts = shipped("keeper-front-hosts.conf", f"{base}/keeper-front-hosts.conf",
+                    [("10.0.0.", f"10.213.{net.subnet}."), (":8443", f":{TIER_PORT}")])
+    locations = shipped("keeper-front-locations.conf", f"{base}/keeper-front-locations.conf",
+                        [("/etc/keeper/tier/", f"{root}/tier/")])
+    start_nginx(net, root, host, nginx_conf(root, host, f"""    include {hosts};
     server {{
         listen {net.address(host)}:{HTTP_PORT};
-        include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf;
-    }}
-}}
-""")
-    net.spawn(host, ["nginx", "-c", f"{root}/nginx/nginx.conf", "-e", f"{root}/log/nginx-error.log"],
-              f"{root}/log/nginx.out", user=None)
+        access_log {root}/log/{host}-nginx-access.log keeper;
+        include {SOURCE}/nginx/keeper-errors.conf;
+        include {locations};
+    }}"""))
     wait_port(net.address(host), HTTP_PORT, 30, "nginx")
     keeper_stack.front = (net.address(host), HTTP_PORT)
+
+
+def start_worker_hosts(net, root, env, hosts=("w1", "w2"), edge="edge"):
+    """The worker tier: its certificates, each worker host (start_pool) and the front."""
+    make_tier_certificates(net, root, hosts)
+    for host in hosts:
+        start_pool(net, root, host, env)
+    start_edge(net, root, edge)
 
 
 def keeper_on_cluster(net, root, cluster, password):
@@ -106,9 +199,7 @@ def keeper_on_cluster(net, root, cluster, password):
     front = keeper_stack.KeeperFront(root, cluster.libpq_hosts(), cluster.uri(), password)
     front.env["KEEPER_DRAIN_SECONDS"] = "1"
     front.prepare_database()
-    for host in ("w1", "w2"):
-        start_pool(net, root, host, front.env)
-    start_edge(net, root, "edge")
+    start_worker_hosts(net, root, front.env)
     return front
 
 

@@ -1,18 +1,22 @@
-"""The database tier as a hostile peer on its network finds it (docs/scaling.md, "Encryption and
-authentication between hosts").
+"""keeper's tiers as a hostile peer on their network finds them (docs/scaling.md, "Encryption and
+authentication between hosts", "The front").
 
 The HA test's hosts on a network of their own (tests/net/hostnet.py, 10.213.3.0/24): three
 database hosts running etcd, Patroni and PostgreSQL from the shipped files with certificates from
-scripts/make-certs, two worker hosts, nginx on an edge host; and `intruder`, a host on the same
-network with no credentials, or with a certificate of another authority that it made itself.
+scripts/make-certs, two worker hosts (the pool on Unix sockets behind nginx's shipped tier
+listener), the front on an edge host; and `intruder`, a host on the same network with no
+credentials, or with a certificate of another authority that it made itself.
 
 test_an_intruder_is_served_nothing: from the intruder, each port of the database tier —
 PostgreSQL, Patroni's REST API, etcd's client and peer ports — refuses it: in clear, over TLS
-without a password or certificate, and with a certificate of its own authority.
+without a password or certificate, and with a certificate of its own authority. Each worker host
+listens on the network with its tier listener alone (no FastCGI port), which refuses the intruder
+in clear, without a certificate, and with its own certificate (and the front's headers).
 
-test_nothing_crosses_the_database_links_in_clear: while writers call keeper, a capture of every
-packet to and from the database hosts' ports (tcpdump on the bridge) holds none of the login,
-its session id, the roles' password or the names of the calls' functions: all of it is TLS.
+test_nothing_crosses_the_links_between_tiers_in_clear: while writers call keeper, a capture of
+every packet to and from the database hosts' ports and the worker hosts' tier listeners (tcpdump
+on the bridge) holds none of the login, its session id, the roles' password or the names of the
+calls' functions: all of it is TLS.
 
 Bounded: about a minute; it stops and removes everything it started. Needs root.
 """
@@ -27,7 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ha"))
 from hostnet import Network  # noqa: E402
 from keeper_stack import LOGIN, SESSION, Writers, make_root  # noqa: E402
-from net_stack import keeper_on_cluster  # noqa: E402
+from net_stack import TIER_PORT, keeper_on_cluster  # noqa: E402
 from patroni_cluster import (ETCD_CLIENT, ETCD_HOSTS, ETCD_PEER, HOSTS, NODE_HOSTS, PASSWORD, PG_PORT,  # noqa: E402
                              REST_PORT, Cluster)
 
@@ -101,6 +105,7 @@ class HostilePeer(unittest.TestCase):
                     self.https(f"https://{address}:{port}/version", "--cacert", ca) == "000", "")
                 probes[f"{host} etcd :{port}, its own certificate"] = (
                     self.https(f"https://{address}:{port}/version", "--cacert", ca, *own_cert) == "000", "")
+        probes.update(self.worker_tier_probes(own_cert))
         # The same probes succeed with the tier's credentials: the refusals above are not an
         # unreachable host's.
         db1 = self.net.address("db1")
@@ -111,16 +116,42 @@ class HostilePeer(unittest.TestCase):
                                                                      *client),
                    "PostgreSQL with the password over TLS": self.psql(
                        f"host={db1},{self.net.address('db2')} dbname=keeper user=keeper_worker password={PASSWORD} "
-                       f"sslmode=verify-full sslrootcert={ca} target_session_attrs=read-write")[0]}
+                       f"sslmode=verify-full sslrootcert={ca} target_session_attrs=read-write")[0],
+                   "a worker host's tier listener with the front's certificate": self.https(
+                       f"https://{self.net.address('w1')}:{TIER_PORT}/GlobalApi.asmx/GetUtcNow", "--cacert",
+                       f"{self.root}/tier/ca.crt", "--cert", f"{self.root}/tier/front.crt", "--key",
+                       f"{self.root}/tier/front.key")}
         for what, (refused, said) in probes.items():
             print(f"intruder: {what}: {'refused' if refused else 'SERVED'} {said}", flush=True)
         print(f"with credentials: {control}", flush=True)
         self.assertEqual(control, {"etcd with the tier's certificate": "200", "Patroni with the tier's certificate": "200",
-                                   "PostgreSQL with the password over TLS": 0})
+                                   "PostgreSQL with the password over TLS": 0,
+                                   "a worker host's tier listener with the front's certificate": "200"})
         self.assertEqual([what for what, (refused, _) in probes.items() if not refused], [])
 
-    def test_nothing_crosses_the_database_links_in_clear(self):
-        ports = " or ".join(f"port {p}" for p in (PG_PORT, REST_PORT, ETCD_CLIENT, ETCD_PEER))
+    def worker_tier_probes(self, own_cert):
+        """The worker hosts: what listens on the network is the tier listener alone (keeper's pool
+        is on Unix sockets), and it serves nothing to a peer without the front's certificate."""
+        probes, ca = {}, f"{self.root}/tier/ca.crt"
+        call = "/GlobalApi.asmx/GetUtcNow"
+        for host in ("w1", "w2"):
+            address = self.net.address(host)
+            listening = sorted({line.split()[3].rsplit(":", 1)[1] for line in
+                                self.net.run(host, "ss", "-ltnH").stdout.splitlines() if line.strip()})
+            probes[f"{host} a TCP listener besides the tier listener (listening: {','.join(listening)})"] = (listening == [str(TIER_PORT)], "")
+            for port in (9000, 9001):  # where a pool would have listened for nginx across hosts
+                probes[f"{host} FastCGI :{port}"] = (self.https(f"http://{address}:{port}/") == "000", "")
+            tier = f"https://{address}:{TIER_PORT}{call}"
+            for what, options in (("no certificate", ["--cacert", ca]), ("its own certificate", ["--cacert", ca, *own_cert]),
+                                  ("its own certificate and the front's headers",
+                                   ["--cacert", ca, *own_cert, "-H", "X-Keeper-Request-Id: 1795790831585fa06153fedfc18cbe53",
+                                    "-H", "X-Keeper-Client-Addr: 192.0.2.1"])):
+                probes[f"{host} tier listener, {what}"] = (self.https(tier, *options) in ("400", "000"), "")
+            probes[f"{host} tier listener in clear"] = (self.https(f"http://{address}:{TIER_PORT}{call}") in ("400", "000"), "")
+        return probes
+
+    def test_nothing_crosses_the_links_between_tiers_in_clear(self):
+        ports = " or ".join(f"port {p}" for p in (PG_PORT, REST_PORT, ETCD_CLIENT, ETCD_PEER, TIER_PORT))
         capture = f"{self.root}/db.pcap"
         dump = subprocess.Popen(["tcpdump", "-i", self.net.bridge, "-s", "0", "-U", "-w", capture, ports],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -142,7 +173,7 @@ class HostilePeer(unittest.TestCase):
         secrets = {"the login": LOGIN, "its session id": SESSION, "the roles' password": PASSWORD,
                    "a call's function": "keeper_topup", "the audit table": "audit_log"}
         found = [what for what, text in secrets.items() if text.encode() in packets]
-        print(f"capture of the database links: {len(packets)} bytes while {acked} writes were acknowledged; "
+        print(f"capture of the links between tiers: {len(packets)} bytes while {acked} writes were acknowledged; "
               f"found in clear: {found or 'nothing'}", flush=True)
         self.assertGreater(acked, 50)
         self.assertGreater(len(packets), 100000, "the capture saw the traffic")

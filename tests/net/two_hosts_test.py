@@ -1,27 +1,34 @@
-"""Two worker hosts behind one nginx, on a network of hosts (tests/net/hostnet.py): faults from the
+"""Two worker hosts behind one front, on a network of hosts (tests/net/hostnet.py): faults from the
 network as well as from kill.
 
-Hosts, each a network namespace with an address of its own, all talking TCP: `edge` (nginx with
-the shipped keeper-locations.conf and keeper-upstream-hosts.conf), `w1` and `w2` (keeper-fcgi,
-2 workers each, main socket :9000, retry socket :9001), `db` (PostgreSQL). The clients run on the
+Hosts, each a network namespace with an address of its own, all talking TCP: `edge` (the front:
+nginx with the shipped keeper-front-locations.conf and keeper-front-hosts.conf), `w1` and `w2`
+(each keeper-fcgi, 2 workers, on Unix sockets behind its own nginx with the shipped
+keeper-tier.conf on :8443, mutual TLS with the front), `db` (PostgreSQL). The clients run on the
 machine itself.
 
 test_faults_under_write_load: writers run top-ups and contact permits while, one after another, a
-worker of w1 is killed; nginx's connections to the workers are reset from the edge (`ss -K`),
-then from w2; w1 loses 10 % of its packets; w2's link is slowed; w1 is cut off silently; w2 is
+worker of w1 is killed; the front's connections to the worker hosts are reset from the edge
+(`ss -K`), then from w2; w1 loses 10 % of its packets; w2's link is slowed; w1 is cut off silently; w2 is
 frozen whole. Each call is then judged by its request id (net_stack.verdict): acknowledged ones
 applied once, "not applied" ones absent, each "outcome unknown" answered by /call-outcome as what
 happened. No call ran on both hosts.
 
 test_resets_of_calls_waiting_on_a_card_lock: top-ups wait on their card's lock (held by the test)
-when nginx's connections carrying them are reset. Each is sent again to its host's retry socket,
-which ends the first attempt, though its worker lives, before it runs the call: every amount is
+when the front's connections carrying them are reset. The front sends each again to the same host,
+marked as sent before, and that host's nginx to its retry socket, which ends the first attempt,
+though its worker lives, before it runs the call: every amount is
 applied at most once, and once when acknowledged (docs/design.md, "In-doubt calls").
+
+test_the_front_answers_not_applied_in_each_shape_when_no_host_is_reached: with both hosts' nginx
+stopped, a call over SOAP 1.1, SOAP 1.2, HTTP GET, HTTP POST and JSON each gets "not applied" with Retry-After in
+its own shape.
 
 Bounded: about a minute; it stops and removes every process, namespace and directory it started.
 Needs root and scripts/test's build (KEEPER_TEST_*).
 """
 import collections
+import http.client
 import json
 import os
 import re
@@ -34,8 +41,9 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hostnet import Network  # noqa: E402
-from net_stack import (database_hosts, start_database, start_edge, start_pool, verdict,  # noqa: E402
-                       workers_of)
+from net_stack import (database_hosts, restart_nginx, start_database, start_worker_hosts, stop_nginx,  # noqa: E402
+                       verdict, workers_of)
+import keeper_stack  # noqa: E402
 from keeper_stack import (CARD, CARD2, LOGIN, PURSE2, SESSION, KeeperFront, Writers, call_outcome,  # noqa: E402
                           make_root)
 
@@ -58,9 +66,7 @@ class TwoHostsOnANetwork(unittest.TestCase):
             cls.front = KeeperFront(cls.root, hosts, f"postgres://{cls.net.address('db')}/keeper")
             cls.front.env["KEEPER_DRAIN_SECONDS"] = "1"
             cls.front.prepare_database()
-            for host in ("w1", "w2"):
-                start_pool(cls.net, cls.root, host, cls.front.env)
-            start_edge(cls.net, cls.root, "edge")
+            start_worker_hosts(cls.net, cls.root, cls.front.env)
         except BaseException:
             cls.tearDownClass()
             raise
@@ -96,6 +102,18 @@ class TwoHostsOnANetwork(unittest.TestCase):
             time.sleep(0.7)
         return cut
 
+    def stop_nginx(self, host):
+        stop_nginx(self.root, host)
+
+    def restart_nginx(self, host):
+        restart_nginx(self.net, self.root, host)
+
+    def elsewhere(self):
+        """Calls the front sent to another host after their first reached none (the access log's
+        upstream_addr names two hosts)."""
+        with open(f"{self.root}/log/edge-nginx-access.log") as f:
+            return sum(1 for line in f if re.search(r'upstream_addr="([0-9.:]+) : (?!\1")', line))
+
     def for_a_while(self, seconds, start, end, host, *args):
         start(host, *args)
         try:
@@ -107,10 +125,11 @@ class TwoHostsOnANetwork(unittest.TestCase):
         net = self.net
         faults = [
             ("a worker of w1 killed, 3 times", self.kill_workers),
-            ("nginx's connections reset from the edge", lambda: self.reset_from("edge", "dport = :9000")),
-            ("nginx's connections reset from w2", lambda: self.reset_from("w2", "sport = :9000")),
+            ("the front's connections reset from the edge", lambda: self.reset_from("edge", "dport = :8443")),
+            ("the front's connections reset from w2", lambda: self.reset_from("w2", "sport = :8443")),
             ("w1 loses 10 % of its packets", lambda: self.for_a_while(FAULT_S, net.lose, net.heal, "w1", 10)),
             ("w2's link slow", lambda: self.for_a_while(FAULT_S, net.slow, net.heal, "w2")),
+            ("w1's nginx stopped", lambda: self.for_a_while(FAULT_S, self.stop_nginx, self.restart_nginx, "w1")),
             ("w1 cut off, silently, past nginx's connect timeout", lambda: self.for_a_while(PARTITION_S, net.partition, net.heal, "w1")),
             ("w2 frozen past the call budget", lambda: self.for_a_while(FREEZE_S, net.freeze, net.thaw, "w2")),
         ]
@@ -134,13 +153,16 @@ class TwoHostsOnANetwork(unittest.TestCase):
         figures["delay"] = net.delay_kind
         retried = {h: self.log(h).count(" retried=true") for h in ("w1", "w2")}
         both = self.request_ids("w1") & self.request_ids("w2")
-        figures.update(retried_calls=retried, ran_on_both_hosts=len(both))
+        figures.update(retried_calls=retried, ran_on_both_hosts=len(both), sent_elsewhere=self.elsewhere())
         print("two hosts on a network: " + json.dumps(figures), flush=True)
         self.assertEqual(problems, {})
         self.assertEqual(both, set(), "a call ran on both hosts")
         self.assertGreater(figures["acknowledged"], 100, "the writers got through")
         self.assertGreater(retried["w1"] + retried["w2"], 0, "broken connections' calls came again on a retry socket")
         self.assertGreater(sum(figures["connections_reset"].values()), 0, "ss -K found live connections")
+        self.assertEqual(figures["per_fault"]["w1's nginx stopped"].split("/")[1], "0",
+                         "the calls for a host whose nginx is down go to the other host")
+        self.assertGreater(figures["sent_elsewhere"], 0, "calls that reached no host went to the other one")
 
     @staticmethod
     def per_phase(calls, phases):
@@ -173,7 +195,7 @@ class TwoHostsOnANetwork(unittest.TestCase):
         time.sleep(0.6)  # each top-up is in a worker, waiting on the lock
         waiting = int(self.sql("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'advisory' "
                                "AND backend_type = 'client backend'"))
-        cut = self.net.reset("edge", "dport = :9000")
+        cut = self.net.reset("edge", "dport = :8443")
         holder.wait(10)
         for t in threads:
             t.join(60)
@@ -192,6 +214,46 @@ class TwoHostsOnANetwork(unittest.TestCase):
             else:
                 self.assertEqual(rows[a], 0, f"top-up {a} answered {status} {result}, yet applied")
         self.assertGreater(sum(self.log(h).count(" retried=true") for h in ("w1", "w2")), 0)
+
+    def test_the_front_answers_not_applied_in_each_shape_when_no_host_is_reached(self):
+        """Both hosts' nginx stopped: each call reaches no host, on its first host or the next one,
+        and the front answers "not applied" (503, or a SOAP fault, with Retry-After) in the shape of
+        the call's transport (SOAP 1.1, SOAP 1.2, HTTP GET, HTTP POST, JSON), from the shipped
+        keeper-errors.conf."""
+        soap11 = ('<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/">'
+                  '<soap:Body><GetUtcNow xmlns="http://tempuri.org/" /></soap:Body></soap:Envelope>')
+        soap12 = soap11.replace("http://schemas.xmlsoap.org/soap/envelope/", "http://www.w3.org/2003/05/soap-envelope")
+        calls = {
+            "HTTP GET": ("GET", "/GlobalApi.asmx/GetUtcNow", None, {}),
+            "HTTP POST": ("POST", "/GlobalApi.asmx/GetUtcNow", "", {"Content-Type": "application/x-www-form-urlencoded"}),
+            "SOAP 1.1": ("POST", "/GlobalApi.asmx", soap11,
+                         {"Content-Type": "text/xml; charset=utf-8", "SOAPAction": '"http://tempuri.org/GetUtcNow"'}),
+            "SOAP 1.2": ("POST", "/GlobalApi.asmx", soap12, {"Content-Type": "application/soap+xml; charset=utf-8"}),
+            "JSON": ("POST", "/GlobalApi.asmx/GetUtcNow", "{}", {"Content-Type": "application/json; charset=utf-8"}),
+        }
+        for host in ("w1", "w2"):
+            stop_nginx(self.root, host)
+        try:
+            answers = {}
+            for shape, (method, path, body, headers) in calls.items():
+                conn = http.client.HTTPConnection(*keeper_stack.front, timeout=30)
+                conn.request(method, path, body, headers)
+                r = conn.getresponse()
+                answers[shape] = (r.status, r.getheader("Content-Type"), r.getheader("Retry-After"),
+                                  r.read().decode())
+                conn.close()
+        finally:
+            for host in ("w1", "w2"):
+                restart_nginx(self.net, self.root, host)
+        print("no host reached: " + json.dumps({k: v[:3] for k, v in answers.items()}), flush=True)
+        expected = {"HTTP GET": (503, "text/plain"), "HTTP POST": (503, "text/plain"), "SOAP 1.1": (500, "text/xml"), "SOAP 1.2": (500, "application/soap+xml"),
+                    "JSON": (503, "application/json")}
+        for shape, (status, kind) in expected.items():
+            got_status, got_type, retry_after, text = answers[shape]
+            self.assertEqual((got_status, got_type.split(";")[0], retry_after), (status, kind, "1"), shape)
+            self.assertIn("The call was not applied", text, shape)
+        self.assertIn("<soap:Fault>", answers["SOAP 1.1"][3])
+        self.assertIn("<soap:Value>soap:Receiver</soap:Value>", answers["SOAP 1.2"][3])
 
 
 if __name__ == "__main__":

@@ -41,7 +41,8 @@ for f in /usr/sbin/keeper-fcgi /usr/bin/keeperctl /lib/systemd/system/keeper.soc
          /lib/systemd/system/keeper-maintain.timer /etc/keeper/keeper.conf /etc/keeper/nginx/keeper-locations.conf /etc/keeper/nginx/keeper-errors.conf \
          /etc/nginx/sites-available/keeper /usr/share/keeper/migrations/0001_sessions.sql \
          /usr/share/keeper/prometheus/keeper-alerts.yml /usr/share/keeper/grafana/keeper-dashboard.json /usr/share/man/man8/keeper-fcgi.8 \
-         /usr/share/keeper/nginx/keeper-upstream-hosts.conf /usr/share/keeper/nginx/keeper-tier.conf /etc/keeper/admin.conf /usr/share/keeper/scripts/make-certs; do
+         /usr/share/keeper/nginx/keeper-tier.conf /usr/share/keeper/nginx/keeper-front-site.conf \
+         /usr/share/keeper/nginx/keeper-front-hosts.conf /etc/keeper/nginx/keeper-front-locations.conf /etc/keeper/admin.conf /usr/share/keeper/scripts/make-certs; do
   check "installed $f" test -e "$f"
 done
 check "the system user exists" id keeper
@@ -133,6 +134,20 @@ pid $WORK/nginx/site-test.pid;
 http { include /etc/nginx/sites-available/keeper; }
 NGINX
 check "nginx -t accepts the shipped site" nginx -t -q -p "$WORK/nginx" -c "$WORK/nginx/site-test.conf" -e "$WORK/nginx-error.log"
+# The front's site and hosts as shipped, with certificates from the installed make-certs in place
+# of /etc/keeper/tier/ (docs/scaling.md, "The front"). The tier listener is e2e.tier's.
+front_test() {
+  local tier=$WORK/tier
+  /usr/share/keeper/scripts/make-certs "$tier" ca >/dev/null &&
+    /usr/share/keeper/scripts/make-certs "$tier" front front.keeper.internal >/dev/null || return 1
+  sed "s|/etc/keeper/tier/|$tier/|" /etc/keeper/nginx/keeper-front-locations.conf >"$WORK/nginx/keeper-front-locations.conf"
+  sed "s|/etc/keeper/nginx/keeper-front-locations.conf|$WORK/nginx/keeper-front-locations.conf|" \
+    /usr/share/keeper/nginx/keeper-front-site.conf >"$WORK/nginx/front-site.conf"
+  printf 'events {}\npid %s/nginx/front-test.pid;\nhttp { include %s; include %s; }\n' "$WORK" \
+    /usr/share/keeper/nginx/keeper-front-hosts.conf "$WORK/nginx/front-site.conf" >"$WORK/nginx/front-test.conf"
+  nginx -t -q -p "$WORK/nginx" -c "$WORK/nginx/front-test.conf" -e "$WORK/nginx-error.log"
+}
+check "nginx -t accepts the shipped front" front_test
 
 # Start the pool the way keeper.socket + keeper.service do: the sockets are made first and the
 # pool inherits them (systemd-socket-activate passes them by LISTEN_FDS, in keeper.socket's order:

@@ -167,21 +167,43 @@ BOOST_AUTO_TEST_CASE(a_call_budget_too_close_to_nginx_read_timeout_is_refused) {
     BOOST_CHECK_THROW(parse_settings("nginx_read_timeout_seconds = 11\n", {}), config_error);
 }
 
-// The shipped nginx files say what the settings' defaults assume of them.
-BOOST_AUTO_TEST_CASE(the_shipped_nginx_locations_agree_with_the_defaults) {
-    std::ifstream in{std::string{KEEPER_SOURCE_DIR} + "/nginx/keeper-locations.conf"};
+namespace {
+
+// The value of a server-level directive (at the start of a line) in a shipped nginx file.
+std::string directive_in(const std::string& conf, const std::string& directive) {
+    std::ifstream in{std::string{KEEPER_SOURCE_DIR} + "/nginx/" + conf};
     std::ostringstream text;
     text << in.rdbuf();
     const auto file = text.str();
-    const auto value_of = [&](const std::string& directive) {
-        const auto at = file.find("\n" + directive + " ");
-        BOOST_REQUIRE(at != std::string::npos);
-        const auto start = file.find_first_not_of(' ', at + directive.size() + 1);
-        return file.substr(start, file.find(';', start) - start);
-    };
+    const auto at = file.find("\n" + directive + " ");
+    BOOST_REQUIRE_MESSAGE(at != std::string::npos, conf << " has no " << directive);
+    const auto start = file.find_first_not_of(' ', at + directive.size() + 1);
+    return file.substr(start, file.find(';', start) - start);
+}
+
+int seconds_of(const std::string& value) {
+    BOOST_REQUIRE(value.ends_with("s"));
+    return std::stoi(value);
+}
+
+}  // namespace
+
+// The shipped nginx files say what the settings' defaults assume of them.
+BOOST_AUTO_TEST_CASE(the_shipped_nginx_locations_agree_with_the_defaults) {
     const auto defaults = parse_settings("", {});
-    BOOST_TEST(value_of("fastcgi_read_timeout") == std::to_string(defaults.nginx_read_timeout.count()) + "s");
-    BOOST_TEST(value_of("client_max_body_size") == std::to_string(defaults.body_limit / 1024) + "k");
+    BOOST_TEST(directive_in("keeper-locations.conf", "fastcgi_read_timeout") ==
+               std::to_string(defaults.nginx_read_timeout.count()) + "s");
+    BOOST_TEST(directive_in("keeper-locations.conf", "client_max_body_size") ==
+               std::to_string(defaults.body_limit / 1024) + "k");
+}
+
+// The front takes no larger body than a host, and waits for a host longer than the host waits
+// for its pool: a host's own 504 (in the call's shape) comes first.
+BOOST_AUTO_TEST_CASE(the_front_waits_longer_than_a_host_and_takes_no_larger_body) {
+    BOOST_TEST(directive_in("keeper-front-locations.conf", "client_max_body_size") ==
+               directive_in("keeper-locations.conf", "client_max_body_size"));
+    BOOST_TEST(seconds_of(directive_in("keeper-front-locations.conf", "proxy_read_timeout")) >
+               seconds_of(directive_in("keeper-locations.conf", "fastcgi_read_timeout")));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

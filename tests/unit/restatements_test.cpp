@@ -52,16 +52,18 @@ std::string between(const std::string& text, const std::string& open, const std:
 
 BOOST_AUTO_TEST_SUITE(restatements)
 
+// A worker host's nginx and the front (which passes calls on to the hosts) route the same groups.
 BOOST_AUTO_TEST_CASE(nginx_routes_exactly_the_groups_of_the_operation_table) {
-    const auto file = source("nginx/keeper-locations.conf");
-    const auto listed = between(file, "location ~ ^/(", ")\\.asmx");
-    BOOST_TEST_REQUIRE(!listed.empty());
-    std::set<std::string> routed;
-    std::istringstream names{listed};
-    for (std::string name; std::getline(names, name, '|');) routed.insert(name);
     std::set<std::string> groups;
     for (const auto g : all_groups()) groups.insert(std::string{group_name(g)});
-    BOOST_TEST(routed == groups, "nginx routes " << listed);
+    for (const auto* conf : {"nginx/keeper-locations.conf", "nginx/keeper-front-locations.conf"}) {
+        const auto listed = between(source(conf), "location ~ ^/(", ")\\.asmx");
+        BOOST_TEST_REQUIRE(!listed.empty(), conf);
+        std::set<std::string> routed;
+        std::istringstream names{listed};
+        for (std::string name; std::getline(names, name, '|');) routed.insert(name);
+        BOOST_TEST(routed == groups, conf << " routes " << listed);
+    }
 }
 
 // Each SOAP envelope and JSON body nginx returns is the one keeper's writers make for the same
