@@ -27,6 +27,7 @@ CASES = re.split(r"[\s,]+", os.environ.get("BENCH_CASES", "R1 R1g R2 R2k R3 R3k 
 TARGETS = {"keeper": int(os.environ["BENCH_KEEPER_PORT"]), "baseline": int(os.environ["BENCH_BASELINE_PORT"])}
 PIDS = {  # pid files of each process tree whose CPU is counted
     "nginx": f"{STATE}/nginx/nginx.pid",
+    "front": f"{STATE}/front/nginx.pid",  # BENCH_TOPOLOGY=front (scripts/bench)
     "keeper": f"{STATE}/run/keeper.pid",
     "baseline": f"{STATE}/run/baseline.pid",
     "postgres": f"{STATE}/pg/postmaster.pid",
@@ -151,6 +152,10 @@ def report(runs):
               f"{m(b, 'rps'):9.0f} {m(b, 'p99'):7.2f} {m(b, 'cpu_nginx'):6.0f} {m(b, 'cpu_baseline'):6.0f} "
               f"{m(b, 'cpu_postgres'):6.0f}")
         summary.append(f"{case}@{connections}={ratio:.2f}x/p99={m(k, 'p99'):.1f}ms")
+    front = [f"{case}@{connections}={median([r['cpu_front'] for r in t['keeper']]):.0f}"
+             for (case, connections), t in runs.items() if all("cpu_front" in r for r in t["keeper"])]
+    if front:
+        print(f"the front's nginx, CPU us/request (keeper's nginx column is the worker host's): {' '.join(front)}")
     for case in CASES:
         print(f"  {case}: {CASE_TEXT[case]}")
     summary += keyed_cost(runs)
