@@ -185,6 +185,10 @@ handled_request refuse_request(const http_request& request, refusal why, std::st
     if (const auto ep = parse_endpoint_path(request.path)) out.log.group = group_name(ep->group);
     if (why == refusal::busy) {
         out.log.detail = "refused on arrival: no thread would have been free within admission_wait_ms";
+        if (request.sent_at) {
+            const auto since = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now() - *request.sent_at);
+            out.log.detail += "; " + std::to_string(since.count()) + " ms after nginx began passing it";
+        }
     } else {
         out.log.detail = "not ready: " + std::string{detail};
     }

@@ -213,6 +213,16 @@ BOOST_AUTO_TEST_CASE(a_refused_request_is_not_applied_in_its_shape_unless_it_was
                                      "may be repeated after Retry-After.\r\n");
     BOOST_TEST(busy.log.outcome == "fault=not_applied");
     BOOST_TEST(busy.log.group == "AccountApi");
+    BOOST_TEST(busy.log.detail == "refused on arrival: no thread would have been free within admission_wait_ms");
+    // The log line says how long after nginx began passing it the refusal came: the wait before a
+    // worker read it, beside duration_ms (the worker's own share).
+    auto late = get;
+    late.sent_at = std::chrono::system_clock::now() - std::chrono::milliseconds{120};
+    const auto detail = refuse_request(late).log.detail;
+    const auto after = detail.find("; ");
+    BOOST_TEST_REQUIRE(after != std::string::npos, detail);
+    BOOST_TEST(std::stoi(detail.substr(after + 2)) >= 120);
+    BOOST_TEST(detail.ends_with(" ms after nginx began passing it"));
 
     const auto starting = refuse_request(get, refusal::not_ready, "database schema is version 3, this keeper needs 4");
     BOOST_TEST(starting.response.status == 503);
