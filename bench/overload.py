@@ -35,6 +35,7 @@ import measure
 
 STATE = os.environ["BENCH_STATE"]
 DURATION = int(os.environ.get("BENCH_SECONDS", "10"))
+REPEATS = int(os.environ.get("BENCH_REPEATS", "1"))
 PEAK = int(os.environ.get("BENCH_PEAK_CONNECTIONS", "32"))
 FACTORS = [1, 16, 64]
 CASES = re.split(r"[\s,]+", os.environ.get("BENCH_CASES", "R2 R3").strip())
@@ -175,28 +176,56 @@ def run(case, target, connections):
     return result
 
 
+def line(r):
+    cpu = "|".join(f"{r.get('cpu_' + n, 0):.0f}" for n in (r["target"], "nginx", "postgres"))
+    return (f"{r['case']:5} {r['target']:8} {r['connections']:>5} {r['goodput']:>7.0f} {r['ratio']:>5.2f}x "
+            f"{r['p50_ok']:>6.0f}ms {r['p99_ok']:>6.0f}ms {r['p99_shed']:>6.0f}ms {r['p99_shed_settled']:>6.0f}ms "
+            f"{r['p99_shed_since_nginx']:>5.0f}ms {r['p99_shed_worker']:>5.1f}ms {r['ok']:>7} {r['not_applied']:>7} "
+            f"{r['unknown']:>7} {r['other']:>6} {r['closed']:>6} {cpu:>22}")
+
+
+def median_of(runs):
+    """One row for a point's repeats: the median of each figure (the ratio's median is of the
+    per-repeat ratios, each against the same repeat's peak)."""
+    out = dict(runs[0])
+    for k, v in runs[0].items():
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and k != "connections":
+            values = sorted(r[k] for r in runs)
+            out[k] = values[len(values) // 2]
+    return out
+
+
 def main():
     # wrk holds a descriptor per connection: 2048 of them at 64x.
     resource.setrlimit(resource.RLIMIT_NOFILE, (16384, 16384))
     results = []
-    print(f"overload: {', '.join(CASES)}, {DURATION} s a run, clients {CLIENTS}; goodput ÷ the same target's at {PEAK}")
-    print(f"{'case':5} {'target':8} {'conns':>5} {'ok/s':>7} {'÷peak':>6} {'p50 ok':>8} {'p99 ok':>8} {'p99 shed':>8} {'after 2s':>8} {'nginx→':>7} {'in wkr':>7} "
-          f"{'ok':>7} {'n/appl':>7} {'unknown':>7} {'other':>6} {'closed':>6} {'cpu µs/answer k|n|pg':>22}")
+    print(f"overload: {', '.join(CASES)}, {DURATION} s a run, {REPEATS} repeat(s), clients {CLIENTS}; goodput ÷ the same "
+          f"target's at {PEAK} in the same repeat; with repeats, each figure is the median")
+    header = (f"{'case':5} {'target':8} {'conns':>5} {'ok/s':>7} {'÷peak':>6} {'p50 ok':>8} {'p99 ok':>8} {'p99 shed':>8} "
+              f"{'after 2s':>8} {'nginx→':>7} {'in wkr':>7} {'ok':>7} {'n/appl':>7} {'unknown':>7} {'other':>6} {'closed':>6} "
+              f"{'cpu µs/answer k|n|pg':>22}")
+    print(header)
+    summary = []
     for case in CASES:
         for target in TARGETS:
-            peak = None
+            by_factor = {f: [] for f in FACTORS}
+            for repeat in range(REPEATS):
+                peak = None
+                for factor in FACTORS:
+                    r = run(case, target, PEAK * factor)
+                    peak = peak or r["goodput"]
+                    r["ratio"] = r["goodput"] / peak if peak else float("nan")
+                    r["repeat"] = repeat + 1
+                    results.append(r)
+                    by_factor[factor].append(r)
+                    if REPEATS > 1:
+                        print(f"  #{repeat + 1} " + line(r), file=sys.stderr, flush=True)
             for factor in FACTORS:
-                r = run(case, target, PEAK * factor)
-                peak = peak or r["goodput"]
-                r["ratio"] = r["goodput"] / peak if peak else float("nan")
-                results.append(r)
-                cpu = "|".join(f"{r.get('cpu_' + n, 0):.0f}" for n in (target, "nginx", "postgres"))
-                print(f"{case:5} {target:8} {r['connections']:>5} {r['goodput']:>7.0f} {r['ratio']:>5.2f}x "
-                      f"{r['p50_ok']:>6.0f}ms {r['p99_ok']:>6.0f}ms {r['p99_shed']:>6.0f}ms {r['p99_shed_settled']:>6.0f}ms {r['p99_shed_since_nginx']:>5.0f}ms {r['p99_shed_worker']:>5.1f}ms {r['ok']:>7} {r['not_applied']:>7} {r['unknown']:>7} "
-                      f"{r['other']:>6} {r['closed']:>6} {cpu:>22}", flush=True)
+                summary.append(median_of(by_factor[factor]))
+                print(line(summary[-1]), flush=True)
     with open(f"{STATE}/bench/overload-{CLIENTS}.json", "w") as f:
         json.dump(results, f, indent=1)
-    worst = min((r["ratio"] for r in results if r["target"] == "keeper"), default=float("nan"))
+    worst = min((r["ratio"] for r in summary if r["target"] == "keeper"), default=float("nan"))
     print(f"OVERLOAD clients={CLIENTS} keeper_worst_goodput_ratio={worst:.2f} "
           f"keeper_unknown={sum(r['unknown'] for r in results if r['target'] == 'keeper')} "
           f"keeper_closed={sum(r['closed'] for r in results if r['target'] == 'keeper')}")
