@@ -146,6 +146,8 @@ def start_pool(net, root, host, env, workers=2):
         if os.path.exists(f"{run_dir}/keeper-retry.sock"):
             break
         time.sleep(0.1)
+    else:
+        raise AssertionError(f"keeper-fcgi on {host} made no retry socket in 30 s")
     wait_port(address, TIER_PORT, 30, f"nginx on {host}")
 
 
