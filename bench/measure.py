@@ -63,10 +63,15 @@ def to_ms(text):
     return number
 
 
+# BENCH_LOAD_CPUS (scripts/bench): wrk runs on these CPUs alone, the stack on the others, as a
+# load generator on a machine of its own would leave the stack its cores.
+WRK = (["taskset", "-c", os.environ["BENCH_LOAD_CPUS"]] if os.environ.get("BENCH_LOAD_CPUS") else []) + ["wrk"]
+
+
 def wrk(url, script, connections, seconds, pid_files):
     """One wrk run (2 threads) against url, with script (a Lua file) or a plain GET: req/s, request
     count, p50/p99 ms, socket errors, non-2xx answers, and cpu_<name> µs per request for each tree."""
-    args = ["wrk", "-t", "2", "-c", str(connections), "-d", f"{seconds}s", "--latency", "--timeout", "5s"]
+    args = [*WRK, "-t", "2", "-c", str(connections), "-d", f"{seconds}s", "--latency", "--timeout", "5s"]
     if script:
         args += ["-s", script]
     before = cpu_ticks(pid_files)

@@ -156,7 +156,7 @@ def run(case, target, connections):
     log = ACCESS_LOGS[target]
     offset = os.path.getsize(log) if os.path.exists(log) else 0
     keeper_offset = os.path.getsize(KEEPER_LOG) if os.path.exists(KEEPER_LOG) else 0
-    args = ["wrk", "-t", "2", "-c", str(connections), "-d", f"{DURATION}s", "--timeout", "10s", "-s", script_for(case),
+    args = [*measure.WRK, "-t", "2", "-c", str(connections), "-d", f"{DURATION}s", "--timeout", "10s", "-s", script_for(case),
             f"http://127.0.0.1:{TARGETS[target]}"]
     before = measure.cpu_ticks(PIDS)
     settled_ms = int(time.time() * 1000) + SETTLING_MS
