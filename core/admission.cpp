@@ -12,9 +12,8 @@ bool admission_queue::offer(const waiting_request& r) {
     {
         std::lock_guard lock{m_mutex};
         if (!r.retried && expected_wait_locked() > m_wait_target) {
-            m_pushback.refused(clock::now());
             m_refused.push_back(r);
-            m_refused.back().retry_after_s = m_pushback.seconds();
+            m_refused.back().retry_after_s = m_pushback.refused(clock::now());
             m_refused_ready.notify_one();
             return false;
         }
@@ -83,9 +82,15 @@ std::chrono::microseconds admission_queue::expected_wait_locked() const {
     return std::chrono::microseconds{static_cast<std::int64_t>(ahead * m_mean_service_us / static_cast<double>(m_threads))};
 }
 
-void retry_pushback::refused(clock::time_point now) {
+retry_pushback::retry_pushback(std::uint32_t seed) : m_spread(seed) {}
+
+int retry_pushback::refused(clock::time_point now) {
     roll(now);
     ++m_refused;
+    // A burst: this second's refusals alone already pass the share, so R grows now, not after
+    // the second; the clients it refuses come back spread over the longer R.
+    if (m_refused >= burst_floor) m_seconds = std::max(m_seconds, longest_for(share()));
+    return std::uniform_int_distribution<int>{1, m_seconds}(m_spread);
 }
 
 void retry_pushback::served(clock::time_point now) {
@@ -93,15 +98,22 @@ void retry_pushback::served(clock::time_point now) {
     ++m_served;
 }
 
-// Once a second: the share of refusals the clients gave at the Retry-After in force, scaled to
-// what brings it to the target share.
+double retry_pushback::share() const {
+    return static_cast<double>(m_refused) / static_cast<double>(std::max<std::int64_t>(m_served, 1));
+}
+
+// Clients told evenly from 1 to R wait (R + 1) / 2 on average, and come back, so refuse, as
+// often as the inverse: the mean that brings the share to the target, and the R that gives it.
+int retry_pushback::longest_for(double share) const {
+    const double mean_wanted = share * (m_second_began_with + 1) / 2.0 / refused_share;
+    return std::clamp(static_cast<int>(2 * mean_wanted - 1 + 0.5), 1, longest_s);
+}
+
+// Once a second: R from the share of refusals the clients gave.
 void retry_pushback::roll(clock::time_point now) {
     if (now - m_window_start < std::chrono::seconds{1}) return;
-    if (m_window_start != clock::time_point{}) {
-        const double share = static_cast<double>(m_refused) / static_cast<double>(std::max<std::int64_t>(m_served, 1));
-        const double wanted = share * m_seconds / refused_share;
-        m_seconds = std::clamp(static_cast<int>(wanted + 0.5), 1, longest_s);
-    }
+    if (m_window_start != clock::time_point{}) m_seconds = longest_for(share());
+    m_second_began_with = m_seconds;
     m_window_start = now;
     m_refused = m_served = 0;
 }

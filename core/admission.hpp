@@ -15,6 +15,7 @@
 #include <deque>
 #include <mutex>
 #include <optional>
+#include <random>
 
 namespace keeper::core {
 
@@ -25,29 +26,44 @@ struct waiting_request {
     int retry_after_s = 1;  // a refused one: the Retry-After its answer gives (retry_pushback)
 };
 
-// The Retry-After a refusal gives: one second, longer while many arrivals are refused. A client
-// that waits what it is told comes back once per Retry-After, so refusals per second are the
-// waiting clients over it; when they pass a twentieth of the calls served, the next second's
-// Retry-After grows so that they come back to about that share (at most 10 s). It falls back to
-// one second as the share does. Each refusal costs nginx and the worker a request's reading and
+// The Retry-After a refusal gives. A client that waits what it is told comes back once per wait,
+// so refusals per second are the waiting clients over their mean wait; when they pass a
+// twentieth of the calls served, the waits grow so that they come back at about that share. Each
+// refusal is told a whole number of seconds drawn evenly from 1 to the longest in force, R (at
+// most 20): clients refused together come back spread over R seconds, not together R seconds
+// later, where they would be refused together again (the echo of a burst). R is set once a second
+// from the last second's share; within a second it grows at once when that second's refusals
+// alone already pass the share (a burst), and it falls back to one second as the share does. Each refusal costs nginx and the worker a request's reading and
 // answering: fewer of them leave that to the calls that are served.
 class retry_pushback {
 public:
     using clock = std::chrono::steady_clock;
     static constexpr double refused_share = 0.05;  // refusals per call served, as the target
-    static constexpr int longest_s = 10;
+    static constexpr int longest_s = 20;
+    // Refusals a second must count before they alone move R: a few refused requests among the
+    // first served of a second are no burst.
+    static constexpr std::int64_t burst_floor = 32;
 
-    void refused(clock::time_point now);
+    explicit retry_pushback(std::uint32_t seed = std::random_device{}());
+
+    // A request is refused now: the Retry-After its answer gives.
+    int refused(clock::time_point now);
     void served(clock::time_point now);
+    // The longest Retry-After in force (R).
     int seconds() const { return m_seconds; }
 
 private:
     void roll(clock::time_point now);
+    // The R that brings `share`, the share of refusals seen this second, to the target.
+    int longest_for(double share) const;
+    double share() const;  // this second's refusals per call served
 
     clock::time_point m_window_start{};
     std::int64_t m_refused = 0;
     std::int64_t m_served = 0;
     int m_seconds = 1;
+    int m_second_began_with = 1;  // R when this second began: the waits its refusals were told
+    std::minstd_rand m_spread;
 };
 
 class admission_queue {

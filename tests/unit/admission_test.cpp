@@ -3,6 +3,7 @@
 // a request sent before is never refused and is served first.
 #include <boost/test/unit_test.hpp>
 
+#include <array>
 #include <chrono>
 
 #include "core/admission.hpp"
@@ -63,10 +64,11 @@ BOOST_AUTO_TEST_CASE(close_wakes_the_refuser) {
 }
 
 // Retry-After: one second while few arrivals are refused; past a twentieth of the calls served,
-// long enough that clients who wait it come back at about that share; back to one as it falls.
+// waits long enough that clients who wait them come back at about that share; back to one as it
+// falls. Told evenly from 1 to R, clients wait (R + 1) / 2 on average.
 BOOST_AUTO_TEST_CASE(retry_after_grows_with_the_share_refused_and_falls_back) {
     using clock = retry_pushback::clock;
-    retry_pushback p;
+    retry_pushback p{7};
     auto t = clock::time_point{} + std::chrono::hours{1};
     const auto second = [&](int refused, int served) {  // one second of events, then the next begins
         for (int i = 0; i < served; ++i) p.served(t);
@@ -78,10 +80,44 @@ BOOST_AUTO_TEST_CASE(retry_after_grows_with_the_share_refused_and_falls_back) {
     BOOST_TEST(p.seconds() == 1);
     BOOST_TEST(second(0, 1000) == 1);    // the first second only starts the count
     BOOST_TEST(second(40, 1000) == 1);   // 4 %: under the target
-    BOOST_TEST(second(250, 1000) == 5);  // 25 % at 1 s: 5 s brings it to 5 %
-    BOOST_TEST(second(50, 1000) == 5);   // the same clients, now waiting 5 s: steady
+    BOOST_TEST(second(250, 1000) == 9);  // 25 % at 1 s: a mean of 5 s brings it to 5 %
+    BOOST_TEST(second(50, 1000) == 9);   // the same clients, now waiting 5 s on average: steady
     BOOST_TEST(second(10, 1000) == 1);   // they went away
-    BOOST_TEST(second(5000, 0) == 10);   // nothing served (a stalled database): the longest
+    BOOST_TEST(second(5000, 0) == 20);   // nothing served (a stalled database): the longest
+}
+
+// A burst is spread at once: the clients it refuses would otherwise all come back one second
+// later, to be refused together again.
+BOOST_AUTO_TEST_CASE(a_burst_lengthens_retry_after_within_its_second) {
+    using clock = retry_pushback::clock;
+    retry_pushback p{7};
+    const auto t = clock::time_point{} + std::chrono::hours{1};
+    for (int i = 0; i < 100; ++i) p.served(t);
+    for (std::int64_t i = 1; i < retry_pushback::burst_floor; ++i) BOOST_TEST(p.refused(t) == 1);  // no burst yet
+    p.refused(t);  // 32 refused to 100 served: past the share
+    BOOST_TEST(p.seconds() > 1);
+    for (int i = 0; i < 300; ++i) p.refused(t);
+    BOOST_TEST(p.seconds() == retry_pushback::longest_s);
+}
+
+BOOST_AUTO_TEST_CASE(refusals_are_told_waits_spread_evenly_up_to_the_longest) {
+    using clock = retry_pushback::clock;
+    retry_pushback p{7};
+    const auto t = clock::time_point{} + std::chrono::hours{1};
+    for (int i = 0; i < 100; ++i) p.refused(t);  // nothing served: R is the longest
+    std::array<int, retry_pushback::longest_s + 1> told{};
+    double sum = 0;
+    const int draws = 4000;
+    for (int i = 0; i < draws; ++i) {
+        const int s = p.refused(t);
+        BOOST_REQUIRE(s >= 1);
+        BOOST_REQUIRE(s <= retry_pushback::longest_s);
+        ++told[static_cast<std::size_t>(s)];
+        sum += s;
+    }
+    for (int s = 1; s <= retry_pushback::longest_s; ++s) BOOST_TEST(told[static_cast<std::size_t>(s)] > draws / retry_pushback::longest_s / 2);
+    BOOST_TEST(sum / draws > 9.5);
+    BOOST_TEST(sum / draws < 11.5);
 }
 
 BOOST_AUTO_TEST_CASE(a_refused_request_carries_the_retry_after_in_force) {
