@@ -637,7 +637,7 @@ class Chaos(unittest.TestCase):
     def test_10_more_top_ups_than_threads_while_the_standby_stalls(self):
         """The synchronous standby stalls for longer than nginx's fastcgi_read_timeout (30 s) while
         more clients than the pool has threads top up, each on a purse and card of its own, waiting
-        Retry-After (1-10 s) after a 503. Every call is answered by keeper within its budget: "outcome
+        Retry-After (1-20 s) after a 503. Every call is answered by keeper within its budget: "outcome
         unknown" for a commit that waited for the standby, "not applied" for the rest (no database
         connection came free, its budget went waiting for a thread, or it was refused on arrival);
         never nginx's own 502 or 504, never a closed connection. By request id, no call's audit row
@@ -655,7 +655,7 @@ class Chaos(unittest.TestCase):
         lock, stop, counter = threading.Lock(), threading.Event(), itertools.count(1)
 
         def kind(status, body, headers):
-            if status == 503 and "not applied" in body and headers.get("Retry-After", "") in {str(n) for n in range(1, 11)}:
+            if status == 503 and "not applied" in body and headers.get("Retry-After", "") in {str(n) for n in range(1, 21)}:
                 return "not applied"
             if status == 500 and "outcome of the call is unknown" in body:
                 return "outcome unknown"
