@@ -192,6 +192,19 @@ check "database setup on an empty PostgreSQL 15 (operations.md)" run_doc databas
 check "configuration (operations.md)" run_doc configure /root
 check "the public origin (operations.md)" run_doc configure-origin /root
 check "nginx site enabled (operations.md)" run_doc nginx /root
+nginx_has_room() {  # the documented limits hold in the running nginx's workers, not only in its file
+  in_ct nginx -T 2>/dev/null | grep -qE '^\s*worker_connections\s+8192;' || { echo "worker_connections not raised"; return 1; }
+  local limits
+  for _ in $(seq 50); do  # the reload's new workers replace the old ones
+    limits=$(in_ct sh -c 'for pid in $(ps -eo pid=,args= | awk "/nginx: worker process\$/ {print \$1}"); do
+      grep "^Max open files" /proc/$pid/limits; done')
+    [ -n "$limits" ] && ! grep -qv 16384 <<<"$limits" && return 0
+    sleep 0.1
+  done
+  echo "nginx's workers' open-file limits: ${limits:-no worker found}"
+  return 1
+}
+check "nginx has room for 2048 clients and more: worker_connections and its workers' files raised (operations.md)" nginx_has_room
 check "start (operations.md)" run_doc start /root
 printf '%s' "$SECRET" >"$ROOT/root/alice.secret"
 check "provision a login (operations.md)" run_doc provision /root /dev/stdin <"$ROOT/root/alice.secret"
