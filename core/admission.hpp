@@ -33,8 +33,9 @@ struct waiting_request {
 // most 20): clients refused together come back spread over R seconds, not together R seconds
 // later, where they would be refused together again (the echo of a burst). R is set once a second
 // from the last second's share; within a second it grows at once when that second's refusals
-// alone already pass the share (a burst), and it falls back to one second as the share does. Each refusal costs nginx and the worker a request's reading and
-// answering: fewer of them leave that to the calls that are served.
+// alone already pass the share (a burst), and it falls back to one second as the share does.
+// Each refusal costs nginx and the worker a request's reading and answering: fewer of them leave
+// that to the calls that are served.
 class retry_pushback {
 public:
     using clock = std::chrono::steady_clock;
