@@ -193,8 +193,11 @@ check "configuration (operations.md)" run_doc configure /root
 check "the public origin (operations.md)" run_doc configure-origin /root
 check "nginx site enabled (operations.md)" run_doc nginx /root
 nginx_has_room() {  # the documented limits hold in the running nginx's workers, not only in its file
-  in_ct nginx -T 2>/dev/null | grep -qE '^\s*worker_connections\s+8192;' || { echo "worker_connections not raised"; return 1; }
-  local limits
+  local config limits
+  # Read whole, then searched: grep -q stopping at the first match would cut nginx -T off, a
+  # failure under pipefail.
+  config=$(in_ct nginx -T 2>/dev/null)
+  grep -qE '^\s*worker_connections\s+8192;' <<<"$config" || { echo "worker_connections not raised"; return 1; }
   for _ in $(seq 50); do  # the reload's new workers replace the old ones
     limits=$(in_ct sh -c 'for pid in $(ps -eo pid=,args= | awk "/nginx: worker process\$/ {print \$1}"); do
       grep "^Max open files" /proc/$pid/limits; done')
