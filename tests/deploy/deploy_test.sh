@@ -505,7 +505,7 @@ in_ct systemctl restart keeper-maintain.timer
 check "its journal shows partitions made and dropped" prints_match 'audit_log: .*created .*dropped .*2020' journalctl -u keeper-maintain --no-pager
 # node_exporter's textfile collector (its Debian package) serves how the run went.
 exported() { in_ct curl -s http://127.0.0.1:9100/metrics | grep -E '^keeper_(maintain|history)_'; }
-exports() { exported | grep -q "$1"; }
+exports() { grep -q "$1" <<<"$(exported)"; }  # read whole: grep -q may stop early, and pipefail would fail it
 check "node_exporter serves the run's success" exports '^keeper_maintain_last_run_success 1$'
 check "node_exporter serves the rows found in each default partition" exports '^keeper_history_default_partition_rows{table="audit_log"} 1$'
 default_alert() { exported >"$WORK/after-run.prom" &&
