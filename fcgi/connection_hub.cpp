@@ -82,8 +82,7 @@ bool connection_hub::watch_listening(int listen_fd) {
 // burst of clients arrives at once (a push to every phone, the bench's 2 048 connections opening
 // together), nginx opens a connection to the pool for each request, and one accept per wake-up,
 // each followed by the listening socket's removal and return, drained the backlog slowly enough
-// that the burst's refusals waited there (their p99 in nginx's log about halved with a batch of 8,
-// and R3's goodput at 2048 clients up from 0.81-0.88x to 0.90-0.91x; docs/performance-history.md).
+// that the burst's refusals waited there (docs/performance-history.md, "What each change bought").
 // EAGAIN: another process (or thread) took the rest; ECONNABORTED and friends: the peer gave up.
 constexpr int accepts_per_wakeup = 8;
 
