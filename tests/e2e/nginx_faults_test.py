@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import socket
+import ssl
 import subprocess
 import tempfile
 import threading
@@ -28,6 +29,8 @@ SLOW_PORT = 18085
 CUT_PORT = 18086
 SCARCE_PORT = 18088
 TIMEOUT_PORT = 18089
+MARKED_PORT = 18094
+MARKED_SCARCE_PORT = 18095
 
 SOAP11 = {"Content-Type": "text/xml; charset=utf-8", "SOAPAction": '"http://tempuri.org/GetUtcNow"'}
 SOAP12 = {"Content-Type": "application/soap+xml; charset=utf-8"}
@@ -449,6 +452,138 @@ http {{
                 self.assertNotIn("sessionId", line["uri"])
                 self.assertIsInstance(line["request_time"], float)
                 self.assertEqual(line["upstream_status"], "-", "no upstream was reached")
+
+
+def tier_server(directory, port):
+    """The shipped keeper-tier.conf (mutual TLS; the X-Keeper-* headers from the front alone) on
+    127.0.0.1:port, its certificates from scripts/make-certs in directory/tier, each replacement
+    asserted so that a change of the shipped file cannot pass unnoticed."""
+    tier = f"{directory}/tier"
+    for name, addresses in (("ca", []), ("host", ["127.0.0.1", "localhost"]), ("front", ["front"])):
+        subprocess.run([f"{SOURCE}/scripts/make-certs", tier, name, *addresses], check=True, capture_output=True)
+    os.chmod(f"{tier}/front.key", 0o644)  # a throw-away key, read by this test's client
+    with open(f"{SOURCE}/nginx/keeper-tier.conf") as f:
+        conf = f.read()
+    for old, new in (("listen 10.0.0.11:8443", f"listen 127.0.0.1:{port}"), ("/etc/keeper/tier/", f"{tier}/"),
+                     ("/var/log/nginx/keeper-access.log", f"{directory}/access.log"),
+                     ("/var/log/nginx/keeper-error.log", f"{directory}/error.log"),
+                     ("/etc/keeper/nginx/", f"{SOURCE}/nginx/")):
+        assert old in conf, old
+        conf = conf.replace(old, new)
+    return conf
+
+
+def front_call(port, tier, path, headers=None, body=None, client_certificate=True):
+    """One request over the tier listener's TLS, as the front makes it (its certificate), or as a
+    peer without one."""
+    ctx = ssl.create_default_context(cafile=f"{tier}/ca.crt")
+    if client_certificate:
+        ctx.load_cert_chain(f"{tier}/front.crt", f"{tier}/front.key")
+    conn = http.client.HTTPSConnection("localhost", port, timeout=10, context=ctx)
+    try:
+        conn.request("POST" if body is not None else "GET", path, body=body, headers=headers or {})
+        r = conn.getresponse()
+        return r.status, r.headers, r.read()
+    finally:
+        conn.close()
+
+
+class CallsTheFrontSentBefore(unittest.TestCase):
+    """A call the front marks as sent before (X-Keeper-Sent-Before: 1) may have run on this host:
+    its connection broke after something of it had left the front. When nothing of it reaches the
+    host's retry socket (no pool listens there, its backlog is full), the host must neither send it
+    to the pool's own socket, where it would run as a first attempt, nor answer "not applied"
+    (docs/design.md, "In-doubt calls"). The pool's own socket here takes every request and closes
+    it unanswered, counting them; the retry socket has no listener. A second nginx, out of
+    connections, fails inside itself (its own 500) before anything of a marked call leaves it."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="keeper-nginx-marked-")
+        os.chmod(cls.dir, 0o755)
+        cls.pool = {"socket": socket.socket(socket.AF_UNIX), "requests": 0}
+        cls.pool["socket"].bind(f"{cls.dir}/pool.sock")
+        os.chmod(f"{cls.dir}/pool.sock", 0o777)
+        cls.pool["socket"].listen(64)
+        threading.Thread(target=NginxAnswersForKeeper.cut_connections, args=(cls.pool,), daemon=True).start()
+        conf = f"""
+pid {cls.dir}/nginx.pid;
+error_log {cls.dir}/error.log warn;
+events {{}}
+http {{
+    include {SOURCE}/nginx/keeper-request-id.conf;
+    include {SOURCE}/nginx/keeper-log-format.conf;
+    include {SOURCE}/nginx/keeper-limits.conf;
+    client_body_temp_path {cls.dir}/body;
+    fastcgi_temp_path {cls.dir}/fastcgi;
+    upstream keeper_pool {{ server unix:{cls.dir}/pool.sock; }}
+    upstream keeper_pool_retry {{ server unix:{cls.dir}/nobody-listens-retry.sock; server unix:{cls.dir}/nobody-listens-retry.sock; }}
+    map $server_port $keeper_pool {{ default keeper_pool; }}
+    map $server_port $keeper_retry_pool {{ default keeper_pool_retry; }}
+    map $server_port $keeper_fresh_pool {{ default keeper_pool; }}
+{tier_server(cls.dir, MARKED_PORT)}
+}}
+"""
+        start_nginx(cls.dir, conf, MARKED_PORT)
+        cls.scarce = f"{cls.dir}/scarce"
+        os.mkdir(cls.scarce)
+        shutil.copytree(f"{cls.dir}/tier", f"{cls.scarce}/tier")
+        # Connections for its listener, the channel to the master and one client, none for a pool.
+        start_nginx(cls.scarce, conf.replace("events {}", "worker_processes 1;\nevents { worker_connections 3; }")
+                    .replace(cls.dir, cls.scarce).replace(str(MARKED_PORT), str(MARKED_SCARCE_PORT)), MARKED_SCARCE_PORT)
+
+    @classmethod
+    def tearDownClass(cls):
+        stop_nginx(cls.dir)
+        stop_nginx(cls.scarce)
+        cls.pool["socket"].close()
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def marked_calls(self, port, tier, marked=True):
+        headers = {"X-Keeper-Sent-Before": "1"} if marked else {}
+        return {"HTTP GET": front_call(port, tier, "/AccountApi.asmx/TopupPurseFromAtmCard?sessionId=a&amount=1", headers),
+                "SOAP 1.1": front_call(port, tier, "/GlobalApi.asmx", dict(SOAP11, **headers), ENVELOPE11),
+                "SOAP 1.2": front_call(port, tier, "/GlobalApi.asmx", dict(SOAP12, **headers), ENVELOPE12),
+                "HTTP POST": front_call(port, tier, "/GlobalApi.asmx/GetUtcNow", dict(FORM, **headers), b""),
+                "JSON": front_call(port, tier, "/GlobalApi.asmx/GetUtcNow", dict(JSON, **headers), b"{}")}
+
+    def assert_outcome_unknown(self, answers):
+        for shape, (status, headers, body) in answers.items():
+            with self.subTest(shape=shape):
+                self.assertEqual(status, 500 if shape.startswith("SOAP") else 502, body)
+                self.assertIn(FAILED % headers["X-Request-Id"], body.decode())
+                self.assertNotIn("Retry-After", headers)
+
+    def test_a_marked_call_the_retry_socket_does_not_take_is_outcome_unknown_and_never_a_first_attempt(self):
+        before = self.pool["requests"]
+        answers = self.marked_calls(MARKED_PORT, f"{self.dir}/tier")
+        self.assert_outcome_unknown(answers)
+        time.sleep(0.2)  # the pool's end counts its requests
+        self.assertEqual(self.pool["requests"] - before, 0, "a marked call reached the pool's own socket")
+        with open(f"{self.dir}/access.log") as f:
+            logged = f.read()
+        for _, headers, _ in answers.values():
+            line = next(line for line in logged.splitlines() if headers["X-Request-Id"] in line)
+            self.assertNotIn("pool.sock ", line.replace("nobody-listens-retry.sock", ""))
+
+    def test_an_unmarked_call_still_goes_to_the_pool_and_a_stranger_cannot_mark_one(self):
+        """The control: the same calls unmarked (or marked by a peer without the front's certificate,
+        which the listener refuses) are first attempts, and the pool's socket receives them."""
+        before = self.pool["requests"]
+        status, _, _ = front_call(MARKED_PORT, f"{self.dir}/tier", "/GlobalApi.asmx/GetUtcNow")
+        self.assertEqual(status, 502)  # the pool's end closes every request unanswered: cut off
+        status, _, _ = front_call(MARKED_PORT, f"{self.dir}/tier", "/GlobalApi.asmx/GetUtcNow",
+                                  {"X-Keeper-Sent-Before": "1"}, client_certificate=False)
+        self.assertEqual(status, 400)
+        time.sleep(0.2)
+        self.assertEqual(self.pool["requests"] - before, 1)
+
+    def test_a_marked_call_nginx_fails_to_pass_is_outcome_unknown_not_not_applied(self):
+        self.assert_outcome_unknown(self.marked_calls(MARKED_SCARCE_PORT, f"{self.scarce}/tier"))
+        unmarked = self.marked_calls(MARKED_SCARCE_PORT, f"{self.scarce}/tier", marked=False)
+        for shape, (status, headers, body) in unmarked.items():
+            with self.subTest(shape=shape):
+                self.assertIn(NOT_APPLIED % headers["X-Request-Id"], body.decode())
 
 
 if __name__ == "__main__":
