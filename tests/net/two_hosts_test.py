@@ -20,6 +20,9 @@ marked as sent before, and that host's nginx to its retry socket, which ends the
 though its worker lives, before it runs the call: every amount is
 applied at most once, and once when acknowledged (docs/design.md, "In-doubt calls").
 
+test_a_call_is_checked_while_the_host_that_ran_it_is_down: /call-outcome through the front with w1's
+nginx stopped, whichever host the front chose first.
+
 test_the_front_answers_not_applied_in_each_shape_when_no_host_is_reached: with both hosts' nginx
 stopped, a call over SOAP 1.1, SOAP 1.2, HTTP GET, HTTP POST and JSON each gets "not applied" with Retry-After in
 its own shape.
@@ -214,6 +217,24 @@ class TwoHostsOnANetwork(unittest.TestCase):
             else:
                 self.assertEqual(rows[a], 0, f"top-up {a} answered {status} {result}, yet applied")
         self.assertGreater(sum(self.log(h).count(" retried=true") for h in ("w1", "w2")), 0)
+
+    def test_a_call_is_checked_while_the_host_that_ran_it_is_down(self):
+        """/call-outcome is a read from the database: with w1's nginx stopped, every look is answered
+        by w2, whichever host the front chose first (the look's own request id chooses it), and
+        says what the call recorded."""
+        conn = http.client.HTTPConnection(*keeper_stack.front, timeout=30)
+        conn.request("GET", f"/AccountApi.asmx/SetAccountPermits?sessionId={SESSION}&acceptPayments=true"
+                            "&acceptInvoices=false&acceptMessages=true")
+        r = conn.getresponse()
+        self.assertEqual(r.status, 200, r.read())
+        request_id = r.getheader("X-Request-Id")
+        conn.close()
+        stop_nginx(self.root, "w1")
+        try:
+            answers = [keeper_stack.call_outcome(request_id) for _ in range(16)]
+        finally:
+            restart_nginx(self.net, self.root, "w1")
+        self.assertEqual([(a.get("outcome"), a.get("result")) for a in answers], [("recorded", 0)] * 16, answers)
 
     def test_the_front_answers_not_applied_in_each_shape_when_no_host_is_reached(self):
         """Both hosts' nginx stopped: each call reaches no host, on its first host or the next one,
