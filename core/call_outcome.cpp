@@ -17,9 +17,9 @@ using namespace std::chrono_literals;
 // A call's last attempt is cut at its cancel point, before its deadline (call_budget_ms after
 // nginx first saw it), and the database refuses an attempt that begins after it (keeper_claim).
 // One that began in time but whose worker stopped (a frozen host) runs at most statement_timeout_ms
-// on its own; a commit cut while it waited for the standby becomes visible as the cut arrives; and
-// the hosts' clocks may run a little apart: "none" is final statement_timeout_ms and this slack
-// after the deadline.
+// on its own, except its commit's wait for the standby, which holds the call's claim: "none" needs
+// both this time past, by the database's clock (the one keeper_claim reads), and no attempt at the
+// claim (the store decides, core::call_record::undecided).
 constexpr auto final_slack = 1s;
 // How far the database's clock may be from nginx's when the call's audit row is looked for.
 constexpr auto clock_slack = 60s;
@@ -66,8 +66,9 @@ http_response answer_call_outcome(const http_request& req, store& st, const sett
                     "Parameter 'requestId' is not a request id keeper gives: 13 digits of time, then 19 hex digits.");
     }
     const auto deadline_of_call = *sent + cfg.call_budget;
+    const auto final_at = deadline_of_call + std::max<std::chrono::milliseconds>(cfg.statement_timeout + final_slack, 5s);
     const auto record = st.find_call({to_lower_ascii(session_id), cfg.session_ttl}, request_id, *sent - clock_slack,
-                                     deadline_of_call + clock_slack, until);
+                                     deadline_of_call + clock_slack, final_at, until);
     auto body = head(request_id, static_cast<int>(record.session));
     if (record.session != result_code::ok) return json_answer(std::move(body), log, "session");
     if (record.result) {
@@ -75,10 +76,8 @@ http_response answer_call_outcome(const http_request& req, store& st, const sett
                 R"(,"at":)" + json_string(record.at);
         return json_answer(std::move(body), log, "recorded");
     }
-    const auto final_at = deadline_of_call + std::max<std::chrono::milliseconds>(cfg.statement_timeout + final_slack, 5s);
-    const auto now = std::chrono::time_point_cast<utc_time::duration>(std::chrono::system_clock::now());
-    if (now >= final_at) return json_answer(body + R"(,"outcome":"none")", log, "none");
-    const auto wait = std::chrono::ceil<std::chrono::seconds>(final_at - now).count();
+    if (record.undecided <= 0ms) return json_answer(body + R"(,"outcome":"none")", log, "none");
+    const auto wait = std::max<std::chrono::seconds::rep>(1, std::chrono::ceil<std::chrono::seconds>(record.undecided).count());
     auto answer = json_answer(body + R"(,"outcome":"pending","retryAfter":)" + std::to_string(wait), log, "pending");
     answer.headers.emplace_back("Retry-After", std::to_string(wait));
     return answer;

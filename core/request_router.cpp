@@ -146,7 +146,7 @@ http_response route(const http_request& req, transport via, store& st, const set
     // Only a write takes a key: a read is safe to repeat, so its header is not even read.
     const auto key = call.op->effect == call_effect::writes ? read_idempotency_key(req.idempotency_key) : std::nullopt;
     const auto ran = run_call(call, st, cfg, {req.request_id, key, req.retried, call_deadline(req, cfg.call_budget),
-                                   request_trace_id(req)});
+                                   request_trace_id(req), req.remote_addr});
     record_outcome(log, ran.value);
     auto response = write_result(via, *call.op, ran.value, cfg.api_namespace);
     if (ran.replayed) {

@@ -10,6 +10,7 @@
 
 #include "core/api/date_time.hpp"
 #include "core/api/http_status.hpp"
+#include "core/call_outcome.hpp"
 
 namespace keeper::fcgi {
 namespace {
@@ -36,15 +37,11 @@ std::string make_request_id() {
     return buf;
 }
 
-// The id is echoed in a response header and the log: accept only what nginx makes.
-bool is_safe_request_id(const std::string& id) {
-    if (id.empty() || id.size() > 64) return false;
-    for (char c : id) {
-        const bool ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' || c == '_';
-        if (!ok) return false;
-    }
-    return true;
-}
+// Only an id of keeper's own form, as nginx makes it (13 digits of time, 19 hex digits): the id
+// names the call's claim, which a retried call's settling ends the holder of, and its time is the
+// deadline the database keeps (db/functions/keeper_claim.sql). Any other (a peer of the sockets
+// that is not nginx) is replaced, so that it can neither skip that check nor name another call.
+bool is_keeper_request_id(const std::string& id) { return core::request_id_time(id).has_value(); }
 
 std::string read_body(FCGX_Request& r, std::size_t limit, bool& too_large) {
     std::string body;
@@ -79,7 +76,7 @@ core::http_request read_request(FCGX_Request& r, std::size_t body_limit) {
     req.remote_addr = param(r, "REMOTE_ADDR");
     req.request_id = param(r, "REQUEST_ID");
     req.sent_at = core::parse_epoch_msec(param(r, "KEEPER_EDGE_MSEC"));
-    if (!is_safe_request_id(req.request_id)) req.request_id = make_request_id();
+    if (!is_keeper_request_id(req.request_id)) req.request_id = make_request_id();
 
     const auto length_text = param(r, "CONTENT_LENGTH");
     unsigned long long declared = 0;

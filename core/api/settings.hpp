@@ -39,8 +39,10 @@ struct settings {
     std::chrono::seconds session_ttl{86400};
     int auth_max_failures = 5;
     std::chrono::seconds auth_failure_window{900};
-    // SubscribeAppWithTagAndLocale's throttle per application (docs/api-decisions.md).
+    // SubscribeAppWithTagAndLocale's throttle, per (application, client) and per client
+    // (docs/api-decisions.md, "Sessions and applications").
     int app_auth_max_failures = 20;
+    int app_auth_client_max_failures = 100;
     std::chrono::seconds app_auth_failure_window{900};
     int code_max_attempts = 5;
     std::string topup_max_amount = "15000";  // exact decimal, compared as NUMERIC

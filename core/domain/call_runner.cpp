@@ -13,7 +13,7 @@ call_result run_call(const decoded_call& call, store& st, const settings& cfg, c
         key = {*origin.idempotency_key, call_fingerprint(call)};
     }
     call_context ctx{st, cfg, origin.request_id, call.op->name, std::move(key), origin.retried, origin.until,
-                     origin.trace_id};
+                     origin.trace_id, origin.client_addr};
     return call.op->invoke(ctx, call.args);
 }
 

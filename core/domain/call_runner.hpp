@@ -25,6 +25,9 @@ struct call_origin {
     deadline until;
     // The W3C trace the call belongs to (core/wire/trace_context.hpp); empty: none.
     std::string trace_id;
+    // The client's address as nginx names it (REMOTE_ADDR): what the throttles keyed by a client
+    // count under (core/domain/client_block.hpp).
+    std::string client_addr;
 };
 
 // Throws key_reused when the caller used the key for another call.

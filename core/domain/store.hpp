@@ -126,11 +126,23 @@ struct device_subscription {
 
 // A caller's look at one of its own calls (GET /call-outcome, core/call_outcome.hpp): the
 // session's code; with a valid session (ok), the result and time its login's call with the request
-// id recorded, or no result when there is no such call.
+// id recorded, once the synchronous standby has it, or no result. Without a result, `undecided`
+// says how long an attempt of the call may still commit (0: none can, by the database's clock).
 struct call_record {
     result_code session = result_code::session_not_found;
     std::optional<result_code> result;
     std::string at;  // with a result: when it was recorded, ISO 8601 in UTC
+    std::chrono::milliseconds undecided{0};
+};
+
+// SubscribeAppWithTagAndLocale's throttle (docs/api-decisions.md, "Sessions and applications"):
+// failures counted per (application, client) and per client within the window, never per
+// application alone, so that no client takes an application's subscriptions from its users.
+struct app_throttle {
+    std::string_view client;  // the client's block of addresses (core/domain/client_block.hpp)
+    std::chrono::seconds window{900};
+    int per_application = 20;  // failures of this client for this application
+    int per_client = 100;      // failures of this client for any application
 };
 
 class store {
@@ -168,20 +180,22 @@ public:
                                          const device_subscription& device) = 0;
     // SubscribeAppWithTagAndLocale: the application (app_id lower case), if registered. Reads only.
     virtual std::optional<application_record> find_application(std::string_view app_id, const deadline& until) = 0;
-    // proven: authHash is right for the application's secret. The application's throttle decides
-    // first (11), as Authenticate's per login; a call not proven is a failure (4).
+    // proven: authHash is right for the application's secret. The throttle decides first (11); a
+    // call not proven is a failure (4), counted for the client.
     virtual store_result subscribe_app_device(const audit_tag& tag, std::string_view app_id, std::string_view user_id,
                                              const device_subscription& device, bool proven,
-                                             std::chrono::seconds failure_window, int max_failures) = 0;
+                                             const app_throttle& throttle) = 0;
     virtual store_result mark_sms_delivered(const audit_tag& tag, const session_ref& session, std::int32_t sms_id) = 0;
 
     // The audit row of a call refused by a check made in the worker (a wrong authHash); returns result.
     virtual store_result audit_only(const audit_tag& tag, std::string_view login, std::string_view app_id,
                                    result_code result) = 0;
 
-    // The call with this request id of the session's login, recorded between from and to. Reads only.
+    // The call with this request id of the session's login, recorded between from and to; final:
+    // when an attempt of it that began in time can no longer commit, unless it holds the call's
+    // claim. Reads only, and waits for the synchronous standby to hold what it found.
     virtual call_record find_call(const session_ref& session, std::string_view request_id, utc_time from, utc_time to,
-                                  const deadline& until) = 0;
+                                  utc_time final, const deadline& until) = 0;
 
     // True when the database answers now (GET /health). Never throws.
     virtual bool healthy() = 0;

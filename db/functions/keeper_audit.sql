@@ -2,8 +2,9 @@
 -- transaction ends here, with its caller and result known, so this is also where a keyed call's
 -- Idempotency-Key is recorded (docs/design.md, "Idempotency keys"). Every write function passes
 -- on its first parameter, the call's frame (the keeper_call type: request id, operation, key ('':
--- none), the call's fingerprints (hex, comma-separated: the first is recorded, a repeat matches
--- any; keeper_idempotency), key_used, the trace id), which this function, keeper_claim and
+-- none), the call's fingerprints (hex, comma-separated: the keyed ones are recorded,
+-- keeper_recorded_fingerprint; a repeat matches any, keeper_idempotency), key_used, the trace id),
+-- which this function, keeper_claim and
 -- keeper_idempotency read. The row holds the trace id only when it is not the request id (a
 -- trace the client started, not nginx: migration 0019).
 -- The first call with a key records it by a plain INSERT: a repeat fails it on the unique index
@@ -38,7 +39,7 @@ BEGIN
         ELSE
             INSERT INTO idempotency_keys (login, app_id, key, operation, fingerprint, result, request_id)
             VALUES (v_login, CASE WHEN v_login IS NULL THEN p_app_id END, p_call.key, p_call.operation,
-                    decode(split_part(p_call.fingerprint, ',', 1), 'hex'), p_result, p_call.request_id);
+                    keeper_recorded_fingerprint(p_call.fingerprint), p_result, p_call.request_id);
         END IF;
     END IF;
     INSERT INTO audit_log (login_id, login, app_id, operation, result, request_id, trace_id)

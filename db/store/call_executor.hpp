@@ -84,6 +84,10 @@ public:
     // The statement's rows when the database answers it now, without waiting for a primary;
     // nullopt when it does not. Never throws.
     std::optional<pqxx::result> answer(const read_statement& statement);
+    // Whether every commit made so far, a settled call's or one a look found, is on the synchronous
+    // standby (when there is one) by the deadline: the await_standby statement returned
+    // uninterrupted. Never throws.
+    bool on_standby(std::string_view request_id, const core::deadline& until);
 
 private:
     using bound_statement = std::function<pqxx::result(pqxx::connection&)>;
@@ -113,10 +117,6 @@ private:
     // only once it is on the synchronous standby. Throws core::outcome_unknown at the deadline.
     std::optional<core::result_code> settle_with(const std::function<bool(pqxx::connection&)>& end_first,
                                                  std::string_view request_id, const core::deadline& until);
-    // Whether every commit made so far, a settled call's included, is on the synchronous standby
-    // (when there is one) by the deadline: the await_standby statement returned uninterrupted.
-    bool on_standby(std::string_view request_id, const core::deadline& until);
-
     // Counts the call as answered "outcome unknown" and throws core::outcome_unknown.
     [[noreturn]] void give_up_unknown(std::string_view request_id, std::string_view why);
     // Sleeps before the next attempt, unless that would pass the cancel point or too many calls

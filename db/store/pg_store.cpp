@@ -24,6 +24,12 @@ std::chrono::seconds::rep seconds(std::chrono::seconds s) { return s.count(); }
 
 core::result_code as_result(const pqxx::field& f) { return static_cast<core::result_code>(f.as<int>()); }
 
+// A look at a call's outcome waits for a stalled standby 3 s at most (2 s to its cancel point),
+// then answers "pending": the client asks again, rather than hold a thread for the whole budget.
+core::deadline standby_look_deadline(const core::deadline& until) {
+    return core::deadline{std::min(until.at(), core::deadline::clock::now() + std::chrono::seconds{3})};
+}
+
 }  // namespace
 
 // What a keyed call's frame carries as its fingerprint: the call's meaning (a SHA-256 that may
@@ -111,16 +117,29 @@ std::optional<std::string> pg_store::find_login_secret(std::string_view login, c
     return opened_secret(secret, login_secret_row(login));
 }
 
+// The claim is looked at before the audit row is read (statements.hpp, call_undecided). A row found
+// may be a commit whose wait for the standby was cut short, visible here before the standby has
+// it: it is answered only once the standby holds it, else the call is still undecided
+// (docs/design.md, "No acknowledgement before replication").
 core::call_record pg_store::find_call(const core::session_ref& session, std::string_view request_id,
-                                     core::utc_time from, core::utc_time to, const core::deadline& until) {
+                                     core::utc_time from, core::utc_time to, core::utc_time final,
+                                     const core::deadline& until) {
+    constexpr const auto& u = statements::call_undecided;
+    const auto wait = read<u>(until, text(request_id), core::format_date_time(final)).at(0)[u.column("wait_ms").data()];
     constexpr const auto& s = statements::login_call;
     const auto row = read<s>(until, text(session.session_id), seconds(session.ttl), text(request_id),
                              core::format_date_time(from), core::format_date_time(to)).at(0);
     core::call_record out;
     out.session = as_result(row[s.column("code").data()]);
+    out.undecided = std::chrono::milliseconds{wait.as<int>()};
     if (const auto result = row[s.column("result").data()]; !result.is_null()) {
+        if (!m_calls.on_standby(request_id, standby_look_deadline(until))) {
+            out.undecided = std::max(out.undecided, std::chrono::milliseconds{1000});
+            return out;
+        }
         out.result = as_result(result);
         out.at = row[s.column("at").data()].as<std::string>();
+        out.undecided = std::chrono::milliseconds{0};
     }
     return out;
 }
@@ -208,11 +227,12 @@ std::optional<core::application_record> pg_store::find_application(std::string_v
 
 core::store_result pg_store::subscribe_app_device(const core::audit_tag& tag, std::string_view app_id,
                                                   std::string_view user_id, const core::device_subscription& d,
-                                                  bool proven, std::chrono::seconds failure_window, int max_failures) {
+                                                  bool proven, const core::app_throttle& throttle) {
     return result_of<statements::subscribe_app_device>(tag, text(app_id), text(user_id),
                                                        text(core::provider_name(d.push_provider)),
                                                        text(d.push_service_user_id), d.tag, d.locale, proven,
-                                                       seconds(failure_window), max_failures);
+                                                       text(throttle.client), seconds(throttle.window),
+                                                       throttle.per_application, throttle.per_client);
 }
 
 core::store_result pg_store::mark_sms_delivered(const core::audit_tag& tag, const core::session_ref& session,

@@ -53,15 +53,14 @@ public:
                                                              const core::deadline& until) override;
     core::store_result subscribe_app_device(const core::audit_tag& tag, std::string_view app_id,
                                            std::string_view user_id, const core::device_subscription& device,
-                                           bool proven, std::chrono::seconds failure_window,
-                                           int max_failures) override;
+                                           bool proven, const core::app_throttle& throttle) override;
     core::store_result mark_sms_delivered(const core::audit_tag& tag, const core::session_ref& session,
                                          std::int32_t sms_id) override;
     core::store_result audit_only(const core::audit_tag& tag, std::string_view login, std::string_view app_id,
                                  core::result_code result) override;
 
     core::call_record find_call(const core::session_ref& session, std::string_view request_id, core::utc_time from,
-                                core::utc_time to, const core::deadline& until) override;
+                                core::utc_time to, core::utc_time final, const core::deadline& until) override;
     bool healthy() override;
     std::optional<bool> names_synchronous_standby() override;
     bool takes_writes() override;

@@ -29,7 +29,7 @@ struct statement_text {
 
 // A statement's SQL, held by the handle itself: call_statement composes it at compile time.
 struct sql_text {
-    static constexpr std::size_t capacity = 320;
+    static constexpr std::size_t capacity = 384;
     std::array<char, capacity> chars{};
     std::size_t size = 0;
 
@@ -160,7 +160,8 @@ inline constexpr auto subscribe_device =
     call_statement("subscribe_device", "keeper_subscribe_device", {"session", "ttl_seconds", "provider", "push_user", "tag", "locale"});
 inline constexpr auto subscribe_app_device =
     call_statement("subscribe_app_device", "keeper_subscribe_app_device",
-                   {"app_id", "user_id", "provider", "push_user", "tag", "locale", "proven", "window_seconds", "max_failures"});
+                   {"app_id", "user_id", "provider", "push_user", "tag", "locale", "proven", "client", "window_seconds",
+                    "max_failures", "client_max_failures"});
 inline constexpr auto mark_sms_delivered =
     call_statement("mark_sms_delivered", "keeper_mark_sms_delivered", {"session", "ttl_seconds", "sms_id"});
 inline constexpr auto audit_only =
@@ -173,6 +174,20 @@ inline constexpr auto call_outcome =
 inline constexpr auto login_call =
     make_statement("login_call", "SELECT code, result, at FROM keeper_login_call($1, $2, $3, $4::timestamptz, $5::timestamptz)",
                    {"session", "ttl_seconds", "request_id", "from", "to"}, {"code", "result", "at"});
+
+// Whether a call may still commit, by the database's own clock (the one keeper_claim's deadline
+// check reads): the milliseconds until $2 (when an attempt that began in time can no longer
+// commit, core/call_outcome.cpp), and at least 1 000 while any attempt holds or awaits the call's
+// claim (a commit waiting for the standby holds it: db/functions/keeper_claim.sql); 0 once
+// neither is so. Run before the call's audit row is read, in a statement of its own: a claim
+// given up after this look committed before it, so the read that follows sees that commit.
+inline constexpr auto call_undecided =
+    make_statement("call_undecided",
+                   "SELECT greatest(ceil(extract(epoch FROM $2::timestamptz - clock_timestamp()) * 1000), "
+                   "(SELECT 1000 FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 "
+                   "AND classid::int8 = (hashtextextended($1, 0) >> 32) & 4294967295 "
+                   "AND objid::int8 = hashtextextended($1, 0) & 4294967295 LIMIT 1), 0)::int AS wait_ms",
+                   {"request_id", "final"}, {"wait_ms"});
 
 // Writes a WAL record naming the call and commits: under synchronous replication that commit
 // returns only once the synchronous standby holds it, and with it every commit before it
@@ -223,13 +238,14 @@ inline constexpr auto synchronous_standby = make_statement(
 }  // namespace statements
 
 // Prepared on every new connection, in this order.
-inline constexpr std::array<statement_text, 26> worker_statements{
+inline constexpr std::array<statement_text, 27> worker_statements{
     statements::find_login_secret.text(),   statements::find_application.text(),  statements::authenticate.text(),
     statements::check_session.text(),       statements::set_account_permits.text(), statements::set_contact_permits.text(),
     statements::find_code.text(),           statements::confirm_transfer.text(),  statements::confirm_task.text(),
     statements::topup.text(),               statements::rename_profile.text(),    statements::subscribe_device.text(),
     statements::subscribe_app_device.text(), statements::mark_sms_delivered.text(), statements::audit_only.text(),
-    statements::call_outcome.text(),        statements::login_call.text(),        statements::await_standby.text(),   statements::own_backend.text(),
+    statements::call_outcome.text(),        statements::call_undecided.text(),    statements::login_call.text(),
+    statements::await_standby.text(),       statements::own_backend.text(),
     statements::end_backend.text(),         statements::backend_running.text(), statements::mark_retried.text(),
     statements::claim_holders.text(),
     statements::ping.text(),                statements::writable.text(),         statements::synchronous_standby.text(),

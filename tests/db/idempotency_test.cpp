@@ -135,6 +135,52 @@ BOOST_AUTO_TEST_CASE(fingerprints_are_keyed_and_a_repeat_matches_under_any_key_o
     BOOST_TEST(balance(purse) == "20.00");
 }
 
+// Hosts are reloaded one at a time in a key rotation (docs/operations.md, "The secret key"), and
+// upgraded one at a time in a release: a keyed repeat after "outcome unknown" may reach a host
+// that has only the old key, or the previous release's worker. Every repeat with the same key
+// answers the recorded call, or, where the previous release cannot compare (its unkeyed digest
+// against a keyed record), changes nothing and tells it to repeat (55P03, which that release
+// answers 409): never 422, "a new call needs a new key", after which an obeying client writes twice.
+BOOST_AUTO_TEST_CASE(a_keyed_repeat_replays_on_every_host_of_a_rotation_and_an_upgrade) {
+    using keeper::db::key_file;
+    using keeper::db::secret_keyring;
+    const auto k1 = secret_keyring::new_key_line("k1");
+    const auto k2 = secret_keyring::new_key_line("k2");
+    const auto store_with = [](const std::string& lines) {
+        return std::make_unique<keeper::db::pg_store>(keeper::test::shared_database().url(), 1, keeper::db::database_timeouts{},
+                                                      std::make_shared<const key_file>(secret_keyring::parse(lines)));
+    };
+    const auto reloaded = store_with(k2 + "\n" + k1);  // this host has the new key, the old one below it
+    const auto not_yet = store_with(k1);                // this one still has only the old key
+    const auto purse = purse_for(alice);
+    const auto card = card_for(alice);
+    const auto on_reloaded = unique("key-");
+    BOOST_TEST(topup(alice, purse, card, "10", on_reloaded, reloaded.get()).result == 0);
+    const auto repeat = topup(alice, purse, card, "10", on_reloaded, not_yet.get());
+    BOOST_TEST(repeat.status == 200);
+    BOOST_TEST(repeat.replayed);
+    const auto on_not_yet = unique("key-");
+    BOOST_TEST(topup(alice, purse, card, "10", on_not_yet, not_yet.get()).result == 0);
+    BOOST_TEST(topup(alice, purse, card, "10", on_not_yet, reloaded.get()).replayed);
+    BOOST_TEST(topup(alice, purse, card, "11", on_reloaded, not_yet.get()).status == 422);  // other parameters still are
+    BOOST_TEST(balance(purse) == "20.00");
+    // The previous release's worker repeats a key this release recorded, with its unkeyed digest
+    // (read from a key recorded without a key file, for the same call).
+    const auto unkeyed = unique("key-");
+    BOOST_TEST(topup(alice, purse, card, "10", unkeyed).result == 0);
+    const auto plain = scalar("SELECT encode(fingerprint, 'hex') FROM idempotency_keys WHERE key = '" + unkeyed + "'");
+    pqxx::work tx{sql()};
+    const auto old_worker_repeat = [&] {
+        tx.exec_params("SELECT keeper_topup($1, $2, $3, $4, $5, $6, $7::numeric, $8::numeric, $9::numeric, $10, $11, $12)",
+                       unique("rid"), "TopupPurseFromAtmCard", alice.session, 86400, purse, card, "10", "15000", "50000",
+                       on_reloaded, plain, true);
+    };
+    BOOST_CHECK_EXCEPTION(old_worker_repeat(), pqxx::sql_error,
+                          [](const pqxx::sql_error& e) { return std::string{e.sqlstate()} == "55P03"; });
+    tx.abort();
+    BOOST_TEST(balance(purse) == "30.00");
+}
+
 BOOST_AUTO_TEST_CASE(one_callers_key_never_answers_or_changes_another_callers_call) {
     const auto alices = purse_for(alice), bobs = purse_for(bob);
     const auto alice_card = card_for(alice), bob_card = card_for(bob);

@@ -356,10 +356,11 @@ BOOST_AUTO_TEST_CASE(an_application_subscribes_its_users_devices_with_its_provid
     BOOST_TEST(sub(off, "u", keeper::core::expected_auth_hash(off, "s", "u")) == 4);
 }
 
-// The throttle per application (docs/api-decisions.md, "Sessions and applications"): with
-// app_auth_max_failures failures in the window the answer is 11 whatever the hash, nothing is
-// subscribed, and 11 is no failure of its own; a success forgives nothing; an unknown appId is
-// throttled alike; another application is not touched; the window's end frees it.
+// The throttle per application and client (docs/api-decisions.md, "Sessions and applications"),
+// every call here from one client: with app_auth_max_failures failures in the window the answer
+// is 11 whatever the hash, nothing is subscribed, and 11 is no failure of its own; a success
+// forgives nothing; an unknown appId is throttled alike; another application is not touched; the
+// window's end frees it.
 BOOST_AUTO_TEST_CASE(an_application_with_too_many_failures_answers_11_until_the_window_passes) {
     cfg.app_auth_max_failures = 3;
     const auto app = unique("Throttled");
@@ -391,6 +392,45 @@ BOOST_AUTO_TEST_CASE(an_application_with_too_many_failures_answers_11_until_the_
     exec("DELETE FROM app_push_subscriptions WHERE push_service_user_id = '" + device + "'");
     BOOST_TEST(sub(app, right(app)) == 0);
     BOOST_TEST(count("SELECT count(*) FROM app_push_subscriptions WHERE push_service_user_id = '" + device + "'") == 1);
+}
+
+// The throttle counts a client's failures (an IPv4 address, an IPv6 /64), per application and in
+// all, never an application's alone: its appId is public, and one client's wrong hashes must not
+// hold the application's other users at 11 (docs/api-decisions.md, "Sessions and applications").
+BOOST_AUTO_TEST_CASE(one_clients_failures_hold_that_client_and_never_the_applications_other_users) {
+    cfg.app_auth_max_failures = 3;
+    cfg.app_auth_client_max_failures = 5;
+    const auto app = unique("Shared");
+    const auto second = unique("Second");
+    const auto third = unique("Third");
+    for (const auto& a : {app, second, third}) p::add_app(sql(), a, "app-secret", "Android", true);
+    const auto sub = [&](const std::string& from, const std::string& a, const std::string& who, bool right) {
+        const auto hash = right ? keeper::core::expected_auth_hash(a, "app-secret", who) : std::string(32, '0');
+        const auto query = "appId=" + a + "&userId=" + who + "&pushServiceUserId=" + unique("dev") +
+                           "&tag=1&locale=1033&authHash=" + hash;
+        keeper::core::http_request r{"GET", "/PushApi.asmx/SubscribeAppWithTagAndLocale", query, "", std::nullopt, "h",
+                                     "http", unique("rid"), "", false, from, std::nullopt};
+        const auto out = keeper::core::handle_request(r, store, cfg);
+        const auto& body = out.response.body;
+        const auto open = body.find('>', body.find("<int"));
+        return std::stoi(body.substr(open + 1, body.find("</int>") - open - 1));
+    };
+    const std::string attacker = "198.51.100.7";
+    for (int i = 0; i < 3; ++i) BOOST_TEST(sub(attacker, app, "victim", false) == 4);
+    BOOST_TEST(sub(attacker, app, "attacker", true) == 11);  // its own pair is held, right hash or not
+    BOOST_TEST(sub("198.51.100.8", app, "user1", true) == 0);  // the application's users are not
+    BOOST_TEST(sub(attacker, second, "attacker", true) == 0);  // another application, under the cap
+    // An IPv6 client is its /64: another address of the same /64 is the same client.
+    for (int i = 0; i < 3; ++i) BOOST_TEST(sub("2001:db8:1:2::7", app, "victim", false) == 4);
+    BOOST_TEST(sub("2001:db8:1:2:ffff::8", app, "user2", true) == 11);
+    BOOST_TEST(sub("2001:db8:1:3::8", app, "user2", true) == 0);
+    BOOST_TEST(sub("::ffff:198.51.100.7", app, "attacker", true) == 11);  // IPv4-mapped: the IPv4 client
+    BOOST_TEST(count("SELECT count(*) FROM app_auth_failures WHERE client = '2001:db8:1:2::/64'") == 3);
+    // The cap per client, over every application: 5 failures in all hold it at 11 everywhere.
+    for (int i = 0; i < 2; ++i) BOOST_TEST(sub(attacker, second, "victim", false) == 4);
+    BOOST_TEST(sub(attacker, third, "attacker", true) == 11);
+    BOOST_TEST(sub("198.51.100.8", third, "user1", true) == 0);
+    BOOST_TEST(count("SELECT count(*) FROM app_auth_failures WHERE client = '" + attacker + "'") == 5);
 }
 
 BOOST_AUTO_TEST_CASE(push_sms_delivery_keeps_the_first_time) {

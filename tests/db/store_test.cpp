@@ -368,7 +368,7 @@ BOOST_AUTO_TEST_CASE(a_session_reads_its_logins_call_by_request_id_and_no_other)
     keeper::core::call_context ctx{store, cfg, id, "SetAccountPermits"};
     BOOST_TEST(static_cast<int>(store.set_account_permits(ctx.tag(), ctx.session(owner.session), true, false, true).code) == 0);
     const auto look = [&](const std::string& session, std::chrono::minutes from, std::chrono::minutes to) {
-        return store.find_call(ctx.session(session), id, now + from, now + to, soon());
+        return store.find_call(ctx.session(session), id, now + from, now + to, now, soon());
     };
     const auto mine = look(owner.session, std::chrono::minutes{-1}, std::chrono::minutes{1});
     BOOST_TEST(static_cast<int>(mine.session) == 0);
@@ -383,6 +383,39 @@ BOOST_AUTO_TEST_CASE(a_session_reads_its_logins_call_by_request_id_and_no_other)
     BOOST_TEST(static_cast<int>(unknown.session) == 2);
     BOOST_TEST(!unknown.result.has_value());
     BOOST_TEST(scalar("SELECT has_function_privilege('public', 'keeper_login_call(text, integer, text, timestamptz, timestamptz)', 'EXECUTE')::text") == "false");
+}
+
+// "none" only once no attempt of the call can still commit. An attempt that began in time holds the
+// call's claim until its transaction ends, and a commit waiting for the synchronous standby (its
+// worker frozen or cut off, so no cancel comes) ends whenever the standby answers: /call-outcome
+// says "pending" while any attempt holds the claim, however long ago the call's deadline passed,
+// and "recorded" once it commits (docs/api-decisions.md, "Checking a call's outcome").
+BOOST_AUTO_TEST_CASE(a_call_whose_claim_is_held_is_pending_whatever_the_clock_says) {
+    const auto u = new_user();
+    const auto a_minute_ago = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch()) - std::chrono::minutes{1};
+    const auto id = std::to_string(a_minute_ago.count()) + "0123456789abcdefc1a";
+    const auto look = [&](const std::string& request_id) {
+        keeper::core::http_request r;
+        r.method = "GET";
+        r.path = "/call-outcome";
+        r.query = "sessionId=" + u.session + "&requestId=" + request_id;
+        r.request_id = request_id;
+        return keeper::core::handle_request(r, store, cfg).response.body;
+    };
+    pqxx::connection attempt{keeper::test::shared_database().url()};
+    pqxx::work tx{attempt};
+    // An attempt of the call, in its transaction: its claim taken, its audit row written, not yet
+    // committed (keeper.call_budget_ms is not set on this connection: keeper_claim lets it begin).
+    tx.exec("SELECT keeper_set_account_permits(ROW(" + tx.quote(id) + ", 'SetAccountPermits', '', '', false, '')::keeper_call, " +
+            tx.quote(u.session) + ", 86400, true, false, true)");
+    const auto while_held = look(id);
+    BOOST_TEST(while_held.find(R"("outcome":"pending")") != std::string::npos, while_held);
+    tx.commit();
+    const auto committed = look(id);
+    BOOST_TEST(committed.find(R"("outcome":"recorded","result":0)") != std::string::npos, committed);
+    const auto never = look(std::to_string(a_minute_ago.count()) + "0123456789abcdefc1b");
+    BOOST_TEST(never.find(R"("outcome":"none")") != std::string::npos, never);
 }
 
 // An attempt that reaches the database after its call's deadline (the request id's time plus

@@ -34,13 +34,13 @@ struct answering_store final : core::store {
         return core::application_record{"secret", core::provider::Android, true};
     }
     core::store_result subscribe_app_device(const core::audit_tag&, std::string_view, std::string_view, const core::device_subscription&,
-                                            bool, std::chrono::seconds, int) override {
+                                            bool, const core::app_throttle&) override {
         return rc::ok;
     }
     core::store_result mark_sms_delivered(const core::audit_tag&, const core::session_ref&, std::int32_t) override { return rc::ok; }
     core::store_result audit_only(const core::audit_tag&, std::string_view, std::string_view, rc result) override { return result; }
     core::call_record find_call(const core::session_ref&, std::string_view, core::utc_time, core::utc_time,
-                                const core::deadline&) override {
+                                core::utc_time, const core::deadline&) override {
         return {rc::ok, rc::ok, "2026-01-01T00:00:00.000Z"};
     }
     bool healthy() override { return true; }

@@ -38,14 +38,14 @@ struct unreachable_store : core::store {
                                        const core::device_subscription&) override { fail(); }
     std::optional<core::application_record> find_application(std::string_view, const core::deadline&) override { fail(); }
     core::store_result subscribe_app_device(const core::audit_tag&, std::string_view, std::string_view,
-                                           const core::device_subscription&, bool, std::chrono::seconds,
-                                           int) override { fail(); }
+                                           const core::device_subscription&, bool,
+                                           const core::app_throttle&) override { fail(); }
     core::store_result mark_sms_delivered(const core::audit_tag&, const core::session_ref&, std::int32_t) override { fail(); }
     core::store_result audit_only(const core::audit_tag&, std::string_view, std::string_view, core::result_code) override {
         fail();
     }
     core::call_record find_call(const core::session_ref&, std::string_view, core::utc_time, core::utc_time,
-                                const core::deadline&) override {
+                                core::utc_time, const core::deadline&) override {
         fail();
     }
     bool healthy() override { return false; }

@@ -1,5 +1,6 @@
 // PushApi: device subscriptions and push SMS delivery (docs/api.md).
 #include "core/domain/auth_hash.hpp"
+#include "core/domain/client_block.hpp"
 #include "core/domain/formats.hpp"
 #include "core/api/text_util.hpp"
 #include "core/domain/operations/handlers.hpp"
@@ -33,12 +34,13 @@ store_result subscribe_app_with_tag_and_locale(call_context& ctx, const std::str
     if (proven && app->push_provider == provider::Undefined) {
         return db.audit_only(ctx.tag(), {}, app_key, result_code::invalid_argument);
     }
-    // A wrong hash goes to the database too: the application's throttle counts it there (11 once
-    // it has too many, whatever the hash), as Authenticate's per login.
+    // A wrong hash goes to the database too: the throttle counts it there for this client (11
+    // once it has too many, whatever the hash).
     const auto& cfg = ctx.config();
     const device_subscription device{app ? app->push_provider : provider::Undefined, push_service_user_id, tag, locale};
-    return db.subscribe_app_device(ctx.tag(), app_key, user_key, device, proven, cfg.app_auth_failure_window,
-                                   cfg.app_auth_max_failures);
+    return db.subscribe_app_device(ctx.tag(), app_key, user_key, device, proven,
+                                   {client_block(ctx.client_addr()), cfg.app_auth_failure_window,
+                                    cfg.app_auth_max_failures, cfg.app_auth_client_max_failures});
 }
 
 store_result mark_push_sms_as_delivered(call_context& ctx, const std::string& session_id, std::int32_t id) {

@@ -1,0 +1,80 @@
+"""/call-outcome says "none" only once no attempt of the call can still commit (docs/api-decisions.md,
+"Checking a call's outcome"). An attempt that began in time holds the call's claim until its
+transaction ends, and a commit waiting for the synchronous standby ends whenever the standby
+answers, however long after the call's deadline (its worker frozen or cut off, so that no cancel
+comes). Here a session of psql plays that attempt: it runs the call's function for the call's
+request id, a minute old, and holds its transaction open; the look through the running stack must
+say "pending" while it does, and "recorded" once it commits."""
+import hashlib
+import http.client
+import json
+import os
+import subprocess
+import time
+import unittest
+import uuid
+
+PORT = int(os.environ["KEEPER_TEST_PORT"])
+DATABASE_URL = os.environ["KEEPER_TEST_DATABASE_URL"]
+PROVISION_URL = os.environ["KEEPER_TEST_PROVISION_DATABASE_URL"]
+KEEPERCTL = os.environ["KEEPER_TEST_KEEPERCTL"]
+
+
+def get(path):
+    conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=15)
+    try:
+        conn.request("GET", path)
+        r = conn.getresponse()
+        return r.status, r.read().decode()
+    finally:
+        conn.close()
+
+
+def new_session():
+    login, secret, session = f"outcome-{uuid.uuid4().hex[:8]}", "outcome-secret-0123", str(uuid.uuid4())
+    env = dict(os.environ, KEEPER_PROVISION_DATABASE_URL=PROVISION_URL, KEEPER_CONFIG="/dev/null")
+    subprocess.run([KEEPERCTL, "add-login", login, "-"], input=secret + "\n", text=True, env=env, check=True,
+                   stdout=subprocess.DEVNULL)
+    digest = hashlib.md5(f"{login}:{secret}:{session}".lower().encode()).hexdigest()
+    status, body = get(f"/SimpleAuthApi.asmx/Authenticate?sessionId={session}&login={login}&authHash={digest}")
+    assert status == 200 and ">0</int>" in body, body
+    return session
+
+
+def look(session, request_id):
+    status, body = get(f"/call-outcome?sessionId={session}&requestId={request_id}")
+    assert status == 200, body
+    return json.loads(body)
+
+
+class AnAttemptHoldingTheClaim(unittest.TestCase):
+    def test_a_call_is_pending_while_an_attempt_holds_its_claim_whatever_the_clock_says(self):
+        session = new_session()
+        request_id = f"{int((time.time() - 60) * 1000):013d}{uuid.uuid4().hex[:19]}"
+        attempt = subprocess.Popen(["psql", DATABASE_URL, "-XAtq", "-v", "ON_ERROR_STOP=1"], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, text=True)
+        try:
+            # keeper.call_budget_ms is not set on this session, so keeper_claim lets the old call begin.
+            attempt.stdin.write("BEGIN;\n"
+                                f"SELECT keeper_set_account_permits(ROW('{request_id}', 'SetAccountPermits', '', '', false, '')"
+                                f"::keeper_call, '{session}', 86400, true, false, true);\n")
+            attempt.stdin.flush()
+            self.assertEqual(attempt.stdout.readline().strip(), "0")  # its claim taken, its audit row written
+            held = look(session, request_id)
+            self.assertEqual((held["session"], held.get("outcome")), (0, "pending"), held)
+            attempt.stdin.write("COMMIT;\n")
+            attempt.stdin.close()
+            self.assertEqual(attempt.wait(timeout=15), 0)
+        finally:
+            if attempt.poll() is None:
+                attempt.kill()
+                attempt.wait()
+            attempt.stdout.close()
+        committed = look(session, request_id)
+        self.assertEqual((committed.get("outcome"), committed.get("result")), ("recorded", 0), committed)
+        never = look(session, f"{int((time.time() - 60) * 1000):013d}{uuid.uuid4().hex[:19]}")
+        self.assertEqual(never.get("outcome"), "none", never)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
