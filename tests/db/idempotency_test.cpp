@@ -35,6 +35,12 @@ struct keyed_fixture : db_fixture {
         p::add_purse(sql(), u.login, purse, "0");
         return purse;
     }
+    // A store whose worker has this key file (secret_keyring lines, the current key first).
+    static std::unique_ptr<keeper::db::pg_store> store_with(const std::string& key_lines) {
+        return std::make_unique<keeper::db::pg_store>(
+            keeper::test::shared_database().url(), 1, keeper::db::database_timeouts{},
+            std::make_shared<const keeper::db::key_file>(keeper::db::secret_keyring::parse(key_lines)));
+    }
     long long card_for(const user& u) {
         const long long id = next_id();
         p::add_card(sql(), u.login, id, std::nullopt, false);
@@ -106,14 +112,9 @@ BOOST_AUTO_TEST_CASE(the_key_with_other_parameters_or_another_operation_is_refus
 // digest the previous release recorded still replays; once the old key is gone from the file,
 // the repeat is refused (422), never run again.
 BOOST_AUTO_TEST_CASE(fingerprints_are_keyed_and_a_repeat_matches_under_any_key_of_the_file) {
-    using keeper::db::key_file;
     using keeper::db::secret_keyring;
     const auto k1 = secret_keyring::new_key_line("k1");
     const auto k2 = secret_keyring::new_key_line("k2");
-    const auto store_with = [](const std::string& lines) {
-        return std::make_unique<keeper::db::pg_store>(keeper::test::shared_database().url(), 1, keeper::db::database_timeouts{},
-                                                      std::make_shared<const key_file>(secret_keyring::parse(lines)));
-    };
     const auto before_rotation = store_with(k1);
     const auto rotated = store_with(k2 + "\n" + k1);
     const auto old_key_removed = store_with(k2);
@@ -142,14 +143,9 @@ BOOST_AUTO_TEST_CASE(fingerprints_are_keyed_and_a_repeat_matches_under_any_key_o
 // against a keyed record), changes nothing and tells it to repeat (55P03, which that release
 // answers 409): never 422, "a new call needs a new key", after which an obeying client writes twice.
 BOOST_AUTO_TEST_CASE(a_keyed_repeat_replays_on_every_host_of_a_rotation_and_an_upgrade) {
-    using keeper::db::key_file;
     using keeper::db::secret_keyring;
     const auto k1 = secret_keyring::new_key_line("k1");
     const auto k2 = secret_keyring::new_key_line("k2");
-    const auto store_with = [](const std::string& lines) {
-        return std::make_unique<keeper::db::pg_store>(keeper::test::shared_database().url(), 1, keeper::db::database_timeouts{},
-                                                      std::make_shared<const key_file>(secret_keyring::parse(lines)));
-    };
     const auto reloaded = store_with(k2 + "\n" + k1);  // this host has the new key, the old one below it
     const auto not_yet = store_with(k1);                // this one still has only the old key
     const auto purse = purse_for(alice);

@@ -87,6 +87,48 @@ def start_nginx(directory, conf, port):
             time.sleep(0.1)
 
 
+def nginx_prologue(directory):
+    """The start of a test nginx's configuration, up to the http block's own lines: its files in
+    directory, and the shipped http-level includes."""
+    return f"""
+pid {directory}/nginx.pid;
+error_log {directory}/error.log warn;
+events {{}}
+http {{
+    include {SOURCE}/nginx/keeper-request-id.conf;
+    include {SOURCE}/nginx/keeper-log-format.conf;
+    include {SOURCE}/nginx/keeper-limits.conf;
+    client_body_temp_path {directory}/body;
+    fastcgi_temp_path {directory}/fastcgi;"""
+
+
+def cut_end(path):
+    """A socket at path that reads each request and closes without an answer, as a worker that died
+    with it, counting them ({"socket", "requests"})."""
+    end = {"socket": socket.socket(socket.AF_UNIX), "requests": 0}
+    end["socket"].bind(path)
+    os.chmod(path, 0o777)
+    end["socket"].listen(64)
+
+    def cut_connections():
+        while True:
+            try:
+                conn, _ = end["socket"].accept()
+            except OSError:
+                return
+            conn.settimeout(2)
+            try:
+                while b"\x05\x00\x01\x00\x00" not in conn.recv(65536):  # until an empty FCGI_STDIN record
+                    pass
+            except OSError:
+                pass
+            end["requests"] += 1
+            conn.close()
+
+    threading.Thread(target=cut_connections, daemon=True).start()
+    return end
+
+
 def stop_nginx(directory):
     subprocess.run(["nginx", "-p", directory, "-c", f"{directory}/nginx.conf", "-e", f"{directory}/error.log", "-s", "stop"])
     for _ in range(50):
@@ -108,25 +150,9 @@ class NginxAnswersForKeeper(unittest.TestCase):
         cls.held = []
         threading.Thread(target=cls.hold_connections, daemon=True).start()
         # Sockets that read a request and close without an answer: a worker that died with it.
-        cls.cut = {}
-        for name in ("cut", "cut-retry"):
-            s = socket.socket(socket.AF_UNIX)
-            s.bind(f"{cls.dir}/{name}.sock")
-            os.chmod(f"{cls.dir}/{name}.sock", 0o777)
-            s.listen(64)
-            cls.cut[name] = {"socket": s, "requests": 0}
-            threading.Thread(target=cls.cut_connections, args=(cls.cut[name],), daemon=True).start()
-        conf = f"""
-pid {cls.dir}/nginx.pid;
-error_log {cls.dir}/error.log warn;
-events {{}}
-http {{
-    include {SOURCE}/nginx/keeper-request-id.conf;
-    include {SOURCE}/nginx/keeper-log-format.conf;
-    include {SOURCE}/nginx/keeper-limits.conf;
+        cls.cut = {name: cut_end(f"{cls.dir}/{name}.sock") for name in ("cut", "cut-retry")}
+        conf = f"""{nginx_prologue(cls.dir)}
     access_log {cls.dir}/access.log keeper;
-    client_body_temp_path {cls.dir}/body;
-    fastcgi_temp_path {cls.dir}/fastcgi;
     upstream keeper_pool {{ server unix:{cls.dir}/nobody-listens.sock; }}
     upstream keeper_pool_retry {{ server unix:{cls.dir}/nobody-listens-retry.sock; }}
     upstream cut_pool {{ server unix:{cls.dir}/cut.sock; }}
@@ -176,22 +202,6 @@ http {{
             except OSError:
                 return
             cls.held.append(conn)
-
-    @classmethod
-    def cut_connections(cls, end):
-        while True:
-            try:
-                conn, _ = end["socket"].accept()
-            except OSError:
-                return
-            conn.settimeout(2)
-            try:
-                while b"\x05\x00\x01\x00\x00" not in conn.recv(65536):  # until an empty FCGI_STDIN record
-                    pass
-            except OSError:
-                pass
-            end["requests"] += 1
-            conn.close()
 
     @classmethod
     def tearDownClass(cls):
@@ -501,21 +511,8 @@ class CallsTheFrontSentBefore(unittest.TestCase):
     def setUpClass(cls):
         cls.dir = tempfile.mkdtemp(prefix="keeper-nginx-marked-")
         os.chmod(cls.dir, 0o755)
-        cls.pool = {"socket": socket.socket(socket.AF_UNIX), "requests": 0}
-        cls.pool["socket"].bind(f"{cls.dir}/pool.sock")
-        os.chmod(f"{cls.dir}/pool.sock", 0o777)
-        cls.pool["socket"].listen(64)
-        threading.Thread(target=NginxAnswersForKeeper.cut_connections, args=(cls.pool,), daemon=True).start()
-        conf = f"""
-pid {cls.dir}/nginx.pid;
-error_log {cls.dir}/error.log warn;
-events {{}}
-http {{
-    include {SOURCE}/nginx/keeper-request-id.conf;
-    include {SOURCE}/nginx/keeper-log-format.conf;
-    include {SOURCE}/nginx/keeper-limits.conf;
-    client_body_temp_path {cls.dir}/body;
-    fastcgi_temp_path {cls.dir}/fastcgi;
+        cls.pool = cut_end(f"{cls.dir}/pool.sock")
+        conf = f"""{nginx_prologue(cls.dir)}
     upstream keeper_pool {{ server unix:{cls.dir}/pool.sock; }}
     upstream keeper_pool_retry {{ server unix:{cls.dir}/nobody-listens-retry.sock; server unix:{cls.dir}/nobody-listens-retry.sock; }}
     map $server_port $keeper_pool {{ default keeper_pool; }}
