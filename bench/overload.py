@@ -17,6 +17,11 @@ minute, so without it each run's sums read more rows than the run before (a real
 a day), and the overloaded runs, which come last, would pay for the earlier runs' rows: R3's
 keeper at 32 connections fell from 3 861 to 3 293 calls a second after the runs at 512 and 2048.
 
+BENCH_CRASH=1 kills one of keeper's workers (kill -9) halfway through each of keeper's runs: nginx
+sends each call that worker held again, to the retry socket, where the others take it before any
+first attempt and never refuse it (docs/design.md, "Overload"); the runs then say how many came
+so ("retried") and what the crash cost the calls around it.
+
 Clients as the contract asks (BENCH_CLIENTS=polite, the default) wait the Retry-After of a
 refusal before their next call; BENCH_CLIENTS=storm ignores it, as a retry storm would. wrk's
 Lua cannot tie a delay to the connection that got the refusal, so each refusal queues one delay
@@ -40,6 +45,7 @@ PEAK = int(os.environ.get("BENCH_PEAK_CONNECTIONS", "32"))
 FACTORS = [1, 16, 64]
 CASES = re.split(r"[\s,]+", os.environ.get("BENCH_CASES", "R2 R3").strip())
 CLIENTS = os.environ.get("BENCH_CLIENTS", "polite")
+CRASH = os.environ.get("BENCH_CRASH") == "1"
 TARGETS = {"keeper": int(os.environ["BENCH_KEEPER_PORT"]), "baseline": int(os.environ["BENCH_BASELINE_PORT"])}
 KEEPER_LOG = f"{STATE}/log/keeper.log"
 # wrk opens every connection at once and each sends at once: a run's first two seconds are that
@@ -146,6 +152,27 @@ def percentile(values, p):
     return values[min(len(values) - 1, int(len(values) * p))] if values else float("nan")
 
 
+def retried_calls(log, offset):
+    """The calls keeper's log past offset names as come on the retry socket."""
+    with open(log, errors="replace") as f:
+        f.seek(offset)
+        return sum(1 for line in f if " retried=true" in line)
+
+
+def wrk_with_a_crash(args):
+    """wrk's output, with one of keeper's workers killed halfway through the run."""
+    with subprocess.Popen(args, stdout=subprocess.PIPE, text=True) as wrk:
+        time.sleep(DURATION / 2)
+        with open(PIDS["keeper"]) as f:
+            pool = int(f.read())
+        with open(f"/proc/{pool}/task/{pool}/children") as f:
+            os.kill(int(f.read().split()[0]), 9)
+        out = wrk.communicate()[0]
+    if wrk.returncode:
+        raise subprocess.CalledProcessError(wrk.returncode, args)
+    return out
+
+
 def forget_recent_topups():
     subprocess.run([*PSQL, "-qc", "TRUNCATE card_recent_topups"], check=True,
                    capture_output=True)
@@ -160,7 +187,10 @@ def run(case, target, connections):
             f"http://127.0.0.1:{TARGETS[target]}"]
     before = measure.cpu_ticks(PIDS)
     settled_ms = int(time.time() * 1000) + SETTLING_MS
-    out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
+    if CRASH and target == "keeper":
+        out = wrk_with_a_crash(args)
+    else:
+        out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
     after = measure.cpu_ticks(PIDS)
     kinds = dict((k, int(v)) for k, v in re.findall(r"(\w+)=(\d+)", re.search(r"^KINDS (.*)$", out, re.M).group(1)))
     ok, shed, settled = latencies(log, offset, settled_ms)
@@ -168,7 +198,8 @@ def run(case, target, connections):
     result = {"case": case, "target": target, "connections": connections, "clients": CLIENTS, **kinds,
               "goodput": kinds["ok"] / DURATION, "p50_ok": percentile(ok, 0.5), "p99_ok": percentile(ok, 0.99),
               "p99_shed": percentile(shed, 0.99), "p99_shed_settled": percentile(settled, 0.99),
-              "p99_shed_worker": percentile(inside, 0.99), "p99_shed_since_nginx": percentile(since_nginx, 0.99)}
+              "p99_shed_worker": percentile(inside, 0.99), "p99_shed_since_nginx": percentile(since_nginx, 0.99),
+              "retried": retried_calls(KEEPER_LOG, keeper_offset) if target == "keeper" else 0}
     answers = max(sum(kinds[k] for k in KINDS), 1)
     for name in PIDS:
         if name in before and name in after:
@@ -181,7 +212,7 @@ def line(r):
     return (f"{r['case']:5} {r['target']:8} {r['connections']:>5} {r['goodput']:>7.0f} {r['ratio']:>5.2f}x "
             f"{r['p50_ok']:>6.0f}ms {r['p99_ok']:>6.0f}ms {r['p99_shed']:>6.0f}ms {r['p99_shed_settled']:>6.0f}ms "
             f"{r['p99_shed_since_nginx']:>5.0f}ms {r['p99_shed_worker']:>5.1f}ms {r['ok']:>7} {r['not_applied']:>7} "
-            f"{r['unknown']:>7} {r['other']:>6} {r['closed']:>6} {cpu:>22}")
+            f"{r['unknown']:>7} {r['other']:>6} {r['closed']:>6} {cpu:>22} {r['retried']:>7}")
 
 
 def median_of(runs):
@@ -199,11 +230,12 @@ def main():
     # wrk holds a descriptor per connection: 2048 of them at 64x.
     resource.setrlimit(resource.RLIMIT_NOFILE, (16384, 16384))
     results = []
-    print(f"overload: {', '.join(CASES)}, {DURATION} s a run, {REPEATS} repeat(s), clients {CLIENTS}; goodput ÷ the same "
+    print(f"overload: {', '.join(CASES)}, {DURATION} s a run, {REPEATS} repeat(s), clients {CLIENTS}"
+          f"{', a worker of keeper killed halfway' if CRASH else ''}; goodput ÷ the same "
           f"target's at {PEAK} in the same repeat; with repeats, each figure is the median")
     header = (f"{'case':5} {'target':8} {'conns':>5} {'ok/s':>7} {'÷peak':>6} {'p50 ok':>8} {'p99 ok':>8} {'p99 shed':>8} "
               f"{'after 2s':>8} {'nginx→':>7} {'in wkr':>7} {'ok':>7} {'n/appl':>7} {'unknown':>7} {'other':>6} {'closed':>6} "
-              f"{'cpu µs/answer k|n|pg':>22}")
+              f"{'cpu µs/answer k|n|pg':>22} {'retried':>7}")
     print(header)
     summary = []
     for case in CASES:
