@@ -20,6 +20,10 @@ marked as sent before, and that host's nginx to its retry socket, which ends the
 though its worker lives, before it runs the call: every amount is
 applied at most once, and once when acknowledged (docs/design.md, "In-doubt calls").
 
+test_keyed_repeats_on_either_host_through_a_key_rotation: each host has a key file of its own; w2
+takes a new key (reloaded) while w1 has the old alone, and keyed top-ups repeated through the
+front, so over both hosts, each answer the recorded call, never 422.
+
 test_a_call_is_checked_while_the_host_that_ran_it_is_down: /call-outcome through the front with w1's
 nginx stopped, whichever host the front chose first.
 
@@ -36,16 +40,19 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import threading
 import time
 import unittest
+import urllib.parse
+from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hostnet import Network  # noqa: E402
-from net_stack import (database_hosts, restart_nginx, start_database, start_worker_hosts, stop_nginx,  # noqa: E402
-                       verdict, workers_of)
+from net_stack import (database_hosts, make_tier_certificates, restart_nginx, start_database, start_edge,  # noqa: E402
+                       start_pool, stop_nginx, verdict, workers_of)
 import keeper_stack  # noqa: E402
 from keeper_stack import (CARD, CARD2, LOGIN, PURSE2, SESSION, KeeperFront, Writers, call_outcome,  # noqa: E402
                           make_root)
@@ -69,7 +76,14 @@ class TwoHostsOnANetwork(unittest.TestCase):
             cls.front = KeeperFront(cls.root, hosts, f"postgres://{cls.net.address('db')}/keeper")
             cls.front.env["KEEPER_DRAIN_SECONDS"] = "1"
             cls.front.prepare_database()
-            start_worker_hosts(cls.net, cls.root, cls.front.env)
+            # Each worker host has a key file of its own, as hosts do: a key rotation reaches them
+            # one at a time (test_keyed_repeats_on_either_host_through_a_key_rotation).
+            make_tier_certificates(cls.net, cls.root, ("w1", "w2"))
+            for host in ("w1", "w2"):
+                shutil.copy2(f"{cls.root}/secret.keys", f"{cls.root}/{host}-secret.keys")
+                shutil.chown(f"{cls.root}/{host}-secret.keys", "keeper")
+                start_pool(cls.net, cls.root, host, dict(cls.front.env, KEEPER_SECRET_KEY_FILE=f"{cls.root}/{host}-secret.keys"))
+            start_edge(cls.net, cls.root, "edge")
         except BaseException:
             cls.tearDownClass()
             raise
@@ -178,6 +192,49 @@ class TwoHostsOnANetwork(unittest.TestCase):
                                       sum(1 for c in ended if not (c[4] == 200 and c[5] == "0")),
                                       sum(1 for c in ended if c[5] == "unknown"))
         return out
+
+    def test_keyed_repeats_on_either_host_through_a_key_rotation(self):
+        """docs/operations.md, "The secret key": the new key reaches w2 first (its key file: the new
+        key, the old one below it; a reload), while w1 has the old key alone. Keyed top-ups, each
+        repeated with its key and amount (each send a request of its own, so the front spreads
+        them over both hosts, as it would a client's repeats): each is applied once, and every
+        repeat answers the recorded call, never 422 ("a new call needs a new key", after which an
+        obeying client writes twice)."""
+        purse, card = "Z912000000003", 912003
+        self.front.keeperctl("add-purse", LOGIN, purse)
+        self.front.keeperctl("add-card", LOGIN, str(card))
+        new_key = self.front.keeperctl("new-key", "k2")
+        with open(f"{self.root}/w2-secret.keys") as f:
+            old_keys = f.read()
+        with open(f"{self.root}/w2-secret.keys", "w") as f:
+            f.write(new_key + old_keys)
+        pool = next(pid for pid in self.net.pids("w2") if pid not in workers_of(self.net, "w2") and
+                    Path(f"/proc/{pid}/comm").read_text().strip() == "keeper-fcgi")
+        before = set(workers_of(self.net, "w2"))
+        os.kill(pool, signal.SIGHUP)
+        for _ in range(200):
+            if before.isdisjoint(workers_of(self.net, "w2")):
+                break
+            time.sleep(0.1)
+        else:
+            self.fail("w2's workers were not replaced by the reload")
+        answers = collections.Counter()
+        for n in range(1, 25):
+            params = {"sessionId": SESSION, "purseDest": purse, "cardId": card, "amount": f"3.{n:02d}"}
+            for attempt in range(4):
+                conn = http.client.HTTPConnection(*keeper_stack.front, timeout=30)
+                conn.request("GET", "/AccountApi.asmx/TopupPurseFromAtmCard?" + urllib.parse.urlencode(params),
+                             headers={"Idempotency-Key": f"rotation-{n}"})
+                r = conn.getresponse()
+                body = r.read().decode()
+                answers[(r.status, r.getheader("Idempotent-Replayed") == "true" if attempt else "first")] += 1
+                conn.close()
+        rows = collections.Counter(self.sql(f"SELECT amount FROM topups WHERE card_id = {card}").split())
+        replays = {h: len(re.findall(r"operation=TopupPurseFromAtmCard .*replayed=true", self.log(h))) for h in ("w1", "w2")}
+        print(f"key rotation: answers {dict(answers)}; replays by host {replays}; rows {len(rows)}", flush=True)
+        self.assertEqual(dict(answers), {(200, "first"): 24, (200, True): 72}, body)
+        self.assertEqual(sorted(rows.values()), [1] * 24)
+        self.assertTrue(all(replays.values()), "both hosts answered repeats")
 
     def test_resets_of_calls_waiting_on_a_card_lock(self):
         amounts = [f"7.{n:02d}" for n in range(1, 13)]
