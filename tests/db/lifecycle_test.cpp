@@ -560,7 +560,8 @@ BOOST_AUTO_TEST_CASE(a_rotation_leaves_no_secret_with_the_old_key_whatever_add_l
     const auto old_keys = secret_keyring::load(file.string());
     for (int i = 0; i < 20; ++i) keeper::db::add_login(db.sql(), "before" + std::to_string(i), "before-secret-0001", &old_keys);
     std::atomic<bool> rotated{false};
-    int added = 0, refused = 0;
+    std::atomic<int> added{0};
+    int refused = 0;
     std::thread writer{[&] {
         pqxx::connection conn{db.url()};
         for (int i = 0, after = 0; after < 5; ++i) {
@@ -573,14 +574,15 @@ BOOST_AUTO_TEST_CASE(a_rotation_leaves_no_secret_with_the_old_key_whatever_add_l
             }
         }
     }};
-    std::this_thread::sleep_for(std::chrono::milliseconds{20});
+    // The rotation begins once add-login is under way (on a busy machine its thread starts late).
+    for (int i = 0; i < 1000 && added == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds{5});
     std::ofstream{file} << k2 << "\n" << k1 << "\n";
     std::ostringstream out;
     keeper::db::rotate_secrets(db.sql(), secret_keyring::load(file.string()), 2, out);
     rotated = true;
     writer.join();
     std::filesystem::remove(file);
-    BOOST_TEST_MESSAGE(out.str() << added << " added beside the rotation, " << refused << " refused");
+    BOOST_TEST_MESSAGE(out.str() << added.load() << " added beside the rotation, " << refused << " refused");
     BOOST_TEST(added > 0);
     BOOST_TEST(refused >= 5, "each add-login after the rotation is refused");
     BOOST_TEST(count(db.sql(), "SELECT count(*) FROM logins WHERE NOT starts_with(shared_secret, 'sealed:v1:k2:')") == 0);

@@ -177,8 +177,10 @@ class TwoHostsOnANetwork(unittest.TestCase):
         self.assertGreater(figures["acknowledged"], 100, "the writers got through")
         self.assertGreater(retried["w1"] + retried["w2"], 0, "broken connections' calls came again on a retry socket")
         self.assertGreater(sum(figures["connections_reset"].values()), 0, "ss -K found live connections")
-        self.assertEqual(figures["per_fault"]["w1's nginx stopped"].split("/")[1], "0",
-                         "the calls for a host whose nginx is down go to the other host")
+        # A call the front wrote on a kept connection as w1's nginx closed it may have been read:
+        # "outcome unknown" (resolved above), never a refusal.
+        _, failed, unknown = figures["per_fault"]["w1's nginx stopped"].split("/")
+        self.assertEqual(failed, unknown, "the calls for a host whose nginx is down go to the other host")
         self.assertGreater(figures["sent_elsewhere"], 0, "calls that reached no host went to the other one")
 
     @staticmethod
