@@ -139,4 +139,24 @@ settings load_settings(const std::string& path, const std::string& admin_path) {
     return assemble(text, admin_path.empty() ? std::string{} : read_file(admin_path), env);
 }
 
+core::log_format_kind log_format_of(const std::string& path) {
+    settings s;
+    const auto* def = find_definition("log_format");
+    const auto apply = [&](const std::string& value) {
+        try {
+            def->apply(s, value);
+        } catch (const config_error&) {
+            // not a format: the one before stays
+        }
+    };
+    std::ifstream in{path};
+    for (std::string line; in && std::getline(in, line);) {
+        const auto content = trim(line);
+        const auto eq = content.find('=');
+        if (eq != std::string::npos && trim(content.substr(0, eq)) == def->doc.key) apply(trim(content.substr(eq + 1)));
+    }
+    if (const char* env = std::getenv(env_name(def->doc.key).c_str())) apply(env);
+    return s.log_format;
+}
+
 }  // namespace keeper::config

@@ -34,4 +34,9 @@ void apply_admin_file(core::settings& s, const std::string& file_text);
 // and the process environment.
 core::settings load_settings(const std::string& path, const std::string& admin_path = {});
 
+// The log format the file at path (or KEEPER_LOG_FORMAT, which wins) asks for, read leniently: its
+// log_format line, whatever else of the file is wrong; text when none names a known format. The
+// pool logs in it while it waits for a file it refuses.
+core::log_format_kind log_format_of(const std::string& path);
+
 }  // namespace keeper::config

@@ -204,7 +204,9 @@ handled_request refuse_request(const http_request& request, refusal why, std::st
         answer_fault(out, via, fault{fault_kind::server, server_fault_reason(&unknown, request.request_id)});
         return out;
     }
-    const std::string_view state = why == refusal::busy ? "the service is busy" : "the service is starting";
+    // Not ready: starting, or waiting for a migration or a configuration fix; which one is for the
+    // operator's log, not the client.
+    const std::string_view state = why == refusal::busy ? "the service is busy" : "the service is not ready yet";
     answer_fault(out, via, fault{fault_kind::not_applied,
                                 "The call was not applied (request id " + request.request_id + "): " + std::string{state} +
                                     ". Nothing was changed; it may be repeated after Retry-After."});

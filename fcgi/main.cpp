@@ -144,6 +144,7 @@ int main(int argc, char** argv) {
             keeper::fcgi::use_log_format(loaded->log_format);
         } catch (const std::exception& e) {
             refused = e.what();
+            keeper::fcgi::use_log_format(keeper::config::log_format_of(config_path));
         }
         keeper::fcgi::listen_sockets sockets;
         try {

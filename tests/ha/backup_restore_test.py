@@ -108,7 +108,12 @@ archive_command = 'pgbackrest --config={self.config} --stanza=keeper archive-pus
 
         started = time.monotonic()
         stamp = target.strftime("%Y-%m-%d %H:%M:%S.%f+00")
-        as_keeper(f"{SOURCE}/scripts/pitr-restore", "--target", stamp, "--pgdata", f"{self.root}/restored",
+        # Where the package puts it, readable by every user: the checkout may be in a directory the
+        # service user cannot enter (root's home, a mktemp -d folder).
+        tool = f"{self.root}/pitr-restore"
+        shutil.copy(f"{SOURCE}/scripts/pitr-restore", tool)
+        os.chmod(tool, 0o755)
+        as_keeper(tool, "--target", stamp, "--pgdata", f"{self.root}/restored",
                   "--config", self.config, "--port", str(RESTORED_PORT), "--socket-dir", f"{self.root}/sock")
         restore_s = time.monotonic() - started
 

@@ -9,6 +9,7 @@ import itertools
 import json
 import os
 import pwd
+import shlex
 import shutil
 import signal
 import subprocess
@@ -29,7 +30,11 @@ PURSE2, CARD2 = "Z912000000002", 912002  # the retrying client's (RetryingWriter
 
 
 def run(cmd, **kw):
-    return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw)
+    """cmd's result; a failure says what the command said, not only its exit status."""
+    try:
+        return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw)
+    except subprocess.CalledProcessError as e:
+        raise AssertionError(f"{shlex.join(map(str, cmd))} exited {e.returncode}:\n{e.stdout}{e.stderr}") from None
 
 
 def as_keeper(*cmd, **kw):

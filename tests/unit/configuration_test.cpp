@@ -89,6 +89,23 @@ BOOST_AUTO_TEST_CASE(unknown_keys_and_bad_values_name_the_key) {
     BOOST_CHECK_THROW(parse_settings("", {{"KEEPER_BODY_LIMIT", "-1"}}), config_error);
 }
 
+// A pool that refuses its file waits and answers "not applied" (docs/operations.md, "Configure"),
+// and logs meanwhile in the format the file asks for, read from its log_format line alone.
+BOOST_AUTO_TEST_CASE(a_refused_file_still_gives_the_waiting_pool_its_log_format) {
+    const std::string dir = std::filesystem::temp_directory_path() / ("keeper-log-format-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const auto write = [&](const std::string& name, const std::string& text) {
+        std::ofstream{dir + "/" + name} << text;
+        return dir + "/" + name;
+    };
+    const auto refused = write("refused.conf", "log_format = json\nworkers = many\n");
+    BOOST_CHECK_THROW(load_settings(refused), config_error);
+    BOOST_TEST((log_format_of(refused) == log_format_kind::json));
+    BOOST_TEST((log_format_of(write("unknown.conf", "log_format = yaml\n")) == log_format_kind::text));
+    BOOST_TEST((log_format_of(dir + "/missing.conf") == log_format_kind::text));
+    std::filesystem::remove_all(dir);
+}
+
 // admin.conf holds the connection strings the workers must not read: only those three keys, and
 // they win over keeper.conf's (docs/operations.md, "Install").
 BOOST_AUTO_TEST_CASE(the_admin_file_holds_only_the_admin_connection_strings_and_wins_over_the_config) {

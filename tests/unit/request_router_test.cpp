@@ -226,7 +226,7 @@ BOOST_AUTO_TEST_CASE(a_refused_request_is_not_applied_in_its_shape_unless_it_was
 
     const auto starting = refuse_request(get, refusal::not_ready, "database schema is version 3, this keeper needs 4");
     BOOST_TEST(starting.response.status == 503);
-    BOOST_TEST(starting.response.body.find("the service is starting") != std::string::npos);
+    BOOST_TEST(starting.response.body.find("the service is not ready yet") != std::string::npos);
     BOOST_TEST(starting.response.body.find("schema") == std::string::npos);  // the reason stays in the log
     BOOST_TEST(starting.log.detail == "not ready: database schema is version 3, this keeper needs 4");
 
