@@ -73,7 +73,7 @@ REQUEST_ID = measure.time_ordered_id("clock_timestamp()")
 
 
 def call(function, operation, args):
-    return (f"SELECT {function}(ROW(r.id, '{operation}', '', '', false, r.id)::keeper_call, {args}) "
+    return (f"SELECT {function}(ROW(r.id, '{operation}', '', '', false, r.id, NULL)::keeper_call, {args}) "
             "FROM (SELECT {rid} AS id) r;")
 
 

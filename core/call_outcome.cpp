@@ -1,6 +1,5 @@
 #include "core/call_outcome.hpp"
 
-#include <charconv>
 #include <string>
 
 #include "core/api/fault.hpp"
@@ -36,15 +35,6 @@ http_response json_answer(std::string body, request_log& log, std::string_view o
 }  // namespace
 
 bool is_call_outcome(std::string_view path) { return path == "/call-outcome"; }
-
-std::optional<utc_time> request_id_time(std::string_view id) {
-    constexpr std::size_t digits = 13;
-    if (id.size() != 32 || !is_lower_hex(id.substr(digits))) return std::nullopt;
-    unsigned long long ms = 0;  // unsigned: from_chars takes no sign
-    const auto [end, ec] = std::from_chars(id.data(), id.data() + digits, ms);
-    if (ec != std::errc{} || end != id.data() + digits) return std::nullopt;
-    return utc_time{std::chrono::milliseconds{ms}};
-}
 
 http_response answer_call_outcome(const http_request& req, store& st, const settings& cfg, const deadline& until,
                                   request_log& log) {

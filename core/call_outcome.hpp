@@ -14,6 +14,7 @@
 
 #include "core/api/date_time.hpp"
 #include "core/api/http_message.hpp"
+#include "core/api/request_id.hpp"
 #include "core/api/settings.hpp"
 #include "core/domain/deadline.hpp"
 #include "core/domain/store.hpp"
@@ -22,10 +23,6 @@
 namespace keeper::core {
 
 bool is_call_outcome(std::string_view path);
-
-// When nginx first saw the call, from keeper's request id: its first 13 digits are milliseconds
-// since 1970, the other 19 lower-case hex (nginx/keeper-request-id.conf). nullopt for another shape.
-std::optional<utc_time> request_id_time(std::string_view request_id);
 
 // Throws a client fault for a missing or malformed parameter, method_not_allowed for a method
 // other than GET or POST.

@@ -10,7 +10,7 @@
 
 #include "core/api/date_time.hpp"
 #include "core/api/http_status.hpp"
-#include "core/call_outcome.hpp"
+#include "core/api/request_id.hpp"
 
 namespace keeper::fcgi {
 namespace {

@@ -15,10 +15,11 @@
 -- (the workers may not read audit_log), and it stays off the path of every other call: reading
 -- audit_log locks each of its partitions.
 -- An attempt that begins here after its call's deadline changes nothing (SQLSTATE KD001, "not
--- applied"): the deadline is the request id's time (nginx's, 13 digits of milliseconds) plus the
--- session's keeper.call_budget_ms, which keeper sets on its connections. The worker checks the
+-- applied"): the deadline is the frame's (the request id's time, nginx's, plus call_budget_ms:
+-- the worker passes it with the call), compared with the database's clock. The worker checks the
 -- deadline before it sends a statement; this holds also for a worker stopped between the check
--- and the send (a frozen host), so that "none" from /call-outcome stays true.
+-- and the send (a frozen host), so that "none" from /call-outcome stays true. A frame without
+-- one (the previous release's workers) is not checked.
 -- While a call of a client's trace runs, its server process is named for the trace in
 -- pg_stat_activity and in the server's log lines (%a of log_line_prefix): application_name
 -- 'keeper-fcgi trace=<trace id>', set for this transaction only, so the connection's own name
@@ -31,10 +32,8 @@ CREATE OR REPLACE FUNCTION keeper_claim(p_call keeper_call)
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
     v_recorded integer;
-    v_budget text := current_setting('keeper.call_budget_ms', true);
 BEGIN
-    IF v_budget ~ '^[0-9]{1,9}$' AND p_call.request_id ~ '^[0-9]{13}' AND
-       clock_timestamp() > to_timestamp(left(p_call.request_id, 13)::bigint / 1000.0) + v_budget::integer * interval '1 ms' THEN
+    IF clock_timestamp() > p_call.deadline THEN
         RAISE EXCEPTION 'keeper: the call''s deadline passed before it began here' USING ERRCODE = 'KD001';
     END IF;
     IF p_call.trace_id <> '' AND p_call.trace_id <> p_call.request_id THEN

@@ -6,6 +6,8 @@
 #include <thread>
 #include <type_traits>
 
+#include "core/api/date_time.hpp"
+#include "core/api/request_id.hpp"
 #include "db/store/sql_errors.hpp"
 #include "db/store/statement_lease.hpp"
 #include "db/store/statements.hpp"
@@ -57,9 +59,11 @@ statement_answer call_executor::write(std::string_view name, const core::audit_t
 
 statement_answer call_executor::attempt(std::string_view name, const core::audit_tag& tag, bool key_used,
                                         std::string_view fingerprint, const write_statement& statement) {
+    const auto sent = core::request_id_time(tag.request_id);
     const call_frame_values frame{std::string{tag.request_id}, std::string{tag.operation},
                                   std::string{tag.idempotency_key}, std::string{fingerprint}, key_used,
-                                  std::string{tag.trace_id}};
+                                  std::string{tag.trace_id},
+                                  sent ? std::optional{core::format_date_time(*sent + m_bounds.budget)} : std::nullopt};
     // A retried call's first attempt is settled once, before it runs at all.
     const call_ref call{tag.request_id, tag.retried && !key_used, tag.until};
     return run(name, call, [&](pqxx::connection& conn) { return statement(conn, frame); });

@@ -51,11 +51,14 @@ struct call_frame_values {
     std::string fingerprint;
     bool key_used = false;
     std::string trace_id;  // '' without one
+    // When the call must be answered by (ISO 8601, UTC); none (NULL) for a request id of another
+    // shape than keeper's, whose time is not known.
+    std::optional<std::string> deadline;
 
-    // f(request_id, operation, key, fingerprint, key_used, trace_id).
+    // f(request_id, operation, key, fingerprint, key_used, trace_id, deadline).
     template <typename F>
     decltype(auto) apply(F&& f) const {
-        return std::forward<F>(f)(request_id, operation, key, fingerprint, key_used, trace_id);
+        return std::forward<F>(f)(request_id, operation, key, fingerprint, key_used, trace_id, deadline);
     }
 };
 

@@ -12,8 +12,6 @@ connection_pool::preparer connection_setup(database_timeouts bounds) {
         // set_variable also restores them should libpqxx reconnect this connection itself.
         conn.set_variable("lock_timeout", std::to_string(bounds.lock.count()));
         conn.set_variable("statement_timeout", std::to_string(bounds.statement.count()));
-        // keeper_claim refuses an attempt that reaches it after its call's deadline.
-        conn.set_variable("keeper.call_budget_ms", std::to_string(bounds.budget.count()));
         // Names this worker in pg_stat_activity (over any name the connection string gives), for
         // people reading it (backend_ending.hpp).
         conn.set_variable("application_name", conn.quote(worker_application_name()));

@@ -3,7 +3,7 @@
 // typed handle: its name (the prepared statement's),
 // its SQL, the names of its parameters ($1, $2, … in order) and of the columns it returns.
 // A call that writes an audit row passes the call's frame first (call_frame: request id,
-// operation, Idempotency-Key, fingerprint, key_used, trace id) as one keeper_call value, which its
+// operation, Idempotency-Key, fingerprint, key_used, trace id, deadline) as one keeper_call value, which its
 // function hands to keeper_claim and keeper_audit (db/functions/); call_statement writes that part
 // of the SQL, so the frame is defined here once.
 // pg_store.cpp runs them by handle: a call with the wrong number of arguments, or a read of a
@@ -90,13 +90,14 @@ consteval statement<0, C> make_statement(std::string_view name, std::string_view
 }
 
 // The frame of every call that writes an audit row: the keeper_call type's fields, by name and in
-// order (db/migrations/0015_call_frame.sql and 0019_call_trace.sql; a database test compares
-// them). pg_store passes these first (call_executor.hpp, call_frame_values). "key" is the
-// Idempotency-Key, '' without one; "trace_id" the call's W3C trace id, '' without one.
-inline constexpr std::array<std::string_view, 6> call_frame{"request_id", "operation", "key", "fingerprint", "key_used",
-                                                            "trace_id"};
+// order (db/migrations/0015_call_frame.sql, 0019_call_trace.sql and 0023_call_deadline.sql; a
+// database test compares them). pg_store passes these first (call_executor.hpp,
+// call_frame_values). "key" is the Idempotency-Key, '' without one; "trace_id" the call's W3C
+// trace id, '' without one; "deadline" when the call must be answered by, NULL without one.
+inline constexpr std::array<std::string_view, 7> call_frame{"request_id", "operation", "key", "fingerprint", "key_used",
+                                                            "trace_id", "deadline"};
 
-// A call of an operation's function: "SELECT function(ROW($1, …, $6)::keeper_call, $7, …) AS result",
+// A call of an operation's function: "SELECT function(ROW($1, …, $7)::keeper_call, $8, …) AS result",
 // or, for a function with several OUT columns, "SELECT a, b FROM function(…)". Its parameters are
 // the frame's, then params.
 template <std::size_t P, std::size_t C = 1>

@@ -255,7 +255,7 @@ BOOST_AUTO_TEST_CASE(a_call_whose_server_process_ended_before_it_committed_runs_
 BOOST_AUTO_TEST_CASE(a_call_that_committed_before_its_answer_was_lost_answers_its_recorded_result) {
     in_doubt_topup t{*this};
     // As if the first run had committed with result 9: the store must answer that, not run again.
-    const auto result = t.run([&] { exec("SELECT keeper_audit(ROW('" + t.request_id + "', 'TopupPurseFromAtmCard', '', '', false, '')::keeper_call, NULL, NULL, NULL, 9)"); });
+    const auto result = t.run([&] { exec("SELECT keeper_audit(ROW('" + t.request_id + "', 'TopupPurseFromAtmCard', '', '', false, '', NULL)::keeper_call, NULL, NULL, NULL, 9)"); });
     BOOST_TEST(static_cast<int>(result.code) == 9);
     BOOST_TEST(t.topups() == 0);
     BOOST_TEST(t.audit_rows() == 1);
@@ -285,7 +285,7 @@ struct retried_topup {
     }
 
     // The call's frame as SQL, for an attempt the test makes by hand.
-    std::string frame() const { return "ROW('" + request_id + "', 'TopupPurseFromAtmCard', '', '', false, '')::keeper_call"; }
+    std::string frame() const { return "ROW('" + request_id + "', 'TopupPurseFromAtmCard', '', '', false, '', NULL)::keeper_call"; }
     keeper::core::store_result run(keeper::db::pg_store& store, bool retried) {
         keeper::core::call_context ctx{store, f.cfg, request_id, "TopupPurseFromAtmCard", {}, retried};
         return store.topup(ctx.tag(), ctx.session(session), {purse, card, "10.50", "15000", "50000"});
@@ -406,8 +406,8 @@ BOOST_AUTO_TEST_CASE(a_call_whose_claim_is_held_is_pending_whatever_the_clock_sa
     pqxx::connection attempt{keeper::test::shared_database().url()};
     pqxx::work tx{attempt};
     // An attempt of the call, in its transaction: its claim taken, its audit row written, not yet
-    // committed (keeper.call_budget_ms is not set on this connection: keeper_claim lets it begin).
-    tx.exec("SELECT keeper_set_account_permits(ROW(" + tx.quote(id) + ", 'SetAccountPermits', '', '', false, '')::keeper_call, " +
+    // committed (its frame names no deadline: keeper_claim lets it begin).
+    tx.exec("SELECT keeper_set_account_permits(ROW(" + tx.quote(id) + ", 'SetAccountPermits', '', '', false, '', NULL)::keeper_call, " +
             tx.quote(u.session) + ", 86400, true, false, true)");
     const auto while_held = look(id);
     BOOST_TEST(while_held.find(R"("outcome":"pending")") != std::string::npos, while_held);

@@ -54,9 +54,9 @@ class AnAttemptHoldingTheClaim(unittest.TestCase):
         attempt = subprocess.Popen(["psql", DATABASE_URL, "-XAtq", "-v", "ON_ERROR_STOP=1"], stdin=subprocess.PIPE,
                                    stdout=subprocess.PIPE, text=True)
         try:
-            # keeper.call_budget_ms is not set on this session, so keeper_claim lets the old call begin.
+            # The frame names no deadline, so keeper_claim lets the old call begin.
             attempt.stdin.write("BEGIN;\n"
-                                f"SELECT keeper_set_account_permits(ROW('{request_id}', 'SetAccountPermits', '', '', false, '')"
+                                f"SELECT keeper_set_account_permits(ROW('{request_id}', 'SetAccountPermits', '', '', false, '', NULL)"
                                 f"::keeper_call, '{session}', 86400, true, false, true);\n")
             attempt.stdin.flush()
             self.assertEqual(attempt.stdout.readline().strip(), "0")  # its claim taken, its audit row written

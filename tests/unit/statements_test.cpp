@@ -65,7 +65,7 @@ BOOST_AUTO_TEST_CASE(names_are_unique_and_columns_named) {
 
 BOOST_AUTO_TEST_CASE(a_handle_knows_its_columns_at_compile_time) {
     static_assert(statements::find_code.column("code_hash") == "code_hash");
-    static_assert(statements::topup.param_count == 13);  // the frame's 6, then 7
+    static_assert(statements::topup.param_count == 14);  // the frame's 7, then 7
     BOOST_TEST(statements::find_application.column("enabled") == "enabled");
 }
 
@@ -81,7 +81,7 @@ BOOST_AUTO_TEST_CASE(every_write_passes_the_call_frame_first) {
         BOOST_TEST_CONTEXT(s.name) {
             BOOST_TEST_REQUIRE(s.params.size() >= call_frame.size());
             for (std::size_t i = 0; i < call_frame.size(); ++i) BOOST_TEST(s.params[i] == call_frame[i]);
-            BOOST_TEST(std::string{s.sql}.find("(ROW($1, $2, $3, $4, $5, $6)::keeper_call") != std::string::npos);
+            BOOST_TEST(std::string{s.sql}.find("(ROW($1, $2, $3, $4, $5, $6, $7)::keeper_call") != std::string::npos);
         }
     }
     BOOST_TEST(writes == 13);
@@ -89,9 +89,9 @@ BOOST_AUTO_TEST_CASE(every_write_passes_the_call_frame_first) {
 
 BOOST_AUTO_TEST_CASE(a_call_statement_is_composed_around_the_frame) {
     BOOST_TEST(statements::set_account_permits.sql() ==
-               "SELECT keeper_set_account_permits(ROW($1, $2, $3, $4, $5, $6)::keeper_call, $7, $8, $9, $10, $11) AS result");
+               "SELECT keeper_set_account_permits(ROW($1, $2, $3, $4, $5, $6, $7)::keeper_call, $8, $9, $10, $11, $12) AS result");
     BOOST_TEST(statements::find_code.sql() ==
-               "SELECT result, login_id, code_hash FROM keeper_code_hash(ROW($1, $2, $3, $4, $5, $6)::keeper_call, $7, $8, $9, $10, $11)");
+               "SELECT result, login_id, code_hash FROM keeper_code_hash(ROW($1, $2, $3, $4, $5, $6, $7)::keeper_call, $8, $9, $10, $11, $12)");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
