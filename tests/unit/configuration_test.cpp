@@ -35,6 +35,28 @@ std::string another_valid_value(const std::string& key, const std::string& value
     return value + "x";
 }
 
+// A directory of the test's own for config files, removed when it goes.
+class config_dir {
+public:
+    explicit config_dir(const std::string& name)
+        : m_path(std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()))) {
+        std::filesystem::create_directories(m_path);
+    }
+    ~config_dir() { std::filesystem::remove_all(m_path); }
+    config_dir(const config_dir&) = delete;
+    config_dir& operator=(const config_dir&) = delete;
+
+    // The file `name` with `text` in it; its path.
+    std::string write(const std::string& name, const std::string& text) const {
+        std::ofstream{m_path / name} << text;
+        return (m_path / name).string();
+    }
+    std::string path(const std::string& name) const { return (m_path / name).string(); }
+
+private:
+    std::filesystem::path m_path;
+};
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(settings_file)
@@ -92,29 +114,19 @@ BOOST_AUTO_TEST_CASE(unknown_keys_and_bad_values_name_the_key) {
 // A pool that refuses its file waits and answers "not applied" (docs/operations.md, "Configure"),
 // and logs meanwhile in the format the file asks for, read from its log_format line alone.
 BOOST_AUTO_TEST_CASE(a_refused_file_still_gives_the_waiting_pool_its_log_format) {
-    const std::string dir = std::filesystem::temp_directory_path() / ("keeper-log-format-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    const auto write = [&](const std::string& name, const std::string& text) {
-        std::ofstream{dir + "/" + name} << text;
-        return dir + "/" + name;
-    };
-    const auto refused = write("refused.conf", "log_format = json\nworkers = many\n");
+    const config_dir dir{"keeper-log-format"};
+    const auto refused = dir.write("refused.conf", "log_format = json\nworkers = many\n");
     BOOST_CHECK_THROW(load_settings(refused), config_error);
     BOOST_TEST((log_format_of(refused) == log_format_kind::json));
-    BOOST_TEST((log_format_of(write("unknown.conf", "log_format = yaml\n")) == log_format_kind::text));
-    BOOST_TEST((log_format_of(dir + "/missing.conf") == log_format_kind::text));
-    std::filesystem::remove_all(dir);
+    BOOST_TEST((log_format_of(dir.write("unknown.conf", "log_format = yaml\n")) == log_format_kind::text));
+    BOOST_TEST((log_format_of(dir.path("missing.conf")) == log_format_kind::text));
 }
 
 // admin.conf holds the connection strings the workers must not read: only those three keys, and
 // they win over keeper.conf's (docs/operations.md, "Install").
 BOOST_AUTO_TEST_CASE(the_admin_file_holds_only_the_admin_connection_strings_and_wins_over_the_config) {
-    const std::string dir = std::filesystem::temp_directory_path() / ("keeper-admin-conf-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    const auto write = [&](const std::string& name, const std::string& text) {
-        std::ofstream{dir + "/" + name} << text;
-        return dir + "/" + name;
-    };
+    const config_dir dir{"keeper-admin-conf"};
+    const auto write = [&](const std::string& name, const std::string& text) { return dir.write(name, text); };
     const auto config = write("keeper.conf", "database_url = dbname=k user=keeper_worker\nadmin_database_url = old\n");
     BOOST_TEST(admin_config_path(config).empty());  // none beside it yet
     const auto admin = write("admin.conf", "admin_database_url = dbname=k user=keeper password=p\n"
@@ -132,7 +144,6 @@ BOOST_AUTO_TEST_CASE(the_admin_file_holds_only_the_admin_connection_strings_and_
     } catch (const config_error& e) {
         BOOST_TEST(std::string{e.what()}.find("admin.conf line 2: 'database_url' belongs in keeper.conf") == 0, e.what());
     }
-    std::filesystem::remove_all(dir);
 }
 
 BOOST_AUTO_TEST_CASE(every_key_is_documented_with_its_default) {
