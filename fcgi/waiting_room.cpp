@@ -14,6 +14,16 @@
 namespace keeper::fcgi {
 namespace {
 
+// When this process began (its static objects are made before main), less a second for the
+// clocks of nginx's host and this one.
+const auto began = std::chrono::system_clock::now() - std::chrono::seconds{1};
+
+// A request sent again whose first attempt nginx passed on after this process began reached no
+// worker: this process runs none while it waits (waiting_room.hpp).
+void forget_a_mark_no_worker_saw(core::http_request& req) {
+    if (req.retried && req.sent_at && *req.sent_at > began) req.retried = false;
+}
+
 // One connection, one request, one answer, then closed. A peer that sends nothing within 2 s is
 // dropped: nginx sends a whole request at once.
 void answer_one(int listen_fd, bool retried, std::size_t body_limit, const std::string& why) {
@@ -24,7 +34,9 @@ void answer_one(int listen_fd, bool retried, std::size_t body_limit, const std::
     FCGX_Request request;
     FCGX_InitRequest(&request, -1, 0);
     const auto x = exchange_one(request, fd, body_limit, retried, [&](const core::http_request& req) {
-        return core::refuse_request(req, core::refusal::not_ready, why);
+        auto seen = req;
+        forget_a_mark_no_worker_saw(seen);
+        return core::refuse_request(seen, core::refusal::not_ready, why);
     });
     if (!x.aborted.empty()) log_event("keeper-fcgi", "request aborted while waiting: " + x.aborted);
     if (x.answered) write_log_record(core::format_log_line(x.request_id, *x.answered, std::chrono::microseconds{0}, log_format()));

@@ -4,7 +4,10 @@
 // is answered at once instead of hanging until nginx's timeout says "outcome unknown": "not
 // applied", 503 with Retry-After, in the request's transport shape (core::refuse_request); a
 // request nginx sends again (the retry socket) "outcome unknown", since an earlier pool may have
-// run it; /health 503 with the reason. One thread, one request at a time, no database.
+// run it, unless nginx first passed it on after this process began: then no worker ran it (this
+// process has run none yet, and the pool before it had ended: a restart stops one before it starts
+// the next), so it is "not applied" too. /health 503 with the reason. One thread, one request at a
+// time, no database.
 #include <chrono>
 #include <cstddef>
 #include <functional>

@@ -3,14 +3,17 @@ sockets"): whatever REQUEST_ID it passes, a worker takes only an id of keeper's 
 digits of time, 19 hex digits, nginx/keeper-request-id.conf) and gives any other call an id of
 its own. An id names the call's claim, whose holder a retried call's settling ends, and its time
 is the deadline the database keeps (db/functions/keeper_claim.sql): a chosen id could skip that
-check, or, on the retry socket, name another call.
+check, or, on the retry socket, name another call. And a pool of its own that waits for a
+configuration it refuses: what it answers a call sent again to its retry socket.
 
-Speaks FastCGI to the running stack's sockets itself, one request per connection."""
+Speaks FastCGI to the sockets itself, one request per connection."""
 import os
 import re
+import shutil
 import socket
 import struct
 import subprocess
+import tempfile
 import time
 import unittest
 import uuid
@@ -32,10 +35,11 @@ def pairs(params):
     return out
 
 
-def fastcgi_get(socket_path, path, query, request_id):
-    """One GET through a FastCGI socket; returns the response's head and body as text."""
+def fastcgi_get(socket_path, path, query, request_id, **more):
+    """One GET through a FastCGI socket (more: further parameters); returns the response's head and
+    body as text."""
     params = {"REQUEST_METHOD": "GET", "DOCUMENT_URI": path, "QUERY_STRING": query, "REQUEST_ID": request_id,
-              "REMOTE_ADDR": "127.0.0.1", "SERVER_PROTOCOL": "HTTP/1.1", "CONTENT_LENGTH": "0"}
+              "REMOTE_ADDR": "127.0.0.1", "SERVER_PROTOCOL": "HTTP/1.1", "CONTENT_LENGTH": "0", **more}
     with socket.socket(socket.AF_UNIX) as s:
         s.settimeout(15)
         s.connect(socket_path)
@@ -76,6 +80,52 @@ class PeerOfThePoolsSockets(unittest.TestCase):
                              f"sessionId={uuid.uuid4()}&login={login}&authHash={'f' * 32}", own)
         self.assertIn(f"X-Request-Id: {own}", answer)
         self.assertEqual(sql(f"SELECT request_id FROM audit_calls WHERE login = '{login}'"), own)
+
+
+class APoolThatWaits(unittest.TestCase):
+    """A pool waiting for a configuration it refuses runs nothing (fcgi/waiting_room.hpp). A call
+    nginx sends again to its retry socket is "outcome unknown" when nginx first passed it on before
+    the pool began (an earlier pool may have run it), and "not applied" when after: no worker of
+    this pool, and none of the pool before it, can have seen it."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="keeper-waiting-pool-")
+        os.chmod(cls.dir, 0o755)
+        with open(f"{cls.dir}/keeper.conf", "w") as f:
+            f.write("workers = many\n")
+        cls.pool = subprocess.Popen([os.environ["KEEPER_TEST_FCGI"], "--config", f"{cls.dir}/keeper.conf", "--listen",
+                                     f"{cls.dir}/keeper.sock", "--retry-listen", f"{cls.dir}/keeper-retry.sock"],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(100):
+            if os.path.exists(f"{cls.dir}/keeper-retry.sock"):
+                break
+            time.sleep(0.05)
+        cls.began = time.time()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.pool.terminate()
+        cls.pool.wait(10)
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def resend(self, first_passed_at):
+        request_id = f"{int(first_passed_at * 1000):013d}{uuid.uuid4().hex[:19]}"
+        return fastcgi_get(f"{self.dir}/keeper-retry.sock", "/AccountApi.asmx/SetAccountPermits",
+                           "sessionId=s&acceptPayments=true&acceptInvoices=true&acceptMessages=true", request_id,
+                           KEEPER_EDGE_MSEC=f"{first_passed_at:.3f}")
+
+    def test_a_resent_call_first_passed_on_before_it_began_is_outcome_unknown(self):
+        answer = self.resend(self.began - 60)
+        self.assertIn("Status: 500", answer)
+        self.assertIn("outcome of the call is unknown", answer)
+
+    def test_a_resent_call_first_passed_on_after_it_began_is_not_applied(self):
+        time.sleep(1.2)  # past the second the pool allows for the clocks
+        answer = self.resend(time.time())
+        self.assertIn("Status: 503", answer)
+        self.assertIn("not applied", answer)
+        self.assertIn("Retry-After", answer)
 
 
 if __name__ == "__main__":
