@@ -21,13 +21,14 @@ struct call_key {
 class call_context {
 public:
     // until: the call's deadline; none, call_budget_ms from now. trace_id: its W3C trace, if any.
-    // client_addr: the client's address as nginx names it (REMOTE_ADDR), if known.
+    // client_addr: the client's address as nginx names it (REMOTE_ADDR), if known; the caller's, which
+    // outlives the call, so no call copies it for the one operation that reads it.
     call_context(store& s, const settings& cfg, std::string request_id = {}, std::string_view operation = {},
                  call_key key = {}, bool retried = false, std::optional<deadline> until = std::nullopt,
-                 std::string trace_id = {}, std::string client_addr = {})
+                 std::string trace_id = {}, std::string_view client_addr = {})
         : m_store(s), m_settings(cfg), m_request_id(std::move(request_id)), m_operation(operation), m_key(std::move(key)),
           m_retried(retried), m_until(until.value_or(deadline::after(cfg.call_budget))), m_trace_id(std::move(trace_id)),
-          m_client_addr(std::move(client_addr)) {}
+          m_client_addr(client_addr) {}
 
     const settings& config() const { return m_settings; }
     store& db() { return m_store; }
@@ -36,7 +37,7 @@ public:
         return {m_request_id, m_operation, m_key.key, m_key.fingerprint, m_retried, m_until, m_trace_id};
     }
     const deadline& until() const { return m_until; }
-    const std::string& client_addr() const { return m_client_addr; }
+    std::string_view client_addr() const { return m_client_addr; }
     // session_id already lower-cased by the caller (sessions are stored lower case).
     session_ref session(std::string_view session_id) const { return {session_id, m_settings.session_ttl}; }
 
@@ -49,7 +50,7 @@ private:
     bool m_retried;
     deadline m_until;
     std::string m_trace_id;
-    std::string m_client_addr;
+    std::string_view m_client_addr;
 };
 
 }  // namespace keeper::core
