@@ -2,9 +2,12 @@
 -- its id as the worker passes it (lower case). A session id is a bearer credential, so the table
 -- holds none: a copy of the database resumes no session. Unkeyed, since a client's session id
 -- (typically a random GUID) cannot be guessed back from its hash, and so that no key rotation
--- ends every session. Plain SQL, inlined where it is called.
+-- ends every session. Plain SQL, inlined where it is called: so STABLE, as convert_to is. PostgreSQL
+-- inlines no function whose body is more volatile than it says, and an IMMUTABLE one around
+-- convert_to runs as its own SQL function, parsed and planned again at every call: a tenth of
+-- SetAccountPermits' database time (docs/performance-history.md, "The session's hash inlined").
 CREATE OR REPLACE FUNCTION keeper_session_hash(p_session text)
-RETURNS bytea LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+RETURNS bytea LANGUAGE sql STABLE STRICT PARALLEL SAFE AS $$
     SELECT sha256(convert_to(p_session, 'UTF8'))
 $$;
 COMMENT ON FUNCTION keeper_session_hash(text) IS
