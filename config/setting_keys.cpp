@@ -153,7 +153,7 @@ const std::vector<setting_def>& setting_definitions() {
             "Longest one attempt to connect to PostgreSQL may take (libpq connect_timeout, added to database_url "
          "unless it sets one). With several hosts in database_url each is tried in turn."),
         key("call_budget_ms", &settings::call_budget, whole{100, 600000},
-            "A call's deadline, from when nginx passed it to a worker: every wait it makes ends there (a free worker, "
+            "A call's deadline, from when nginx first saw it (its request id's time): every wait it makes ends there (a free worker, "
          "a free connection, each statement, a commit's wait for the synchronous standby, waiting through a failover, settling a call whose "
          "connection broke; docs/design.md, \"One deadline per call\"). Past it a write is answered \"not applied\" "
          "when that is known, else \"outcome unknown\". At least 2 s below nginx_read_timeout_seconds."),

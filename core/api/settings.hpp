@@ -31,7 +31,7 @@ struct settings {
     std::chrono::milliseconds lock_timeout{2000};       // a call's wait for a row lock
     std::chrono::milliseconds statement_timeout{5000};  // a call's statement, start to end
     std::chrono::seconds connect_timeout{3};            // one attempt to reach PostgreSQL
-    std::chrono::milliseconds call_budget{10000};       // a call's deadline, from when nginx passed it on
+    std::chrono::milliseconds call_budget{10000};       // a call's deadline, from when nginx first saw it
     std::chrono::seconds nginx_read_timeout{30};        // nginx's fastcgi_read_timeout, which the deadline stays under
     std::size_t body_limit = 65536;
     test_form_access test_form = test_form_access::local;

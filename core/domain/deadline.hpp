@@ -14,6 +14,12 @@ public:
     static deadline after(std::chrono::milliseconds budget) { return deadline{clock::now() + budget}; }
 
     clock::time_point at() const { return m_at; }
+    // The same instant by the wall clock: what a database that checks the deadline by its own
+    // clock is given (keeper_claim).
+    std::chrono::system_clock::time_point wall() const {
+        return std::chrono::system_clock::now() +
+               std::chrono::duration_cast<std::chrono::system_clock::duration>(m_at - clock::now());
+    }
     bool passed() const { return clock::now() >= m_at; }
     // Time left, zero once passed.
     std::chrono::milliseconds left() const {

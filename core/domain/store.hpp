@@ -18,6 +18,7 @@
 #include "core/api/date_time.hpp"
 #include "core/api/provider.hpp"
 #include "core/api/result_code.hpp"
+#include "core/domain/call_frame.hpp"
 #include "core/domain/deadline.hpp"
 
 namespace keeper::core {
@@ -59,26 +60,6 @@ public:
 class key_in_flight : public std::runtime_error {
 public:
     key_in_flight() : std::runtime_error("a keyed call waited past lock_timeout") {}
-};
-
-// What every write names in its audit row. With an Idempotency-Key, the write also records the
-// key, the call's fingerprint (core/domain/call_fingerprint.hpp) and its result, in its own
-// transaction, under the caller it resolves (a session's login, the app, Authenticate's login);
-// or answers a replayed store_result / throws key_reused when the caller already used the key.
-struct audit_tag {
-    std::string_view request_id;
-    std::string_view operation;
-    std::string_view idempotency_key;  // empty: none
-    std::string_view fingerprint;      // with a key: 64 hex digits
-    // The request was sent before, to a worker that died with it: the store makes sure that
-    // attempt can no longer commit and answers its recorded result if it had one.
-    bool retried = false;
-    // When the call must be answered by: every wait in the store ends there.
-    deadline until;
-    // The W3C trace the call belongs to (32 hex digits; empty: none): the database names the
-    // call's server process by it and records a client's in the audit row (docs/api-decisions.md,
-    // "Trace context").
-    std::string_view trace_id;
 };
 
 // A call's session: its id (lower case) and the configured lifetime.
@@ -145,6 +126,11 @@ struct app_throttle {
     int per_client = 100;      // failures of this client for any application
 };
 
+// Every write takes the call's frame (call_frame.hpp), which names its audit row. With an
+// Idempotency-Key, the write also records the key, the call's fingerprint and its result, in its
+// own transaction, under the caller it resolves (a session's login, the app, Authenticate's
+// login); or answers a replayed store_result / throws key_reused when the caller already used the
+// key.
 class store {
 public:
     virtual ~store() = default;
@@ -153,42 +139,42 @@ public:
     virtual std::optional<std::string> find_login_secret(std::string_view login, const deadline& until) = 0;
     // Authenticate's transaction: the throttle (counted under the login's row lock), then binding
     // (or renewing) the session when `proven`, else recording the failure.
-    virtual store_result authenticate(const audit_tag& tag, std::string_view login, std::string_view session_id,
+    virtual store_result authenticate(const call_frame& frame, std::string_view login, std::string_view session_id,
                                      bool proven, std::chrono::seconds failure_window, int max_failures) = 0;
 
-    virtual store_result check_session(const audit_tag& tag, const session_ref& session, std::string_view app_id) = 0;
+    virtual store_result check_session(const call_frame& frame, const session_ref& session, std::string_view app_id) = 0;
 
-    virtual store_result set_account_permits(const audit_tag& tag, const session_ref& session, bool payments,
+    virtual store_result set_account_permits(const call_frame& frame, const session_ref& session, bool payments,
                                             bool invoices, bool messages) = 0;
-    virtual store_result set_contact_permits(const audit_tag& tag, const session_ref& session, std::string_view wmid,
+    virtual store_result set_contact_permits(const call_frame& frame, const session_ref& session, std::string_view wmid,
                                             bool payments, bool invoices, bool messages,
                                             bool dont_use_confirmation) = 0;
 
-    virtual code_lookup find_transfer_code(const audit_tag& tag, const session_ref& session, std::int64_t tran_id) = 0;
-    virtual store_result confirm_transfer(const audit_tag& tag, const coded_call& call, std::int64_t tran_id) = 0;
-    virtual code_lookup find_task_code(const audit_tag& tag, const session_ref& session, std::int32_t profile_id,
+    virtual code_lookup find_transfer_code(const call_frame& frame, const session_ref& session, std::int64_t tran_id) = 0;
+    virtual store_result confirm_transfer(const call_frame& frame, const coded_call& call, std::int64_t tran_id) = 0;
+    virtual code_lookup find_task_code(const call_frame& frame, const session_ref& session, std::int32_t profile_id,
                                        std::int32_t task_id) = 0;
-    virtual store_result confirm_task(const audit_tag& tag, const coded_call& call, std::int32_t profile_id,
+    virtual store_result confirm_task(const call_frame& frame, const coded_call& call, std::int32_t profile_id,
                                      std::int32_t task_id) = 0;
 
-    virtual store_result topup(const audit_tag& tag, const session_ref& session, const topup_request& topup) = 0;
+    virtual store_result topup(const call_frame& frame, const session_ref& session, const topup_request& topup) = 0;
 
-    virtual store_result rename_profile(const audit_tag& tag, const session_ref& session, std::int32_t profile_id,
+    virtual store_result rename_profile(const call_frame& frame, const session_ref& session, std::int32_t profile_id,
                                        std::string_view name) = 0;
 
-    virtual store_result subscribe_device(const audit_tag& tag, const session_ref& session,
+    virtual store_result subscribe_device(const call_frame& frame, const session_ref& session,
                                          const device_subscription& device) = 0;
     // SubscribeAppWithTagAndLocale: the application (app_id lower case), if registered. Reads only.
     virtual std::optional<application_record> find_application(std::string_view app_id, const deadline& until) = 0;
     // proven: authHash is right for the application's secret. The throttle decides first (11); a
     // call not proven is a failure (4), counted for the client.
-    virtual store_result subscribe_app_device(const audit_tag& tag, std::string_view app_id, std::string_view user_id,
+    virtual store_result subscribe_app_device(const call_frame& frame, std::string_view app_id, std::string_view user_id,
                                              const device_subscription& device, bool proven,
                                              const app_throttle& throttle) = 0;
-    virtual store_result mark_sms_delivered(const audit_tag& tag, const session_ref& session, std::int32_t sms_id) = 0;
+    virtual store_result mark_sms_delivered(const call_frame& frame, const session_ref& session, std::int32_t sms_id) = 0;
 
     // The audit row of a call refused by a check made in the worker (a wrong authHash); returns result.
-    virtual store_result audit_only(const audit_tag& tag, std::string_view login, std::string_view app_id,
+    virtual store_result audit_only(const call_frame& frame, std::string_view login, std::string_view app_id,
                                    result_code result) = 0;
 
     // The call with this request id of the session's login, recorded between from and to; final:

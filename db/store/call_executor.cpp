@@ -6,11 +6,8 @@
 #include <thread>
 #include <type_traits>
 
-#include "core/api/date_time.hpp"
-#include "core/api/request_id.hpp"
 #include "db/store/sql_errors.hpp"
 #include "db/store/statement_lease.hpp"
-#include "db/store/statements.hpp"
 
 namespace keeper::db {
 namespace {
@@ -19,8 +16,8 @@ struct field_count {
     template <typename... F>
     std::integral_constant<std::size_t, sizeof...(F)> operator()(const F&...) const { return {}; }
 };
-static_assert(decltype(std::declval<const call_frame_values&>().apply(field_count{}))::value == call_frame.size(),
-              "call_frame_values passes every field of statements.hpp's call_frame");
+static_assert(decltype(std::declval<const call_frame_values&>().apply(field_count{}))::value == call_frame_fields.size(),
+              "call_frame_values passes every field of statements.hpp's call_frame_fields");
 
 }  // namespace
 
@@ -32,17 +29,17 @@ pqxx::result call_executor::read(std::string_view name, const core::deadline& un
     return *run(name, {{}, false, until}, statement).rows;
 }
 
-statement_answer call_executor::write(std::string_view name, const core::audit_tag& tag,
+statement_answer call_executor::write(std::string_view name, const core::call_frame& frame, std::string_view fingerprint,
                                       const write_statement& statement) {
     try {
-        if (tag.idempotency_key.empty()) return attempt(name, tag, false, {}, statement);
+        if (frame.idempotency_key.empty()) return attempt(name, {frame, {}}, statement);
         try {
             try {
-                return attempt(name, tag, false, tag.fingerprint, statement);
+                return attempt(name, {frame, fingerprint}, statement);
             } catch (const unique_violation&) {
                 // Most likely the key index: the recorded call (a replay or KI422), or this call again
                 // if the recorded one rolled back since.
-                return attempt(name, tag, true, tag.fingerprint, statement);
+                return attempt(name, {frame, fingerprint, true}, statement);
             }
         } catch (const lock_timed_out&) {
             // Nothing changed, and the key makes a repeat safe: the client is told to repeat it (409).
@@ -52,21 +49,16 @@ statement_answer call_executor::write(std::string_view name, const core::audit_t
         // The recorded call (by its key, or another attempt of this call by its request id) may be
         // one whose commit was made visible before the standby had it (its server process ended
         // while it waited): answered once the standby holds it.
-        if (!on_standby(tag.request_id, tag.until)) give_up_unknown(tag.request_id, not_on_standby);
+        if (!on_standby(frame.request_id, frame.until)) give_up_unknown(frame.request_id, not_on_standby);
         return {std::nullopt, r.result, r.keyed};
     }
 }
 
-statement_answer call_executor::attempt(std::string_view name, const core::audit_tag& tag, bool key_used,
-                                        std::string_view fingerprint, const write_statement& statement) {
-    const auto sent = core::request_id_time(tag.request_id);
-    const call_frame_values frame{std::string{tag.request_id}, std::string{tag.operation},
-                                  std::string{tag.idempotency_key}, std::string{fingerprint}, key_used,
-                                  std::string{tag.trace_id},
-                                  sent ? std::optional{core::format_date_time(*sent + m_bounds.budget)} : std::nullopt};
+statement_answer call_executor::attempt(std::string_view name, const call_frame_values& values,
+                                        const write_statement& statement) {
     // A retried call's first attempt is settled once, before it runs at all.
-    const call_ref call{tag.request_id, tag.retried && !key_used, tag.until};
-    return run(name, call, [&](pqxx::connection& conn) { return statement(conn, frame); });
+    const call_ref call{values.frame.request_id, values.frame.retried && !values.key_used, values.frame.until};
+    return run(name, call, [&](pqxx::connection& conn) { return statement(conn, values); });
 }
 
 // A call nginx sent again is settled before it runs: the attempt holding its claim ended, the

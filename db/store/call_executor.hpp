@@ -28,6 +28,7 @@
 #include "db/store/backend_identity.hpp"
 #include "db/store/connection_pool.hpp"
 #include "db/store/statement_watch.hpp"
+#include "db/store/statements.hpp"
 
 namespace keeper::db {
 
@@ -40,26 +41,6 @@ struct database_timeouts {
     std::chrono::milliseconds statement{5000};
     std::chrono::milliseconds budget{10000};
     int waiting_calls = 12;
-};
-
-// A write's frame: the first arguments of every statement that writes an audit row, in the order
-// of statements.hpp's call_frame (the keeper_call type's fields).
-struct call_frame_values {
-    std::string request_id;
-    std::string operation;
-    std::string key;  // the Idempotency-Key, '' without one
-    std::string fingerprint;
-    bool key_used = false;
-    std::string trace_id;  // '' without one
-    // When the call must be answered by (ISO 8601, UTC); none (NULL) for a request id of another
-    // shape than keeper's, whose time is not known.
-    std::optional<std::string> deadline;
-
-    // f(request_id, operation, key, fingerprint, key_used, trace_id, deadline).
-    template <typename F>
-    decltype(auto) apply(F&& f) const {
-        return std::forward<F>(f)(request_id, operation, key, fingerprint, key_used, trace_id, deadline);
-    }
 };
 
 // What a call's statement answered: its rows, or, for a call settled after its connection broke or
@@ -81,9 +62,12 @@ public:
 
     // A read: run again, whatever happened, until it answers or the deadline comes.
     pqxx::result read(std::string_view name, const core::deadline& until, const read_statement& statement);
-    // A write named by tag: its frame, its Idempotency-Key, its retry. Throws core::not_applied,
-    // core::outcome_unknown, core::key_reused, core::key_in_flight, or core::store_error.
-    statement_answer write(std::string_view name, const core::audit_tag& tag, const write_statement& statement);
+    // A write of the call whose frame this is: its Idempotency-Key, its retry, its deadline.
+    // fingerprint: the digests the database records for a keyed call (pg_store::stored_fingerprints).
+    // Throws core::not_applied, core::outcome_unknown, core::key_reused, core::key_in_flight, or
+    // core::store_error.
+    statement_answer write(std::string_view name, const core::call_frame& frame, std::string_view fingerprint,
+                           const write_statement& statement);
     // The statement's rows when the database answers it now, without waiting for a primary;
     // nullopt when it does not. Never throws.
     std::optional<pqxx::result> answer(const read_statement& statement);
@@ -102,8 +86,7 @@ private:
         const core::deadline& until;
     };
 
-    statement_answer attempt(std::string_view name, const core::audit_tag& tag, bool key_used,
-                             std::string_view fingerprint, const write_statement& statement);
+    statement_answer attempt(std::string_view name, const call_frame_values& values, const write_statement& statement);
     statement_answer run(std::string_view name, call_ref call, const bound_statement& statement);
     statement_answer run_until_answered(std::string_view name, call_ref call, const bound_statement& statement);
     pqxx::result once(std::string_view name, call_ref call, const bound_statement& statement);

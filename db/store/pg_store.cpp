@@ -53,22 +53,20 @@ pg_store::pg_store(std::string conninfo, std::size_t connections, database_timeo
 pg_store::~pg_store() = default;
 
 template <const auto& S, typename... Args>
-statement_answer pg_store::write(const core::audit_tag& tag, const Args&... args) {
-    static_assert(call_frame.size() + sizeof...(Args) == S.param_count, "the frame, then one argument per parameter");
+statement_answer pg_store::write(const core::call_frame& frame, const Args&... args) {
+    static_assert(call_frame_fields.size() + sizeof...(Args) == S.param_count, "the frame, then one argument per parameter");
     static_assert(is_prepared(S.name), "a statement every connection prepares (worker_statements)");
-    const auto fingerprints = stored_fingerprints(tag.fingerprint);
-    auto keyed = tag;
-    keyed.fingerprint = fingerprints;
-    return m_calls.write(S.name, keyed, [&](pqxx::connection& conn, const call_frame_values& frame) {
-        return frame.apply([&](const auto&... f) {
+    return m_calls.write(S.name, frame, stored_fingerprints(frame.fingerprint),
+                         [&](pqxx::connection& conn, const call_frame_values& values) {
+        return values.apply([&](const auto&... f) {
             return pqxx::nontransaction{conn}.exec_prepared(std::string{S.name}, f..., args...);
         });
     });
 }
 
 template <const auto& S, typename... Args>
-core::store_result pg_store::result_of(const core::audit_tag& tag, const Args&... args) {
-    const auto a = write<S>(tag, args...);
+core::store_result pg_store::result_of(const core::call_frame& frame, const Args&... args) {
+    const auto a = write<S>(frame, args...);
     return {a.rows ? as_result(a.rows->at(0)[S.column("result").data()]) : a.recorded, a.replayed};
 }
 
@@ -144,70 +142,70 @@ core::call_record pg_store::find_call(const core::session_ref& session, std::str
     return out;
 }
 
-core::store_result pg_store::authenticate(const core::audit_tag& tag, std::string_view login,
+core::store_result pg_store::authenticate(const core::call_frame& frame, std::string_view login,
                                           std::string_view session_id, bool proven,
                                           std::chrono::seconds failure_window, int max_failures) {
-    return result_of<statements::authenticate>(tag, text(login), text(session_id), proven, seconds(failure_window),
+    return result_of<statements::authenticate>(frame, text(login), text(session_id), proven, seconds(failure_window),
                                                max_failures);
 }
 
-core::store_result pg_store::check_session(const core::audit_tag& tag, const core::session_ref& session,
+core::store_result pg_store::check_session(const core::call_frame& frame, const core::session_ref& session,
                                            std::string_view app_id) {
-    return result_of<statements::check_session>(tag, text(session.session_id), seconds(session.ttl), text(app_id));
+    return result_of<statements::check_session>(frame, text(session.session_id), seconds(session.ttl), text(app_id));
 }
 
-core::store_result pg_store::set_account_permits(const core::audit_tag& tag, const core::session_ref& session,
+core::store_result pg_store::set_account_permits(const core::call_frame& frame, const core::session_ref& session,
                                                  bool payments, bool invoices, bool messages) {
-    return result_of<statements::set_account_permits>(tag, text(session.session_id), seconds(session.ttl), payments,
+    return result_of<statements::set_account_permits>(frame, text(session.session_id), seconds(session.ttl), payments,
                                                       invoices, messages);
 }
 
-core::store_result pg_store::set_contact_permits(const core::audit_tag& tag, const core::session_ref& session,
+core::store_result pg_store::set_contact_permits(const core::call_frame& frame, const core::session_ref& session,
                                                  std::string_view wmid, bool payments, bool invoices, bool messages,
                                                  bool dont_use_confirmation) {
-    return result_of<statements::set_contact_permits>(tag, text(session.session_id), seconds(session.ttl), text(wmid),
+    return result_of<statements::set_contact_permits>(frame, text(session.session_id), seconds(session.ttl), text(wmid),
                                                       payments, invoices, messages, dont_use_confirmation);
 }
 
-core::code_lookup pg_store::find_transfer_code(const core::audit_tag& tag, const core::session_ref& session,
+core::code_lookup pg_store::find_transfer_code(const core::call_frame& frame, const core::session_ref& session,
                                                std::int64_t tran_id) {
-    return code_lookup_of(write<statements::find_code>(tag, text(session.session_id), seconds(session.ttl),
+    return code_lookup_of(write<statements::find_code>(frame, text(session.session_id), seconds(session.ttl),
                                                        std::string{"transfer"}, tran_id, 0));
 }
 
-core::store_result pg_store::confirm_transfer(const core::audit_tag& tag, const core::coded_call& call,
+core::store_result pg_store::confirm_transfer(const core::call_frame& frame, const core::coded_call& call,
                                               std::int64_t tran_id) {
-    return result_of<statements::confirm_transfer>(tag, call.login_id, tran_id, call.code_matches, call.max_attempts);
+    return result_of<statements::confirm_transfer>(frame, call.login_id, tran_id, call.code_matches, call.max_attempts);
 }
 
-core::code_lookup pg_store::find_task_code(const core::audit_tag& tag, const core::session_ref& session,
+core::code_lookup pg_store::find_task_code(const core::call_frame& frame, const core::session_ref& session,
                                            std::int32_t profile_id, std::int32_t task_id) {
-    return code_lookup_of(write<statements::find_code>(tag, text(session.session_id), seconds(session.ttl),
+    return code_lookup_of(write<statements::find_code>(frame, text(session.session_id), seconds(session.ttl),
                                                        std::string{"task"}, static_cast<std::int64_t>(profile_id),
                                                        task_id));
 }
 
-core::store_result pg_store::confirm_task(const core::audit_tag& tag, const core::coded_call& call,
+core::store_result pg_store::confirm_task(const core::call_frame& frame, const core::coded_call& call,
                                           std::int32_t profile_id, std::int32_t task_id) {
-    return result_of<statements::confirm_task>(tag, call.login_id, profile_id, task_id, call.code_matches,
+    return result_of<statements::confirm_task>(frame, call.login_id, profile_id, task_id, call.code_matches,
                                                call.max_attempts);
 }
 
-core::store_result pg_store::topup(const core::audit_tag& tag, const core::session_ref& session,
+core::store_result pg_store::topup(const core::call_frame& frame, const core::session_ref& session,
                                    const core::topup_request& t) {
-    return result_of<statements::topup>(tag, text(session.session_id), seconds(session.ttl), text(t.purse), t.card_id,
+    return result_of<statements::topup>(frame, text(session.session_id), seconds(session.ttl), text(t.purse), t.card_id,
                                         text(t.amount), text(t.max_amount), text(t.default_daily_limit));
 }
 
-core::store_result pg_store::rename_profile(const core::audit_tag& tag, const core::session_ref& session,
+core::store_result pg_store::rename_profile(const core::call_frame& frame, const core::session_ref& session,
                                             std::int32_t profile_id, std::string_view name) {
-    return result_of<statements::rename_profile>(tag, text(session.session_id), seconds(session.ttl), profile_id,
+    return result_of<statements::rename_profile>(frame, text(session.session_id), seconds(session.ttl), profile_id,
                                                  text(name));
 }
 
-core::store_result pg_store::subscribe_device(const core::audit_tag& tag, const core::session_ref& session,
+core::store_result pg_store::subscribe_device(const core::call_frame& frame, const core::session_ref& session,
                                               const core::device_subscription& d) {
-    return result_of<statements::subscribe_device>(tag, text(session.session_id), seconds(session.ttl),
+    return result_of<statements::subscribe_device>(frame, text(session.session_id), seconds(session.ttl),
                                                    text(core::provider_name(d.push_provider)),
                                                    text(d.push_service_user_id), d.tag, d.locale);
 }
@@ -225,25 +223,25 @@ std::optional<core::application_record> pg_store::find_application(std::string_v
                                     row[s.column("enabled").data()].as<bool>()};
 }
 
-core::store_result pg_store::subscribe_app_device(const core::audit_tag& tag, std::string_view app_id,
+core::store_result pg_store::subscribe_app_device(const core::call_frame& frame, std::string_view app_id,
                                                   std::string_view user_id, const core::device_subscription& d,
                                                   bool proven, const core::app_throttle& throttle) {
-    return result_of<statements::subscribe_app_device>(tag, text(app_id), text(user_id),
+    return result_of<statements::subscribe_app_device>(frame, text(app_id), text(user_id),
                                                        text(core::provider_name(d.push_provider)),
                                                        text(d.push_service_user_id), d.tag, d.locale, proven,
                                                        text(throttle.client), seconds(throttle.window),
                                                        throttle.per_application, throttle.per_client);
 }
 
-core::store_result pg_store::mark_sms_delivered(const core::audit_tag& tag, const core::session_ref& session,
+core::store_result pg_store::mark_sms_delivered(const core::call_frame& frame, const core::session_ref& session,
                                                 std::int32_t sms_id) {
-    return result_of<statements::mark_sms_delivered>(tag, text(session.session_id), seconds(session.ttl), sms_id);
+    return result_of<statements::mark_sms_delivered>(frame, text(session.session_id), seconds(session.ttl), sms_id);
 }
 
-core::store_result pg_store::audit_only(const core::audit_tag& tag, std::string_view login, std::string_view app_id,
+core::store_result pg_store::audit_only(const core::call_frame& frame, std::string_view login, std::string_view app_id,
                                         core::result_code result) {
     // The login as the call named it: keeper_audit finds its id.
-    return result_of<statements::audit_only>(tag, std::optional<std::int64_t>{}, none_if_empty(login),
+    return result_of<statements::audit_only>(frame, std::optional<std::int64_t>{}, none_if_empty(login),
                                              none_if_empty(app_id), static_cast<int>(result));
 }
 

@@ -2,7 +2,7 @@
 // Every SQL statement the worker runs (the session settings of a new connection aside), each one
 // typed handle: its name (the prepared statement's),
 // its SQL, the names of its parameters ($1, $2, … in order) and of the columns it returns.
-// A call that writes an audit row passes the call's frame first (call_frame: request id,
+// A call that writes an audit row passes the call's frame first (call_frame_fields: request id,
 // operation, Idempotency-Key, fingerprint, key_used, trace id, deadline) as one keeper_call value, which its
 // function hands to keeper_claim and keeper_audit (db/functions/); call_statement writes that part
 // of the SQL, so the frame is defined here once.
@@ -15,7 +15,12 @@
 #include <array>
 #include <cstddef>
 #include <span>
+#include <string>
 #include <string_view>
+#include <utility>
+
+#include "core/api/date_time.hpp"
+#include "core/domain/call_frame.hpp"
 
 namespace keeper::db {
 
@@ -91,22 +96,41 @@ consteval statement<0, C> make_statement(std::string_view name, std::string_view
 
 // The frame of every call that writes an audit row: the keeper_call type's fields, by name and in
 // order (db/migrations/0015_call_frame.sql, 0019_call_trace.sql and 0023_call_deadline.sql; a
-// database test compares them). pg_store passes these first (call_executor.hpp,
-// call_frame_values). "key" is the Idempotency-Key, '' without one; "trace_id" the call's W3C
-// trace id, '' without one; "deadline" when the call must be answered by, NULL without one.
-inline constexpr std::array<std::string_view, 7> call_frame{"request_id", "operation", "key", "fingerprint", "key_used",
-                                                            "trace_id", "deadline"};
+// database test compares them), and their values from the call's frame (core/domain/call_frame.hpp):
+// a new field of the frame is a name here, a value in call_frame_values::apply and an attribute
+// of the type. "key" is the Idempotency-Key, '' without one; "trace_id" the call's W3C trace id,
+// '' without one; "deadline" when the call must be answered by.
+inline constexpr std::array<std::string_view, 7> call_frame_fields{"request_id", "operation", "key", "fingerprint",
+                                                                   "key_used", "trace_id", "deadline"};
+
+// The frame as a statement passes it (pg_store.cpp). fingerprint: the digests the database records
+// and matches (pg_store::stored_fingerprints); key_used: the executor runs a keyed call again to
+// read the call its key recorded (call_executor.hpp); the deadline by the wall clock, which the
+// database compares with its own (keeper_claim).
+struct call_frame_values {
+    const core::call_frame& frame;
+    std::string_view fingerprint;
+    bool key_used = false;
+    std::string deadline = core::format_date_time(frame.until.wall());
+
+    // f(the values, in call_frame_fields' order), as strings (libpqxx 6 binds no string_view).
+    template <typename F>
+    decltype(auto) apply(F&& f) const {
+        return std::forward<F>(f)(frame.request_id, std::string{frame.operation}, frame.idempotency_key,
+                                  std::string{fingerprint}, key_used, frame.trace_id, deadline);
+    }
+};
 
 // A call of an operation's function: "SELECT function(ROW($1, …, $7)::keeper_call, $8, …) AS result",
 // or, for a function with several OUT columns, "SELECT a, b FROM function(…)". Its parameters are
 // the frame's, then params.
 template <std::size_t P, std::size_t C = 1>
-consteval statement<call_frame.size() + P, C> call_statement(std::string_view name, std::string_view function,
+consteval statement<call_frame_fields.size() + P, C> call_statement(std::string_view name, std::string_view function,
                                                              const std::string_view (&params)[P],
                                                              const std::string_view (&columns)[C] = {"result"}) {
-    constexpr std::size_t F = call_frame.size();
+    constexpr std::size_t F = call_frame_fields.size();
     statement<F + P, C> s{name, {}, {}, {}};
-    for (std::size_t i = 0; i < F; ++i) s.params[i] = call_frame[i];
+    for (std::size_t i = 0; i < F; ++i) s.params[i] = call_frame_fields[i];
     for (std::size_t i = 0; i < P; ++i) s.params[F + i] = params[i];
     for (std::size_t i = 0; i < C; ++i) s.columns[i] = columns[i];
     const bool scalar = C == 1 && columns[0] == "result";

@@ -10,7 +10,8 @@
 #include <regex>
 #include <thread>
 
-#include "core/domain/call_context.hpp"
+#include "core/api/date_time.hpp"
+#include "core/domain/call_frame.hpp"
 #include "db/store/backend_ending.hpp"
 #include "db/store/statements.hpp"
 #include "db_fixture.hpp"
@@ -36,16 +37,16 @@ BOOST_AUTO_TEST_CASE(every_statement_returns_the_columns_its_handle_names) {
     }
 }
 
-// The call frame is written once, in statements.hpp (call_frame), and restated by the SQL type
+// The call frame is written once, in statements.hpp (call_frame_fields), and restated by the SQL type
 // every write function takes first (keeper_call, db/migrations/0015_call_frame.sql): its fields
 // are the frame's, in the frame's order.
 BOOST_AUTO_TEST_CASE(the_keeper_call_type_has_the_frames_fields_in_order) {
     pqxx::work tx{sql()};
     const auto r = tx.exec("SELECT attname FROM pg_attribute WHERE attrelid = 'keeper_call'::regclass "
                            "AND attnum > 0 AND NOT attisdropped ORDER BY attnum");
-    BOOST_TEST_REQUIRE(r.size() == keeper::db::call_frame.size());
+    BOOST_TEST_REQUIRE(r.size() == keeper::db::call_frame_fields.size());
     for (std::size_t i = 0; i < r.size(); ++i) {
-        BOOST_TEST(r[static_cast<int>(i)][0].as<std::string>() == std::string{keeper::db::call_frame[i]});
+        BOOST_TEST(r[static_cast<int>(i)][0].as<std::string>() == std::string{keeper::db::call_frame_fields[i]});
     }
 }
 
@@ -181,8 +182,7 @@ BOOST_AUTO_TEST_CASE(a_call_a_standby_refused_runs_again_on_a_new_connection) {
     keeper::db::pg_store one_connection{keeper::test::shared_database().url(), 1, short_budget};
     exec("ALTER DATABASE \"" + database + "\" SET default_transaction_read_only = on");
     const auto check = [&] {
-        keeper::core::call_context ctx{one_connection, cfg, unique("rid"), "CheckSessionEx"};
-        return one_connection.check_session(ctx.tag(), ctx.session(session), "a");
+        return one_connection.check_session(frame(unique("rid"), "CheckSessionEx"), this->session(session), "a");
     };
     // A read opens the store's one connection, read-only like a standby's; a write is refused
     // there and on the retry's connection alike: a server fault, nothing written.
@@ -221,8 +221,8 @@ struct in_doubt_topup {
         pqxx::work lock{holder};
         lock.exec("SELECT pg_advisory_xact_lock(2, hashint8(" + std::to_string(card) + "))");
         auto call = std::async(std::launch::async, [&] {
-            keeper::core::call_context ctx{one_connection, f.cfg, request_id, "TopupPurseFromAtmCard"};
-            return one_connection.topup(ctx.tag(), ctx.session(session), {purse, card, "10.50", "15000", "50000"});
+            return one_connection.topup(f.frame(request_id, "TopupPurseFromAtmCard"), f.session(session),
+                                        {purse, card, "10.50", "15000", "50000"});
         });
         std::string pid;
         for (int i = 0; i < 500 && pid.empty(); ++i) {
@@ -287,8 +287,8 @@ struct retried_topup {
     // The call's frame as SQL, for an attempt the test makes by hand.
     std::string frame() const { return "ROW('" + request_id + "', 'TopupPurseFromAtmCard', '', '', false, '', NULL)::keeper_call"; }
     keeper::core::store_result run(keeper::db::pg_store& store, bool retried) {
-        keeper::core::call_context ctx{store, f.cfg, request_id, "TopupPurseFromAtmCard", {}, retried};
-        return store.topup(ctx.tag(), ctx.session(session), {purse, card, "10.50", "15000", "50000"});
+        return store.topup(f.frame(request_id, "TopupPurseFromAtmCard", retried), f.session(session),
+                           {purse, card, "10.50", "15000", "50000"});
     }
     keeper::core::store_result run_again() { return run(f.store, true); }
     long long topups() { return f.count("SELECT count(*) FROM topups WHERE request_id = '" + request_id + "'"); }
@@ -365,10 +365,9 @@ BOOST_AUTO_TEST_CASE(a_session_reads_its_logins_call_by_request_id_and_no_other)
     const auto now = std::chrono::time_point_cast<keeper::core::utc_time::duration>(std::chrono::system_clock::now());
     const auto id = std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count()) +
                     "0123456789abcdef012";
-    keeper::core::call_context ctx{store, cfg, id, "SetAccountPermits"};
-    BOOST_TEST(static_cast<int>(store.set_account_permits(ctx.tag(), ctx.session(owner.session), true, false, true).code) == 0);
+    BOOST_TEST(static_cast<int>(store.set_account_permits(frame(id, "SetAccountPermits"), session(owner.session), true, false, true).code) == 0);
     const auto look = [&](const std::string& session, std::chrono::minutes from, std::chrono::minutes to) {
-        return store.find_call(ctx.session(session), id, now + from, now + to, now, soon());
+        return store.find_call(this->session(session), id, now + from, now + to, now, soon());
     };
     const auto mine = look(owner.session, std::chrono::minutes{-1}, std::chrono::minutes{1});
     BOOST_TEST(static_cast<int>(mine.session) == 0);
@@ -400,7 +399,7 @@ BOOST_AUTO_TEST_CASE(a_call_whose_claim_is_held_is_pending_whatever_the_clock_sa
         r.method = "GET";
         r.path = "/call-outcome";
         r.query = "sessionId=" + u.session + "&requestId=" + request_id;
-        r.request_id = request_id;
+        r.request_id = unique("look");  // the look's own, not the call's
         return keeper::core::handle_request(r, store, cfg).response.body;
     };
     pqxx::connection attempt{keeper::test::shared_database().url()};
@@ -418,25 +417,35 @@ BOOST_AUTO_TEST_CASE(a_call_whose_claim_is_held_is_pending_whatever_the_clock_sa
     BOOST_TEST(never.find(R"("outcome":"none")") != std::string::npos, never);
 }
 
-// An attempt that reaches the database after its call's deadline (the request id's time plus
-// call_budget_ms) changes nothing, whatever the worker's own clock said: a worker stopped between
-// its check and its send cannot commit after /call-outcome said "none" (keeper_claim, KD001).
+// An attempt that reaches the database after its call's deadline changes nothing, whatever the
+// worker's own clock said: a worker stopped between its check and its send cannot commit after
+// /call-outcome said "none" (keeper_claim, KD001). The deadline the database compares is the one
+// the frame carries (call_frame::until, by the wall clock); the store itself sends nothing once it
+// has passed.
 BOOST_AUTO_TEST_CASE(an_attempt_that_begins_after_its_calls_deadline_changes_nothing) {
     const auto u = new_user();
-    const auto id_at = [](std::chrono::milliseconds ago) {
-        const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                            std::chrono::system_clock::now().time_since_epoch()) - ago;
-        return std::to_string(ms.count()) + "0123456789abcdef" + std::to_string(100 + ago.count() % 900);
-    };
-    const auto late = id_at(std::chrono::milliseconds{10500});  // the store's budget is 10 s
-    keeper::core::call_context ctx{store, cfg, late, "SetAccountPermits"};
-    BOOST_CHECK_THROW(store.set_account_permits(ctx.tag(), ctx.session(u.session), true, false, true),
-                      keeper::core::not_applied);
+    const auto late = unique("rid");
+    try {
+        pqxx::nontransaction tx{sql()};
+        tx.exec_params("SELECT keeper_set_account_permits(ROW($1, 'SetAccountPermits', '', '', false, '', "
+                       "clock_timestamp() - interval '1 millisecond')::keeper_call, $2, 86400, true, false, true)",
+                       late, u.session);
+        BOOST_FAIL("an attempt after its deadline ran");
+    } catch (const pqxx::sql_error& e) {
+        BOOST_TEST(e.sqlstate() == "KD001");
+    }
     BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE request_id = '" + late + "'") == 0);
-    const auto in_time = id_at(std::chrono::milliseconds{9000});
-    keeper::core::call_context ok{store, cfg, in_time, "SetAccountPermits"};
-    BOOST_TEST(static_cast<int>(store.set_account_permits(ok.tag(), ok.session(u.session), true, false, true).code) == 0);
-    BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE request_id = '" + in_time + "'") == 1);
+
+    auto passed = frame(unique("rid"), "SetAccountPermits");
+    passed.until = keeper::core::deadline{keeper::core::deadline::clock::now() - std::chrono::milliseconds{1}};
+    BOOST_CHECK_THROW(store.set_account_permits(passed, session(u.session), true, false, true), keeper::core::not_applied);
+    BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE request_id = '" + passed.request_id + "'") == 0);
+
+    auto in_time = frame(unique("rid"), "SetAccountPermits");
+    in_time.until = keeper::core::deadline::after(std::chrono::milliseconds{3000});
+    BOOST_TEST(static_cast<int>(store.set_account_permits(in_time, session(u.session), true, false, true).code) == 0);
+    BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE request_id = '" + in_time.request_id + "' AND at < '" +
+                     keeper::core::format_date_time(in_time.until.wall()) + "'") == 1);
 }
 
 // W3C Trace Context reaches the database (keeper_claim, keeper_audit): while a call runs, here
@@ -452,9 +461,10 @@ BOOST_AUTO_TEST_CASE(a_call_names_its_trace_in_pg_stat_activity_and_its_audit_ro
     pqxx::connection holder{keeper::test::shared_database().url()};
     pqxx::work hold{holder};
     hold.exec("SELECT pg_advisory_xact_lock(hashtextextended(" + hold.quote(id) + ", 0))");  // the call's claim
-    keeper::core::call_context ctx{store, cfg, id, "SetAccountPermits", {}, false, std::nullopt, trace};
+    auto traced = frame(id, "SetAccountPermits");
+    traced.trace_id = trace;
     auto call = std::async(std::launch::async, [&] {
-        return store.set_account_permits(ctx.tag(), ctx.session(u.session), true, false, true);
+        return store.set_account_permits(traced, session(u.session), true, false, true);
     });
     bool seen = false;
     for (int i = 0; i < 500 && !seen; ++i) {
@@ -471,9 +481,9 @@ BOOST_AUTO_TEST_CASE(a_call_names_its_trace_in_pg_stat_activity_and_its_audit_ro
     BOOST_TEST(scalar("SELECT trace_id FROM audit_calls WHERE request_id = '" + id + "'") == trace);
 
     const auto started_by_nginx = unique("rid");
-    keeper::core::call_context own{store, cfg, started_by_nginx, "SetAccountPermits", {}, false, std::nullopt,
-                                   started_by_nginx};
-    BOOST_TEST(static_cast<int>(store.set_account_permits(own.tag(), own.session(u.session), true, false, true).code) == 0);
+    auto own = frame(started_by_nginx, "SetAccountPermits");
+    own.trace_id = started_by_nginx;
+    BOOST_TEST(static_cast<int>(store.set_account_permits(own, session(u.session), true, false, true).code) == 0);
     BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE request_id = '" + started_by_nginx + "' AND trace_id IS NULL") == 1);
     BOOST_TEST(scalar("SELECT trace_id FROM audit_calls WHERE request_id = '" + started_by_nginx + "'") == started_by_nginx);
 }
@@ -486,11 +496,13 @@ BOOST_AUTO_TEST_CASE(a_call_names_its_trace_in_pg_stat_activity_and_its_audit_ro
 BOOST_AUTO_TEST_CASE(a_replay_is_answered_only_once_the_synchronous_standby_has_it) {
     const auto u = new_user();
     keeper::db::pg_store durable{keeper::test::shared_database().url() + " options='-c synchronous_commit=on'"};
-    const keeper::core::call_key key{unique("key"), std::string(64, 'a')};
+    const auto key = unique("key");
     const auto permits = [&](const std::string& request_id) {
-        keeper::core::call_context ctx{durable, cfg, request_id, "SetAccountPermits", key, false,
-                                       keeper::core::deadline::after(std::chrono::milliseconds{1500})};
-        return durable.set_account_permits(ctx.tag(), ctx.session(u.session), true, true, false);
+        auto keyed = frame(request_id, "SetAccountPermits");
+        keyed.idempotency_key = key;
+        keyed.fingerprint = std::string(64, 'a');
+        keyed.until = keeper::core::deadline::after(std::chrono::milliseconds{1500});
+        return durable.set_account_permits(keyed, session(u.session), true, true, false);
     };
     const auto first = permits(unique("rid"));
     BOOST_TEST((static_cast<int>(first.code) == 0 && !first.replayed));

@@ -23,11 +23,11 @@ namespace {
 // SetAccountPermits answers what `answer` says and keeps the tag it was given; every other call
 // finds the database down.
 struct scripted_store : t::unreachable_store {
-    std::function<store_result(const audit_tag&)> answer = [](const audit_tag&) { return result_code::ok; };
+    std::function<store_result(const call_frame&)> answer = [](const call_frame&) { return result_code::ok; };
     std::string key, fingerprint;
     int writes = 0;
 
-    store_result set_account_permits(const audit_tag& tag, const session_ref&, bool, bool, bool) override {
+    store_result set_account_permits(const call_frame& tag, const session_ref&, bool, bool, bool) override {
         ++writes;
         key = tag.idempotency_key;
         fingerprint = tag.fingerprint;
@@ -181,7 +181,7 @@ BOOST_AUTO_TEST_CASE(every_transport_hands_the_key_and_one_fingerprint_to_the_st
 }
 
 BOOST_AUTO_TEST_CASE(a_replay_answers_the_recorded_result_and_says_so) {
-    db.answer = [](const audit_tag&) { return store_result{result_code::limit_exceeded, true}; };
+    db.answer = [](const call_frame&) { return store_result{result_code::limit_exceeded, true}; };
     for (const auto& call : {&keyed_fixture::get, &keyed_fixture::json, &keyed_fixture::form, &keyed_fixture::soap11,
                              &keyed_fixture::soap12}) {
         const auto r = (this->*call)("k-2");
@@ -193,7 +193,7 @@ BOOST_AUTO_TEST_CASE(a_replay_answers_the_recorded_result_and_says_so) {
 }
 
 BOOST_AUTO_TEST_CASE(a_reused_key_is_422_where_http_status_carries_it_and_a_client_fault_in_soap) {
-    db.answer = [](const audit_tag&) -> store_result { throw key_reused(); };
+    db.answer = [](const call_frame&) -> store_result { throw key_reused(); };
     const auto j = json("k-3");
     BOOST_TEST(j.response.status == 422);
     BOOST_TEST(header(j, "jsonerror") == "true");
@@ -211,7 +211,7 @@ BOOST_AUTO_TEST_CASE(a_reused_key_is_422_where_http_status_carries_it_and_a_clie
 }
 
 BOOST_AUTO_TEST_CASE(a_keyed_call_still_in_flight_is_409_with_retry_after_and_a_server_fault_in_soap) {
-    db.answer = [](const audit_tag&) -> store_result { throw key_in_flight(); };
+    db.answer = [](const call_frame&) -> store_result { throw key_in_flight(); };
     const auto j = json("k-4");
     BOOST_TEST(j.response.status == 409);
     BOOST_TEST(header(j, "jsonerror") == "true");

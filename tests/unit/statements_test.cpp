@@ -79,8 +79,8 @@ BOOST_AUTO_TEST_CASE(every_write_passes_the_call_frame_first) {
         if (reads.contains(s.name)) continue;
         ++writes;
         BOOST_TEST_CONTEXT(s.name) {
-            BOOST_TEST_REQUIRE(s.params.size() >= call_frame.size());
-            for (std::size_t i = 0; i < call_frame.size(); ++i) BOOST_TEST(s.params[i] == call_frame[i]);
+            BOOST_TEST_REQUIRE(s.params.size() >= call_frame_fields.size());
+            for (std::size_t i = 0; i < call_frame_fields.size(); ++i) BOOST_TEST(s.params[i] == call_frame_fields[i]);
             BOOST_TEST(std::string{s.sql}.find("(ROW($1, $2, $3, $4, $5, $6, $7)::keeper_call") != std::string::npos);
         }
     }

@@ -13,7 +13,7 @@ store_result set_contact_permits_ex(call_context& ctx, const std::string& sessio
                                    bool dont_use_confirmation) {
     if (!formats::is_session_id(session_id) || !formats::is_wmid(wmid)) return result_code::invalid_argument;
     const auto session_key = to_lower_ascii(session_id);
-    return ctx.db().set_contact_permits(ctx.tag(), ctx.session(session_key), wmid, accept_payments, accept_invoices,
+    return ctx.db().set_contact_permits(ctx.frame(), ctx.session(session_key), wmid, accept_payments, accept_invoices,
                                         accept_messages, dont_use_confirmation);
 }
 
@@ -21,7 +21,7 @@ store_result set_account_permits(call_context& ctx, const std::string& session_i
                                 bool accept_invoices, bool accept_messages) {
     if (!formats::is_session_id(session_id)) return result_code::invalid_argument;
     const auto session_key = to_lower_ascii(session_id);
-    return ctx.db().set_account_permits(ctx.tag(), ctx.session(session_key), accept_payments, accept_invoices,
+    return ctx.db().set_account_permits(ctx.frame(), ctx.session(session_key), accept_payments, accept_invoices,
                                         accept_messages);
 }
 
@@ -31,11 +31,11 @@ store_result finish_code_protected_operation(call_context& ctx, const std::strin
         return result_code::invalid_argument;
     }
     const auto session_key = to_lower_ascii(session_id);
-    const auto found = ctx.db().find_transfer_code(ctx.tag(), ctx.session(session_key), tran_id);
+    const auto found = ctx.db().find_transfer_code(ctx.frame(), ctx.session(session_key), tran_id);
     if (found.result != result_code::ok) return {found.result, found.replayed};
     const coded_call call{found.login_id, code_matches(found.code_hash, protection_code),
                           ctx.config().code_max_attempts};
-    return ctx.db().confirm_transfer(ctx.tag(), call, tran_id);
+    return ctx.db().confirm_transfer(ctx.frame(), call, tran_id);
 }
 
 store_result topup_purse_from_atm_card(call_context& ctx, const std::string& session_id, const std::string& purse_dest,
@@ -47,7 +47,7 @@ store_result topup_purse_from_atm_card(call_context& ctx, const std::string& ses
     }
     const auto session_key = to_lower_ascii(session_id);
     const auto& cfg = ctx.config();
-    return ctx.db().topup(ctx.tag(), ctx.session(session_key),
+    return ctx.db().topup(ctx.frame(), ctx.session(session_key),
                           {*purse, card_id, *amount_decimal, cfg.topup_max_amount, cfg.card_daily_limit});
 }
 

@@ -14,7 +14,7 @@ store_result subscribe_with_tag_and_locale(call_context& ctx, const std::string&
         return result_code::invalid_argument;
     }
     const auto session_key = to_lower_ascii(session_id);
-    return ctx.db().subscribe_device(ctx.tag(), ctx.session(session_key), {push_provider, push_service_user_id, tag, locale});
+    return ctx.db().subscribe_device(ctx.frame(), ctx.session(session_key), {push_provider, push_service_user_id, tag, locale});
 }
 
 store_result subscribe_app_with_tag_and_locale(call_context& ctx, const std::string& app_id, const std::string& user_id,
@@ -32,13 +32,13 @@ store_result subscribe_app_with_tag_and_locale(call_context& ctx, const std::str
     const bool proven = auth_hash_proves(app_key, secret, user_key, auth_hash);
     // keeperctl refuses to register an application without a provider; one made by SQL cannot push.
     if (proven && app->push_provider == provider::Undefined) {
-        return db.audit_only(ctx.tag(), {}, app_key, result_code::invalid_argument);
+        return db.audit_only(ctx.frame(), {}, app_key, result_code::invalid_argument);
     }
     // A wrong hash goes to the database too: the throttle counts it there for this client (11
     // once it has too many, whatever the hash).
     const auto& cfg = ctx.config();
     const device_subscription device{app ? app->push_provider : provider::Undefined, push_service_user_id, tag, locale};
-    return db.subscribe_app_device(ctx.tag(), app_key, user_key, device, proven,
+    return db.subscribe_app_device(ctx.frame(), app_key, user_key, device, proven,
                                    {client_block(ctx.client_addr()), cfg.app_auth_failure_window,
                                     cfg.app_auth_max_failures, cfg.app_auth_client_max_failures});
 }
@@ -46,7 +46,7 @@ store_result subscribe_app_with_tag_and_locale(call_context& ctx, const std::str
 store_result mark_push_sms_as_delivered(call_context& ctx, const std::string& session_id, std::int32_t id) {
     if (!formats::is_session_id(session_id) || !formats::is_positive_id(id)) return result_code::invalid_argument;
     const auto session_key = to_lower_ascii(session_id);
-    return ctx.db().mark_sms_delivered(ctx.tag(), ctx.session(session_key), id);
+    return ctx.db().mark_sms_delivered(ctx.frame(), ctx.session(session_key), id);
 }
 
 }  // namespace keeper::core::handlers

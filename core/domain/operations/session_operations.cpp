@@ -18,13 +18,13 @@ store_result authenticate(call_context& ctx, const std::string& session_id, cons
     // counts the throttle under the login's row lock and answers 11 whatever the hash said.
     const bool proven = auth_hash_proves(login_key, db.find_login_secret(login_key, ctx.until()), session_key, auth_hash);
     const auto& cfg = ctx.config();
-    return db.authenticate(ctx.tag(), login_key, session_key, proven, cfg.auth_failure_window, cfg.auth_max_failures);
+    return db.authenticate(ctx.frame(), login_key, session_key, proven, cfg.auth_failure_window, cfg.auth_max_failures);
 }
 
 store_result check_session_ex(call_context& ctx, const std::string& session_id, const std::string& app_id) {
     if (!formats::is_session_id(session_id) || !formats::is_app_id(app_id)) return result_code::invalid_argument;
     const auto session_key = to_lower_ascii(session_id);
-    return ctx.db().check_session(ctx.tag(), ctx.session(session_key), to_lower_utf8(app_id));
+    return ctx.db().check_session(ctx.frame(), ctx.session(session_key), to_lower_utf8(app_id));
 }
 
 }  // namespace keeper::core::handlers

@@ -13,11 +13,11 @@ store_result telepay_scheduler_confirm_create(call_context& ctx, const std::stri
         return result_code::invalid_argument;
     }
     const auto session_key = to_lower_ascii(session_id);
-    const auto found = ctx.db().find_task_code(ctx.tag(), ctx.session(session_key), profile_id, task_id);
+    const auto found = ctx.db().find_task_code(ctx.frame(), ctx.session(session_key), profile_id, task_id);
     if (found.result != result_code::ok) return {found.result, found.replayed};
     const coded_call call{found.login_id, code_matches(found.code_hash, code),
                           ctx.config().code_max_attempts};
-    return ctx.db().confirm_task(ctx.tag(), call, profile_id, task_id);
+    return ctx.db().confirm_task(ctx.frame(), call, profile_id, task_id);
 }
 
 store_result rename_telepay_profile(call_context& ctx, const std::string& session_id, std::int32_t id,
@@ -27,7 +27,7 @@ store_result rename_telepay_profile(call_context& ctx, const std::string& sessio
         return result_code::invalid_argument;
     }
     const auto session_key = to_lower_ascii(session_id);
-    return ctx.db().rename_profile(ctx.tag(), ctx.session(session_key), id, *trimmed);
+    return ctx.db().rename_profile(ctx.frame(), ctx.session(session_key), id, *trimmed);
 }
 
 }  // namespace keeper::core::handlers

@@ -1,0 +1,38 @@
+#pragma once
+// A call as every layer below the router sees it: built once per call (core/request_router.cpp),
+// passed by reference to the operation (call_context), to the store and to the database, where it
+// is the keeper_call value every write's function begins with (db/functions/keeper_claim.sql,
+// keeper_audit.sql). A new field is a line here, an attribute of keeper_call (a migration) and
+// its binding beside statements.hpp's call_frame names (docs/design.md, "The call's frame").
+#include <string>
+#include <string_view>
+
+#include "core/domain/deadline.hpp"
+
+namespace keeper::core {
+
+struct call_frame {
+    // nginx's request id (nginx/keeper-request-id.conf): names the call in the audit row, the
+    // log and /call-outcome.
+    std::string request_id{};
+    // The operation's name in the operation table (static storage).
+    std::string_view operation{};
+    // The caller's Idempotency-Key (docs/api-decisions.md, "Idempotency-Key"), '' without one;
+    // with one, the fingerprint of the call's meaning (core/domain/call_fingerprint.hpp).
+    std::string idempotency_key{};
+    std::string fingerprint{};
+    // nginx sent this request before, on a connection that broke: the store settles that attempt
+    // first and answers its recorded result if it had one (docs/design.md, "In-doubt calls").
+    bool retried = false;
+    // When the call must be answered by (docs/design.md, "One deadline per call"): every wait in
+    // the store ends there, and the database refuses an attempt that begins after it.
+    deadline until;
+    // The W3C trace the call belongs to (32 hex digits; '' none): the database names the call's
+    // server process by it and records a client's in the audit row.
+    std::string trace_id{};
+    // The client's address as nginx names it (REMOTE_ADDR): what the throttles keyed by a client
+    // count under (core/domain/client_block.hpp). The request's, which outlives the call.
+    std::string_view client_addr{};
+};
+
+}  // namespace keeper::core
