@@ -6,7 +6,9 @@ real traffic does (one login's calls serialise on its row by design).
 """
 import hashlib
 import os
+import pathlib
 import random
+import re
 
 import measure
 
@@ -70,11 +72,31 @@ def lua(path, op, bodies, keyed=False):
 # id (the trace nginx starts), each statement in autocommit as the worker sends it. R4 also reads
 # the login's secret first, as the worker does.
 REQUEST_ID = measure.time_ordered_id("clock_timestamp()")
+# The frame's fields, in order, as the worker binds them: read from db/store/statements.hpp
+# (call_frame_fields), so that a field added there cannot be missed here; each one's value is the
+# worker's for a call without a key, with the trace nginx starts (its request id), and the
+# deadline the worker passes: the call's budget from its request id's time.
+STATEMENTS = pathlib.Path(__file__).resolve().parents[1] / "db/store/statements.hpp"
+FRAME_VALUES = {"request_id": "r.id", "operation": "'{operation}'", "key": "''", "fingerprint": "''",
+                "key_used": "false", "trace_id": "r.id", "deadline": "clock_timestamp() + interval '10 seconds'"}
+
+
+def frame_fields():
+    found = re.search(r"call_frame_fields\{([^}]*)\}", STATEMENTS.read_text())
+    if not found:
+        raise SystemExit(f"{STATEMENTS}: no call_frame_fields")
+    return re.findall(r'"([a-z_]+)"', found.group(1))
+
+
+def frame_row(operation):
+    fields = frame_fields()
+    if missing := [f for f in fields if f not in FRAME_VALUES]:
+        raise SystemExit(f"bench/make_load.py: no value for the frame's field(s) {', '.join(missing)}")
+    return "ROW(" + ", ".join(FRAME_VALUES[f].format(operation=operation) for f in fields) + ")::keeper_call"
 
 
 def call(function, operation, args):
-    return (f"SELECT {function}(ROW(r.id, '{operation}', '', '', false, r.id, NULL)::keeper_call, {args}) "
-            "FROM (SELECT {rid} AS id) r;")
+    return f"SELECT {function}({frame_row(operation)}, {args}) " + "FROM (SELECT {rid} AS id) r;"
 
 
 CEILING = {
