@@ -104,10 +104,18 @@ void write_response(FCGX_Request& r, const core::http_response& res, const std::
 
 exchange exchange_one(FCGX_Request& request, int fd, std::size_t body_limit, bool retried, const responder& respond) {
     exchange out;
-    request.ipcFd = dup(fd);
+    request.ipcFd = fd;
     request.keepConnection = 1;  // Accept_r first "finishes" the previous request: keep this fd open
     request.detached = 1;
-    if (request.ipcFd < 0 || FCGX_Accept_r(&request) != 0) return out;  // closed (libfcgi closed the duplicate)
+    if (FCGX_Accept_r(&request) != 0) {  // nginx closed it, and libfcgi closed fd
+        out.closed = request.ipcFd < 0;
+        request.ipcFd = -1;
+        return out;
+    }
+    // Whether nginx keeps the connection is the caller's to act on: libfcgi closes nothing when
+    // the request ends well.
+    const bool keep = request.keepConnection;
+    request.keepConnection = 1;
     try {
         const auto started = std::chrono::steady_clock::now();
         auto req = read_request(request, body_limit);
@@ -117,14 +125,14 @@ exchange exchange_one(FCGX_Request& request, int fd, std::size_t body_limit, boo
         out.request_id = req.request_id;
         write_response(request, out.answered->response, req.request_id);
         FCGX_Finish_r(&request);
-        out.open = request.ipcFd >= 0 && request.keepConnection;
+        out.open = request.ipcFd >= 0 && keep;
     } catch (const std::exception& e) {
         // Only the FastCGI stream can get here (the responders never throw): nginx is gone.
         out.answered.reset();
         out.aborted = e.what();
         FCGX_Finish_r(&request);
     }
-    if (request.ipcFd >= 0) close(request.ipcFd);
+    out.closed = request.ipcFd < 0;
     request.ipcFd = -1;
     return out;
 }

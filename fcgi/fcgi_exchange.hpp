@@ -19,14 +19,17 @@ core::http_request read_request(FCGX_Request& request, std::size_t body_limit);
 void write_response(FCGX_Request& request, const core::http_response& response, const std::string& request_id);
 
 // One request on a connection the caller holds: read, answered by `respond`, written and finished,
-// so the answer is on its way before the caller's bookkeeping. libfcgi reads from a duplicate of fd
-// and closes only that one, plainly (detached: its own close would select() on the descriptor,
-// past FD_SETSIZE in a worker holding many connections); the caller alone closes fd.
+// so the answer is on its way before the caller's bookkeeping. libfcgi reads fd itself and keeps it
+// open, unless nginx closed it or the stream broke: then libfcgi has closed it, plainly (detached:
+// its own close would select() on the descriptor, past FD_SETSIZE in a worker holding many
+// connections), and says so in `closed`. A duplicate for libfcgi would cost every request two
+// system calls (docs/performance-history.md, "The worker's system calls").
 struct exchange {
     std::optional<core::handled_request> answered;  // none: closed before a request came, or nginx went away
     std::string request_id;
     std::string aborted;  // what broke the FastCGI stream mid-answer, if it broke
     bool open = false;    // nginx asked to keep the connection for another request
+    bool closed = false;  // libfcgi closed fd: the caller forgets it, and must not close it
 };
 using responder = std::function<core::handled_request(const core::http_request&)>;
 exchange exchange_one(FCGX_Request& request, int fd, std::size_t body_limit, bool retried, const responder& respond);

@@ -40,7 +40,7 @@ void answer_one(int listen_fd, bool retried, std::size_t body_limit, const std::
     });
     if (!x.aborted.empty()) log_event("keeper-fcgi", "request aborted while waiting: " + x.aborted);
     if (x.answered) write_log_record(core::format_log_line(x.request_id, *x.answered, std::chrono::microseconds{0}, log_format()));
-    close(fd);
+    if (!x.closed) close(fd);
 }
 
 }  // namespace

@@ -55,11 +55,12 @@ struct busy_thread {
 
 enum class answer_with { the_call, a_refusal };
 
-// Answers the request waiting on r's connection, then counts and logs it. false: the connection is
-// done (nginx closed it, or it came from the retry socket, whose connections serve one request:
-// nginx keeps none of them, since a kept one could be to a worker that dies, and a retry sent on
-// it would fail again).
-bool answer(FCGX_Request& request, const core::waiting_request& r, worker_state& w, answer_with how) {
+// Answers the request waiting on r's connection, counts and logs it, and hands the connection back
+// to the hub: to wait for its next request, closed (nginx asked to, or it came from the retry
+// socket, whose connections serve one request: nginx keeps none of them, since a kept one could be
+// to a worker that dies, and a retry sent on it would fail again), or forgotten when libfcgi
+// closed it.
+void answer(FCGX_Request& request, const core::waiting_request& r, worker_state& w, answer_with how) {
     const auto x = exchange_one(request, r.fd, w.cfg.body_limit, r.retried, [&](const core::http_request& req) {
         return how == answer_with::the_call ? core::handle_request(req, w.store, w.cfg, &w.metrics, &w.processes) : core::refuse_request(req, core::refusal::busy, {}, r.retry_after_s);
     });
@@ -69,7 +70,13 @@ bool answer(FCGX_Request& request, const core::waiting_request& r, worker_state&
         core::record_request(w.metrics, x.answered->log, took);
         write_log_record(core::format_log_line(x.request_id, *x.answered, took, log_format()));
     }
-    return x.open && !r.retried;
+    if (x.closed) {
+        w.hub.forget(r.fd, r.generation);
+    } else if (x.open && !r.retried) {
+        w.hub.give_back(r.fd);
+    } else {
+        w.hub.close_connection(r.fd);
+    }
 }
 
 // Names the calling thread as `top -H` and `perf` show it.
@@ -81,12 +88,10 @@ void serve_thread(worker_state& w) {
     FCGX_InitRequest(&request, -1, 0);
     while (const auto r = w.hub.next_request()) {
         const auto started = std::chrono::steady_clock::now();
-        bool open = false;
         {
             const busy_thread busy{w.metrics.runtime.threads_busy};
-            open = answer(request, *r, w, answer_with::the_call);
+            answer(request, *r, w, answer_with::the_call);
         }
-        open ? w.hub.give_back(r->fd) : w.hub.close_connection(r->fd);
         w.queue.served(std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started));
     }
 }
@@ -98,7 +103,7 @@ void refuse_thread(worker_state& w) {
     FCGX_InitRequest(&request, -1, 0);
     while (const auto r = w.queue.take_refused()) {
         w.metrics.runtime.requests_refused.fetch_add(1, std::memory_order_relaxed);
-        answer(request, *r, w, answer_with::a_refusal) ? w.hub.give_back(r->fd) : w.hub.close_connection(r->fd);
+        answer(request, *r, w, answer_with::a_refusal);
     }
 }
 
