@@ -19,7 +19,7 @@ handled_request handle_request(const http_request& request, store& st, const set
                                const metrics_block* metrics = nullptr, const process_probe* processes = nullptr);
 
 // Why a request is refused before it starts: no thread would be free soon enough
-// (core/admission.hpp), or the pool is not ready to serve at all (it waits for its database
+// (fcgi/admission.hpp), or the pool is not ready to serve at all (it waits for its database
 // schema: fcgi/waiting_room.hpp; `detail` says why, for /health and the log).
 enum class refusal { busy, not_ready };
 
@@ -27,7 +27,7 @@ enum class refusal { busy, not_ready };
 // request's transport's shape. A request nginx sent before that finds the pool not ready is
 // "outcome unknown" instead (an earlier pool may have run it). The host checks answer for
 // themselves (core/host_checks.hpp): /live 200, /ready and /health 503 with the reason.
-// retry_after_s: the Retry-After it gives (retry_pushback, core/admission.hpp).
+// retry_after_s: the Retry-After it gives (retry_pushback, fcgi/admission.hpp).
 handled_request refuse_request(const http_request& request, refusal why = refusal::busy, std::string_view detail = {},
                                int retry_after_s = 1);
 

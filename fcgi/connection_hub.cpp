@@ -41,7 +41,7 @@ bool watch_connection(int epoll_fd, int fd, int op) {
 
 }  // namespace
 
-connection_hub::connection_hub(listen_sockets sockets, core::admission_queue& queue)
+connection_hub::connection_hub(listen_sockets sockets, admission_queue& queue)
     : m_sockets(sockets), m_queue(queue), m_stop_fd(eventfd(0, EFD_CLOEXEC)),
       m_wake_fd(eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE | EFD_NONBLOCK)), m_done_fd(eventfd(0, EFD_CLOEXEC)),
       m_epoll_fd(epoll_create1(EPOLL_CLOEXEC)) {
@@ -105,7 +105,7 @@ void connection_hub::accept_from(int listen_fd, bool retried) {
 }
 
 // A request arrived on fd (or nginx closed it, which the thread that reads it finds): busy now.
-bool connection_hub::claim(int fd, core::waiting_request* out) {
+bool connection_hub::claim(int fd, waiting_request* out) {
     std::lock_guard lock{m_mutex};
     const auto c = m_connections.find(fd);
     if (c == m_connections.end()) return false;
@@ -124,7 +124,7 @@ void connection_hub::begin_stop() {
     m_all_busy.notify_all();  // the watcher drains from now on
 }
 
-connection_hub::seen connection_hub::handle(int fd, core::waiting_request* out) {
+connection_hub::seen connection_hub::handle(int fd, waiting_request* out) {
     if (fd == m_stop_fd) {
         begin_stop();
     } else if (fd == m_sockets.main_fd || fd == m_sockets.retry_fd) {
@@ -145,7 +145,7 @@ void connection_hub::set_idle(int delta) {
     if (m_idle == 0) m_all_busy.notify_one();
 }
 
-std::optional<core::waiting_request> connection_hub::next_request() {
+std::optional<waiting_request> connection_hub::next_request() {
     while (!m_done) {
         // Idle first, then the queue: a request the watcher queues after this thread looked is
         // either seen here or rung on the wake-up eventfd (the watcher reads m_idle after it queues).
@@ -158,7 +158,7 @@ std::optional<core::waiting_request> connection_hub::next_request() {
         const int n = epoll_wait(m_epoll_fd, &e, 1, 1000);
         set_idle(-1);
         if (n != 1) continue;
-        core::waiting_request r;
+        waiting_request r;
         switch (handle(e.data.fd, &r)) {
             case seen::request:
                 // Requests queued before it have waited longer: it joins them (or is refused),
@@ -232,7 +232,7 @@ void connection_hub::watch(std::chrono::seconds drain) {
         epoll_event ready[16];
         const int n = epoll_wait(m_epoll_fd, ready, 16, 100);
         for (int i = 0; i < n; ++i) {
-            core::waiting_request r;
+            waiting_request r;
             const auto what = handle(ready[i].data.fd, &r);
             if (what == seen::request && m_queue.offer(r)) {
                 std::lock_guard gate{m_gate_mutex};

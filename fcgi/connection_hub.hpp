@@ -7,7 +7,7 @@
 // The serving threads wait in the set themselves: the kernel wakes one for a request, and that
 // thread serves it, one wake-up per request. While every serving thread is busy, the watcher (the
 // hub's own thread) waits in the set instead and offers each request to the admission queue
-// (core/admission.hpp), which queues it for the next thread to finish or refuses it at once. A
+// (fcgi/admission.hpp), which queues it for the next thread to finish or refuses it at once. A
 // request queued while a serving thread sits idle (a race) rings the wake-up eventfd, which that
 // thread answers by taking it.
 //
@@ -22,21 +22,21 @@
 #include <optional>
 #include <unordered_map>
 
-#include "core/admission.hpp"
+#include "admission.hpp"
 #include "listen_sockets.hpp"
 
 namespace keeper::fcgi {
 
 class connection_hub {
 public:
-    connection_hub(listen_sockets sockets, core::admission_queue& queue);
+    connection_hub(listen_sockets sockets, admission_queue& queue);
     ~connection_hub();
     connection_hub(const connection_hub&) = delete;
     connection_hub& operator=(const connection_hub&) = delete;
 
     // A serving thread's next request: a queued one first, else the next to arrive. nullopt once
     // the hub is done (after a stop, every connection closed).
-    std::optional<core::waiting_request> next_request();
+    std::optional<waiting_request> next_request();
     // The watcher's thread: watches while every serving thread is busy, until stop() and then,
     // no longer accepting, until nginx closed every connection or `drain` passed, when the idle
     // ones are shut down and the busy ones finish. Returns with every connection closed.
@@ -55,17 +55,17 @@ public:
 private:
     enum class seen { nothing, request, wake, done };
     // What one event was, after its bookkeeping (accepts, the stop) is done. request: *out is it.
-    seen handle(int fd, core::waiting_request* out);
+    seen handle(int fd, waiting_request* out);
     bool watch_listening(int listen_fd);
     void accept_from(int listen_fd, bool retried);
-    bool claim(int fd, core::waiting_request* out);
+    bool claim(int fd, waiting_request* out);
     void begin_stop();
     void shut_down_idle();
     std::size_t open_connections();
     void set_idle(int delta);
 
     listen_sockets m_sockets;
-    core::admission_queue& m_queue;
+    admission_queue& m_queue;
     int m_stop_fd;   // an eventfd: readable once stop() ran
     int m_wake_fd;   // an eventfd (semaphore): a request was queued while a thread sat idle
     int m_done_fd;   // an eventfd: readable once the hub is done, for every thread

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "connection_hub.hpp"
-#include "core/admission.hpp"
+#include "admission.hpp"
 #include "core/log_line.hpp"
 #include "core/request_router.hpp"
 #include "config/connection_strings.hpp"
@@ -39,7 +39,7 @@ struct worker_state {
     const core::settings& cfg;
     core::metrics_block& metrics;
     db::pg_store store;
-    core::admission_queue queue;
+    admission_queue queue;
     connection_hub hub;
     proc_process_probe processes;
 };
@@ -60,7 +60,7 @@ enum class answer_with { the_call, a_refusal };
 // socket, whose connections serve one request: nginx keeps none of them, since a kept one could be
 // to a worker that dies, and a retry sent on it would fail again), or forgotten when libfcgi
 // closed it.
-void answer(FCGX_Request& request, const core::waiting_request& r, worker_state& w, answer_with how) {
+void answer(FCGX_Request& request, const waiting_request& r, worker_state& w, answer_with how) {
     const auto x = exchange_one(request, r.fd, w.cfg.body_limit, r.retried, [&](const core::http_request& req) {
         return how == answer_with::the_call ? core::handle_request(req, w.store, w.cfg, &w.metrics, &w.processes) : core::refuse_request(req, core::refusal::busy, {}, r.retry_after_s);
     });

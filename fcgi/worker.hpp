@@ -1,6 +1,6 @@
 #pragma once
 // One worker process: a hub thread holding its FastCGI connections (connection_hub.hpp), `threads`
-// threads serving the requests that arrive on them in turn (core/admission.hpp), a refuser answering
+// threads serving the requests that arrive on them in turn (fcgi/admission.hpp), a refuser answering
 // the ones refused on arrival; the calls share a pool of `database_connections` PostgreSQL
 // connections.
 #include "connection_hub.hpp"

@@ -1,4 +1,4 @@
-// The admission queue's rule (core/admission.hpp), without a socket: a request is refused on
+// The admission queue's rule (fcgi/admission.hpp), without a socket: a request is refused on
 // arrival exactly when the requests before it would keep every thread busy past the wait target;
 // a request sent before is never refused and is served first.
 #include <boost/test/unit_test.hpp>
@@ -6,9 +6,9 @@
 #include <array>
 #include <chrono>
 
-#include "core/admission.hpp"
+#include "fcgi/admission.hpp"
 
-using namespace keeper::core;
+using namespace keeper::fcgi;
 using std::chrono::microseconds;
 using std::chrono::milliseconds;
 

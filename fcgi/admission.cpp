@@ -1,8 +1,8 @@
-#include "core/admission.hpp"
+#include "admission.hpp"
 
 #include <algorithm>
 
-namespace keeper::core {
+namespace keeper::fcgi {
 
 admission_queue::admission_queue(std::size_t threads, std::chrono::milliseconds wait_target,
                                  std::atomic<std::int64_t>* waiting)
@@ -118,4 +118,4 @@ void retry_pushback::roll(clock::time_point now) {
     m_refused = m_served = 0;
 }
 
-}  // namespace keeper::core
+}  // namespace keeper::fcgi

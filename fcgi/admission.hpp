@@ -17,7 +17,7 @@
 #include <optional>
 #include <random>
 
-namespace keeper::core {
+namespace keeper::fcgi {
 
 struct waiting_request {
     int fd = -1;
@@ -113,4 +113,4 @@ private:
     bool m_closed = false;
 };
 
-}  // namespace keeper::core
+}  // namespace keeper::fcgi
