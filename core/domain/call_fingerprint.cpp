@@ -1,12 +1,12 @@
 #include "core/domain/call_fingerprint.hpp"
 
-#include <openssl/evp.h>
 
 #include <algorithm>
 #include <array>
 #include <charconv>
 #include <stdexcept>
 
+#include "core/api/sha256.hpp"
 #include "core/api/text_util.hpp"
 #include "core/domain/formats.hpp"
 #include "core/domain/money.hpp"
@@ -64,15 +64,6 @@ void add_field(std::string& input, std::string_view field) {
     input += std::to_string(field.size());
     input += ':';
     input += field;
-}
-
-std::string sha256_hex(const std::string& input) {
-    std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
-    unsigned int length = 0;
-    if (EVP_Digest(input.data(), input.size(), digest.data(), &length, EVP_sha256(), nullptr) != 1) {
-        throw std::runtime_error("SHA-256 digest failed");
-    }
-    return lower_hex(digest.data(), length);
 }
 
 }  // namespace

@@ -1,12 +1,11 @@
 #include "core/domain/code_hash.hpp"
 
+#include "core/api/sha256.hpp"
 #include "core/api/text_util.hpp"
 
 #include <openssl/crypto.h>
-#include <openssl/evp.h>
 #include <openssl/rand.h>
 
-#include <array>
 #include <stdexcept>
 #include <vector>
 
@@ -24,14 +23,9 @@ std::vector<unsigned char> from_hex(std::string_view s) {
 }
 
 std::string digest_hex(const std::vector<unsigned char>& salt, std::string_view code) {
-    std::vector<unsigned char> input(salt);
-    input.insert(input.end(), code.begin(), code.end());
-    std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
-    unsigned int length = 0;
-    if (EVP_Digest(input.data(), input.size(), digest.data(), &length, EVP_sha256(), nullptr) != 1) {
-        throw std::runtime_error("SHA-256 digest failed");
-    }
-    return lower_hex(digest.data(), length);
+    std::string input(salt.begin(), salt.end());
+    input += code;
+    return sha256_hex(input);
 }
 
 }  // namespace
