@@ -12,7 +12,8 @@
 // thread answers by taking it.
 //
 // The listening sockets are shared by every worker process and registered with EPOLLEXCLUSIVE,
-// registered again after each accept, so new connections go to the processes in turn. A
+// registered again after each wake-up's few accepts, so new connections go to the processes in
+// turn. A
 // connection from the retry socket marks its request as sent before and serves only that one.
 #include <atomic>
 #include <chrono>
