@@ -39,7 +39,9 @@ std::string worker_conninfo(const settings& s) {
     return with_param(url, "tcp_user_timeout", std::to_string(s.statement_timeout.count() + 5000));
 }
 
-std::string admin_url(const settings& s) { return s.admin_database_url.empty() ? s.database_url : s.admin_database_url; }
+std::string admin_url(const settings& s) {
+    return s.admin_database_url.empty() ? s.database_url : s.admin_database_url;
+}
 std::string provision_url(const settings& s) {
     return s.provision_database_url.empty() ? admin_url(s) : s.provision_database_url;
 }

@@ -43,7 +43,8 @@ void apply_file(settings& s, const std::string& text, const std::string& which =
         const auto* def = find_definition(key);
         if (!def) throw config_error(where + ": unknown key '" + key + "'");
         if (only_admin && !is_admin_key(key)) {
-            throw config_error(where + ": '" + key + "' belongs in keeper.conf (admin.conf holds only admin_database_url, "
+            throw config_error(where + ": '" + key +
+                               "' belongs in keeper.conf (admin.conf holds only admin_database_url, "
                                "provision_database_url and maintain_database_url)");
         }
         def->apply(s, trim(content.substr(eq + 1)));

@@ -44,30 +44,34 @@ http_response answer_call_outcome(const http_request& req, store& st, const sett
         throw fault(fault_kind::method_not_allowed, "Method " + req.method + " is not allowed; use GET or POST.");
     }
     if (req.body_too_large) {
-        throw fault(fault_kind::body_too_large, "The request body is larger than " + std::to_string(cfg.body_limit) + " bytes.");
+        throw fault(fault_kind::body_too_large,
+                    "The request body is larger than " + std::to_string(cfg.body_limit) + " bytes.");
     }
     const auto form = read_form(req.method == "GET" ? std::string_view{req.query} : std::string_view{req.body});
     const auto& session_id = one_form_value(form, "sessionId");
     const auto& request_id = one_form_value(form, "requestId");
-    if (!formats::is_session_id(session_id)) throw fault(fault_kind::client, "Parameter 'sessionId' is not a session id.");
+    if (!formats::is_session_id(session_id))
+        throw fault(fault_kind::client, "Parameter 'sessionId' is not a session id.");
     const auto sent = request_id_time(request_id);
     if (!sent) {
         throw fault(fault_kind::client,
                     "Parameter 'requestId' is not a request id keeper gives: 13 digits of time, then 19 hex digits.");
     }
     const auto deadline_of_call = *sent + cfg.call_budget;
-    const auto final_at = deadline_of_call + std::max<std::chrono::milliseconds>(cfg.statement_timeout + final_slack, 5s);
+    const auto final_at =
+        deadline_of_call + std::max<std::chrono::milliseconds>(cfg.statement_timeout + final_slack, 5s);
     const auto record = st.find_call({to_lower_ascii(session_id), cfg.session_ttl}, request_id, *sent - clock_slack,
                                      deadline_of_call + clock_slack, final_at, until);
     auto body = head(request_id, static_cast<int>(record.session));
     if (record.session != result_code::ok) return json_answer(std::move(body), log, "session");
     if (record.result) {
-        body += R"(,"outcome":"recorded","result":)" + std::to_string(static_cast<int>(*record.result)) +
-                R"(,"at":)" + json_string(record.at);
+        body += R"(,"outcome":"recorded","result":)" + std::to_string(static_cast<int>(*record.result)) + R"(,"at":)" +
+                json_string(record.at);
         return json_answer(std::move(body), log, "recorded");
     }
     if (record.undecided <= 0ms) return json_answer(body + R"(,"outcome":"none")", log, "none");
-    const auto wait = std::max<std::chrono::seconds::rep>(1, std::chrono::ceil<std::chrono::seconds>(record.undecided).count());
+    const auto wait =
+        std::max<std::chrono::seconds::rep>(1, std::chrono::ceil<std::chrono::seconds>(record.undecided).count());
     auto answer = json_answer(body + R"(,"outcome":"pending","retryAfter":)" + std::to_string(wait), log, "pending");
     answer.headers.emplace_back("Retry-After", std::to_string(wait));
     return answer;

@@ -17,7 +17,8 @@ http_response answer(request_log& log, bool up, std::string_view what, std::stri
 
 // What /ready says when the database does not take writes: gone, or a standby.
 std::string not_ready_reason(store& st) {
-    return st.healthy() ? "not ready: the database takes no writes (a standby)\r\n" : "not ready: database unreachable\r\n";
+    return st.healthy() ? "not ready: the database takes no writes (a standby)\r\n"
+                        : "not ready: database unreachable\r\n";
 }
 
 }  // namespace

@@ -53,19 +53,19 @@ std::string write(const std::vector<field>& fields, log_format_kind format) {
 
 }  // namespace
 
-std::string format_log_line(const std::string& request_id, const handled_request& handled, std::chrono::microseconds took,
-                            log_format_kind format) {
+std::string format_log_line(const std::string& request_id, const handled_request& handled,
+                            std::chrono::microseconds took, log_format_kind format) {
     const auto& log = handled.log;
     char ms[32];
     std::snprintf(ms, sizeof ms, "%.3f", static_cast<double>(took.count()) / 1000.0);
     std::vector<field> fields{{"request_id", request_id}};
     if (!log.trace_id.empty()) fields.push_back({"trace_id", log.trace_id});
     fields.insert(fields.end(), {{"group", log.group},
-                              {"operation", log.operation},
-                              {"transport", std::string{transport_name(log.via)}},
-                              {"outcome", log.outcome},
-                              {"status", std::to_string(handled.response.status), true},
-                              {"duration_ms", ms, true}});
+                                 {"operation", log.operation},
+                                 {"transport", std::string{transport_name(log.via)}},
+                                 {"outcome", log.outcome},
+                                 {"status", std::to_string(handled.response.status), true},
+                                 {"duration_ms", ms, true}});
     if (log.replayed) fields.push_back({"replayed", "true", true});
     if (log.retried) fields.push_back({"retried", "true", true});
     if (!log.detail.empty()) fields.push_back({"detail", log.detail});

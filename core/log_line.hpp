@@ -12,11 +12,12 @@
 
 namespace keeper::core {
 
-std::string format_log_line(const std::string& request_id, const handled_request& handled, std::chrono::microseconds took,
-                            log_format_kind format = log_format_kind::text);
+std::string format_log_line(const std::string& request_id, const handled_request& handled,
+                            std::chrono::microseconds took, log_format_kind format = log_format_kind::text);
 
 // An event of the pool (source "pool", "keeper-fcgi", "worker"): "source: message" as text, or
 // {"source":…,"message":…}.
-std::string format_event(std::string_view source, std::string_view message, log_format_kind format = log_format_kind::text);
+std::string format_event(std::string_view source, std::string_view message,
+                         log_format_kind format = log_format_kind::text);
 
 }  // namespace keeper::core

@@ -20,14 +20,16 @@ std::size_t op_slot(const operation* op) {
 
 std::size_t outcome_slot(const request_log& log) {
     if (log.fault) return fault_base + static_cast<std::size_t>(*log.fault);
-    if (log.result && *log.result >= 0 && *log.result <= last_result_code) return 1 + static_cast<std::size_t>(*log.result);
+    if (log.result && *log.result >= 0 && *log.result <= last_result_code)
+        return 1 + static_cast<std::size_t>(*log.result);
     return 0;
 }
 
 std::string op_label(std::size_t slot) {
     const auto& table = operations();
     if (slot >= table.size()) return "group=\"-\",operation=\"-\"";
-    return "group=\"" + std::string{group_name(table[slot].group)} + "\",operation=\"" + std::string{table[slot].name} + "\"";
+    return "group=\"" + std::string{group_name(table[slot].group)} + "\",operation=\"" + std::string{table[slot].name} +
+           "\"";
 }
 
 std::string outcome_label(std::size_t slot) {
@@ -43,35 +45,40 @@ std::string number(double v) {
 }
 
 void write_requests(std::string& out, const metrics_block& b) {
-    out += "# HELP keeper_requests_total Requests by operation, transport and outcome (result code or fault), all workers.\n"
-           "# TYPE keeper_requests_total counter\n";
+    out +=
+        "# HELP keeper_requests_total Requests by operation, transport and outcome (result code or fault), all "
+        "workers.\n"
+        "# TYPE keeper_requests_total counter\n";
     for (std::size_t o = 0; o < metrics_block::op_slots; ++o)
         for (std::size_t t = 0; t < metrics_block::transport_slots; ++t)
             for (std::size_t r = 0; r < metrics_block::outcome_slots; ++r) {
                 const auto n = b.requests[o][t][r].load(std::memory_order_relaxed);
                 if (n == 0) continue;
                 out += "keeper_requests_total{" + op_label(o) + ",transport=\"" +
-                       std::string{transport_name(static_cast<transport>(t))} + "\",outcome=\"" + outcome_label(r) + "\"} " +
-                       std::to_string(n) + "\n";
+                       std::string{transport_name(static_cast<transport>(t))} + "\",outcome=\"" + outcome_label(r) +
+                       "\"} " + std::to_string(n) + "\n";
             }
 }
 
 void write_faults(std::string& out, const metrics_block& b) {
-    out += "# HELP keeper_faults_total Requests that ended in a fault, by kind, all workers.\n"
-           "# TYPE keeper_faults_total counter\n";
+    out +=
+        "# HELP keeper_faults_total Requests that ended in a fault, by kind, all workers.\n"
+        "# TYPE keeper_faults_total counter\n";
     for (std::size_t r = fault_base; r < metrics_block::outcome_slots; ++r) {
         std::uint64_t n = 0;
         for (std::size_t o = 0; o < metrics_block::op_slots; ++o)
-            for (std::size_t t = 0; t < metrics_block::transport_slots; ++t) n += b.requests[o][t][r].load(std::memory_order_relaxed);
-        out += "keeper_faults_total{kind=\"" + std::string{fault_kind_name(static_cast<fault_kind>(r - fault_base))} + "\"} " +
-               std::to_string(n) + "\n";
+            for (std::size_t t = 0; t < metrics_block::transport_slots; ++t)
+                n += b.requests[o][t][r].load(std::memory_order_relaxed);
+        out += "keeper_faults_total{kind=\"" + std::string{fault_kind_name(static_cast<fault_kind>(r - fault_base))} +
+               "\"} " + std::to_string(n) + "\n";
     }
 }
 
 void write_replays(std::string& out, const metrics_block& b) {
-    out += "# HELP keeper_idempotent_replays_total Calls answered with the result an earlier call with the same "
-           "Idempotency-Key recorded, by operation, all workers.\n"
-           "# TYPE keeper_idempotent_replays_total counter\n";
+    out +=
+        "# HELP keeper_idempotent_replays_total Calls answered with the result an earlier call with the same "
+        "Idempotency-Key recorded, by operation, all workers.\n"
+        "# TYPE keeper_idempotent_replays_total counter\n";
     for (std::size_t o = 0; o < metrics_block::op_slots; ++o) {
         const auto n = b.replays[o].load(std::memory_order_relaxed);
         if (n != 0) out += "keeper_idempotent_replays_total{" + op_label(o) + "} " + std::to_string(n) + "\n";
@@ -81,7 +88,8 @@ void write_replays(std::string& out, const metrics_block& b) {
 // One histogram's series (buckets cumulative, then sum and count), labelled with `labels` ("" for
 // none); nothing when it is empty and skip_empty. Both histograms share metrics_block's bounds.
 void write_histogram(std::string& out, const std::string& name, const std::string& labels,
-                     const std::atomic<std::uint64_t>* buckets, const std::atomic<std::uint64_t>& sum_us, bool skip_empty) {
+                     const std::atomic<std::uint64_t>* buckets, const std::atomic<std::uint64_t>& sum_us,
+                     bool skip_empty) {
     const auto with = [&](const std::string& extra) {
         const auto all = labels.empty() ? extra : extra.empty() ? labels : labels + "," + extra;
         return all.empty() ? std::string{} : "{" + all + "}";
@@ -100,10 +108,12 @@ void write_histogram(std::string& out, const std::string& name, const std::strin
 }
 
 void write_durations(std::string& out, const metrics_block& b) {
-    out += "# HELP keeper_request_duration_seconds Time a worker spent on a request, by operation.\n"
-           "# TYPE keeper_request_duration_seconds histogram\n";
+    out +=
+        "# HELP keeper_request_duration_seconds Time a worker spent on a request, by operation.\n"
+        "# TYPE keeper_request_duration_seconds histogram\n";
     for (std::size_t o = 0; o < metrics_block::op_slots; ++o) {
-        write_histogram(out, "keeper_request_duration_seconds", op_label(o), b.duration_buckets[o], b.duration_sum_us[o], true);
+        write_histogram(out, "keeper_request_duration_seconds", op_label(o), b.duration_buckets[o],
+                        b.duration_sum_us[o], true);
     }
 }
 
@@ -124,34 +134,63 @@ void write_one(std::string& out, const char* name, const char* type, const char*
 }
 
 void write_pool(std::string& out, const runtime_gauges& g) {
-    out += "# HELP keeper_build_info The running build.\n# TYPE keeper_build_info gauge\n"
-           "keeper_build_info{version=\"" KEEPER_VERSION "\"} 1\n";
-    write_one(out, "keeper_start_time_seconds", "gauge", "When the pool started, seconds since the epoch.", value(g.start_time_seconds));
-    write_one(out, "keeper_workers_configured", "gauge", "Worker processes the configuration asks for.", value(g.workers_configured));
-    write_one(out, "keeper_workers_alive", "gauge", "Worker processes running (retiring ones of a reload included).", value(g.workers_alive));
-    write_one(out, "keeper_worker_threads", "gauge", "Threads of all workers, each serving one FastCGI connection at a time.",
-              std::to_string(g.threads_per_worker.load(std::memory_order_relaxed) * g.workers_configured.load(std::memory_order_relaxed)));
+    out +=
+        "# HELP keeper_build_info The running build.\n# TYPE keeper_build_info gauge\n"
+        "keeper_build_info{version=\"" KEEPER_VERSION "\"} 1\n";
+    write_one(out, "keeper_start_time_seconds", "gauge", "When the pool started, seconds since the epoch.",
+              value(g.start_time_seconds));
+    write_one(out, "keeper_workers_configured", "gauge", "Worker processes the configuration asks for.",
+              value(g.workers_configured));
+    write_one(out, "keeper_workers_alive", "gauge", "Worker processes running (retiring ones of a reload included).",
+              value(g.workers_alive));
+    write_one(out, "keeper_worker_threads", "gauge",
+              "Threads of all workers, each serving one FastCGI connection at a time.",
+              std::to_string(g.threads_per_worker.load(std::memory_order_relaxed) *
+                             g.workers_configured.load(std::memory_order_relaxed)));
     write_one(out, "keeper_worker_threads_busy", "gauge", "Threads handling a request now.", value(g.threads_busy));
-    write_one(out, "keeper_requests_waiting", "gauge", "Requests waiting for a worker's thread now.", value(g.requests_waiting));
-    write_one(out, "keeper_requests_refused_total", "counter",
-              "Requests refused on arrival (503, not applied): no thread would have been free within admission_wait_ms.",
-              value(g.requests_refused));
-    out += "# HELP keeper_worker_replacements_total Workers that died and were replaced, by cause.\n"
-           "# TYPE keeper_worker_replacements_total counter\n"
-           "keeper_worker_replacements_total{cause=\"signal\"} " + value(g.worker_replacements[0]) + "\n"
-           "keeper_worker_replacements_total{cause=\"exit\"} " + value(g.worker_replacements[1]) + "\n";
-    write_one(out, "keeper_database_connections_open", "gauge", "PostgreSQL connections the workers hold open.", value(g.db_connections_open));
-    write_one(out, "keeper_database_calls_waiting", "gauge", "Calls waiting for a free database connection of their worker.", value(g.db_calls_waiting));
-    write_one(out, "keeper_database_connect_failures_total", "counter", "Attempts to connect to PostgreSQL that failed.", value(g.db_connect_failures));
-    write_one(out, "keeper_database_connections_lost_total", "counter", "Open connections found broken (closed and opened again on next use).", value(g.db_connections_lost));
-    write_one(out, "keeper_database_lock_timeouts_total", "counter", "Calls that waited lock_timeout_ms for a lock and failed.", value(g.db_lock_timeouts));
-    write_one(out, "keeper_database_statement_timeouts_total", "counter", "Calls cancelled after statement_timeout_ms.", value(g.db_statement_timeouts));
-    write_one(out, "keeper_database_in_doubt_recorded_total", "counter", "Calls whose connection broke after the statement was sent, answered with the result their audit row recorded.", value(g.db_in_doubt_recorded));
-    write_one(out, "keeper_database_in_doubt_rerun_total", "counter", "Calls whose connection broke after the statement was sent, run again because they had not happened.", value(g.db_in_doubt_rerun));
-    write_one(out, "keeper_database_outcome_unknown_total", "counter", "Calls answered with the outcome-unknown fault: not settled within call_budget_ms.", value(g.db_outcome_unknown));
-    write_one(out, "keeper_database_waited_for_primary_total", "counter", "Calls that found no primary at first and ran once one answered within call_budget_ms.", value(g.db_waited_for_primary));
-    out += "# HELP keeper_database_call_duration_seconds One database call: its one statement, which is its whole transaction, commit included.\n"
-           "# TYPE keeper_database_call_duration_seconds histogram\n";
+    write_one(out, "keeper_requests_waiting", "gauge", "Requests waiting for a worker's thread now.",
+              value(g.requests_waiting));
+    write_one(
+        out, "keeper_requests_refused_total", "counter",
+        "Requests refused on arrival (503, not applied): no thread would have been free within admission_wait_ms.",
+        value(g.requests_refused));
+    out +=
+        "# HELP keeper_worker_replacements_total Workers that died and were replaced, by cause.\n"
+        "# TYPE keeper_worker_replacements_total counter\n"
+        "keeper_worker_replacements_total{cause=\"signal\"} " +
+        value(g.worker_replacements[0]) +
+        "\n"
+        "keeper_worker_replacements_total{cause=\"exit\"} " +
+        value(g.worker_replacements[1]) + "\n";
+    write_one(out, "keeper_database_connections_open", "gauge", "PostgreSQL connections the workers hold open.",
+              value(g.db_connections_open));
+    write_one(out, "keeper_database_calls_waiting", "gauge",
+              "Calls waiting for a free database connection of their worker.", value(g.db_calls_waiting));
+    write_one(out, "keeper_database_connect_failures_total", "counter",
+              "Attempts to connect to PostgreSQL that failed.", value(g.db_connect_failures));
+    write_one(out, "keeper_database_connections_lost_total", "counter",
+              "Open connections found broken (closed and opened again on next use).", value(g.db_connections_lost));
+    write_one(out, "keeper_database_lock_timeouts_total", "counter",
+              "Calls that waited lock_timeout_ms for a lock and failed.", value(g.db_lock_timeouts));
+    write_one(out, "keeper_database_statement_timeouts_total", "counter", "Calls cancelled after statement_timeout_ms.",
+              value(g.db_statement_timeouts));
+    write_one(
+        out, "keeper_database_in_doubt_recorded_total", "counter",
+        "Calls whose connection broke after the statement was sent, answered with the result their audit row recorded.",
+        value(g.db_in_doubt_recorded));
+    write_one(out, "keeper_database_in_doubt_rerun_total", "counter",
+              "Calls whose connection broke after the statement was sent, run again because they had not happened.",
+              value(g.db_in_doubt_rerun));
+    write_one(out, "keeper_database_outcome_unknown_total", "counter",
+              "Calls answered with the outcome-unknown fault: not settled within call_budget_ms.",
+              value(g.db_outcome_unknown));
+    write_one(out, "keeper_database_waited_for_primary_total", "counter",
+              "Calls that found no primary at first and ran once one answered within call_budget_ms.",
+              value(g.db_waited_for_primary));
+    out +=
+        "# HELP keeper_database_call_duration_seconds One database call: its one statement, which is its whole "
+        "transaction, commit included.\n"
+        "# TYPE keeper_database_call_duration_seconds histogram\n";
     write_histogram(out, "keeper_database_call_duration_seconds", "", g.db_call_buckets, g.db_call_sum_us, false);
 }
 
@@ -174,7 +213,8 @@ std::string format_synchronous_standby(std::optional<bool> named) {
     std::string out;
     if (named) {
         write_one(out, "keeper_database_synchronous_standby", "gauge",
-                  "1 while the database names a synchronous standby (a commit waits for a second copy), 0 while it names none.",
+                  "1 while the database names a synchronous standby (a commit waits for a second copy), 0 while it "
+                  "names none.",
                   *named ? "1" : "0");
     }
     return out;

@@ -19,11 +19,11 @@ struct request_log {
     std::string detail;   // why a server fault happened: for the log, never for the client
     // The same outcome, structured, for the metrics.
     const keeper::core::operation* op = nullptr;
-    std::optional<int> result;          // the int result, for int operations
-    std::optional<fault_kind> fault;    // the fault, if the request ended in one
-    bool replayed = false;              // answered with the result of an earlier call with its Idempotency-Key
-    bool retried = false;               // nginx sent it before, to a worker that died with it (the retry socket)
-    std::string trace_id{};             // the W3C trace the call belongs to; empty when none came
+    std::optional<int> result;        // the int result, for int operations
+    std::optional<fault_kind> fault;  // the fault, if the request ended in one
+    bool replayed = false;            // answered with the result of an earlier call with its Idempotency-Key
+    bool retried = false;             // nginx sent it before, to a worker that died with it (the retry socket)
+    std::string trace_id{};           // the W3C trace the call belongs to; empty when none came
 };
 
 struct handled_request {

@@ -55,7 +55,8 @@ transport answering_transport(const http_request& req) {
     if (is_call_outcome(req.path)) return transport::json;  // a JSON endpoint: its faults are JSON too
     if (!ep || (req.method != "GET" && req.method != "POST")) return transport::none;
     const auto media = parse_media_type(req.content_type);
-    if (const auto* row = recognise_transport(req.method, ep->operation_name.has_value(), media.essence)) return row->id;
+    if (const auto* row = recognise_transport(req.method, ep->operation_name.has_value(), media.essence))
+        return row->id;
     // JSON sent where keeper takes no JSON (the group's path) is still answered in JSON's shape.
     return media.essence == json_type ? transport::json : transport::none;
 }
@@ -76,12 +77,14 @@ decoded_call decode_request(const http_request& req, const endpoint_path& ep, co
                     "An HTTP POST to an operation must be application/x-www-form-urlencoded or application/json.");
     }
     if (!row && media.essence == form_type) {
-        throw fault(fault_kind::no_such_endpoint, "A form POST must name the operation in the path: " + ep.group_path + "/Operation.");
+        throw fault(fault_kind::no_such_endpoint,
+                    "A form POST must name the operation in the path: " + ep.group_path + "/Operation.");
     }
     if (!row) {
         throw fault(fault_kind::unsupported_media_type,
-                    "Content type '" + media.essence + "' is not SOAP (text/xml, application/soap+xml); a form or JSON "
-                    "POST names the operation in the path.");
+                    "Content type '" + media.essence +
+                        "' is not SOAP (text/xml, application/soap+xml); a form or JSON "
+                        "POST names the operation in the path.");
     }
     return row->decode(req, ep, op, media, cfg);
 }
@@ -98,7 +101,8 @@ deadline call_deadline(const http_request& req, std::chrono::milliseconds budget
     auto start = req.arrived.value_or(now);
     const auto count_from = [&](std::chrono::system_clock::time_point seen) {
         const auto waited = wall_now - seen;
-        if (waited > waited.zero()) start = std::min(start, now - std::chrono::duration_cast<deadline::clock::duration>(waited));
+        if (waited > waited.zero())
+            start = std::min(start, now - std::chrono::duration_cast<deadline::clock::duration>(waited));
     };
     if (req.sent_at) count_from(*req.sent_at);
     if (const auto seen = request_id_time(req.request_id)) {
@@ -160,7 +164,8 @@ http_response route(const http_request& req, transport via, store& st, const set
     }
     if (req.body_too_large) {
         // The body is not read, but its media type still says the answer's shape (JSON's 413 is JSON).
-        throw fault(fault_kind::body_too_large, "The request body is larger than " + std::to_string(cfg.body_limit) + " bytes.");
+        throw fault(fault_kind::body_too_large,
+                    "The request body is larger than " + std::to_string(cfg.body_limit) + " bytes.");
     }
     if (!ep->operation_name && req.method == "GET") {
         log.outcome = "page";
@@ -185,7 +190,8 @@ http_response route(const http_request& req, transport via, store& st, const set
 std::string server_fault_reason(const std::exception* e, const std::string& request_id) {
     if (dynamic_cast<const outcome_unknown*>(e)) {
         return "The outcome of the call is unknown (request id " + request_id +
-               "): it may or may not have been applied. Check it at /call-outcome with this request id before repeating it.";
+               "): it may or may not have been applied. Check it at /call-outcome with this request id before "
+               "repeating it.";
     }
     return "Server was unable to process request (request id " + request_id + ").";
 }
@@ -209,7 +215,8 @@ handled_request refuse_request(const http_request& request, refusal why, std::st
     if (why == refusal::busy) {
         out.log.detail = "refused on arrival: no thread would have been free within admission_wait_ms";
         if (request.sent_at) {
-            const auto since = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now() - *request.sent_at);
+            const auto since = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now() -
+                                                                                     *request.sent_at);
             out.log.detail += "; " + std::to_string(since.count()) + " ms after nginx began passing it";
         }
     } else {
@@ -230,15 +237,16 @@ handled_request refuse_request(const http_request& request, refusal why, std::st
     // Not ready: starting, or waiting for a migration or a configuration fix; which one is for the
     // operator's log, not the client.
     const std::string_view state = why == refusal::busy ? "the service is busy" : "the service is not ready yet";
-    answer_fault(out, via, fault{fault_kind::not_applied,
-                                "The call was not applied (request id " + request.request_id + "): " + std::string{state} +
-                                    ". Nothing was changed; it may be repeated after Retry-After."});
+    answer_fault(out, via,
+                 fault{fault_kind::not_applied, "The call was not applied (request id " + request.request_id +
+                                                    "): " + std::string{state} +
+                                                    ". Nothing was changed; it may be repeated after Retry-After."});
     out.response.headers.emplace_back("Retry-After", std::to_string(retry_after_s));
     return out;
 }
 
-handled_request handle_request(const http_request& request, store& st, const settings& cfg, const metrics_block* metrics,
-                               const process_probe* processes) {
+handled_request handle_request(const http_request& request, store& st, const settings& cfg,
+                               const metrics_block* metrics, const process_probe* processes) {
     handled_request out;
     const transport via = answering_transport(request);
     out.log.via = via;
@@ -250,21 +258,24 @@ handled_request handle_request(const http_request& request, store& st, const set
         answer_fault(out, via, f);
         return out;
     } catch (const key_reused&) {
-        answer_fault(out, via, fault{fault_kind::key_reused,
-                                "This Idempotency-Key was already used for a call with other parameters or another "
-                                "operation; a new call needs a new key."});
+        answer_fault(out, via,
+                     fault{fault_kind::key_reused,
+                           "This Idempotency-Key was already used for a call with other parameters or another "
+                           "operation; a new call needs a new key."});
         return out;
     } catch (const key_in_flight&) {
-        answer_fault(out, via, fault{fault_kind::key_in_flight,
-                                "A call with this Idempotency-Key is still running, or waited too long for a lock; "
-                                "nothing was changed. Repeat it with the same key."});
+        answer_fault(out, via,
+                     fault{fault_kind::key_in_flight,
+                           "A call with this Idempotency-Key is still running, or waited too long for a lock; "
+                           "nothing was changed. Repeat it with the same key."});
         out.response.headers.emplace_back("Retry-After", "1");
         return out;
     } catch (const not_applied& e) {
         out.log.detail = e.what();
-        answer_fault(out, via, fault{fault_kind::not_applied,
-                                "The call was not applied (request id " + request.request_id +
-                                    "): the service could not do it in time. Nothing was changed; it may be repeated."});
+        answer_fault(out, via,
+                     fault{fault_kind::not_applied,
+                           "The call was not applied (request id " + request.request_id +
+                               "): the service could not do it in time. Nothing was changed; it may be repeated."});
         out.response.headers.emplace_back("Retry-After", "1");
         return out;
     } catch (const std::exception& e) {

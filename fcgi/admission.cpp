@@ -79,7 +79,8 @@ std::size_t admission_queue::waiting() const {
 // service time between them.
 std::chrono::microseconds admission_queue::expected_wait_locked() const {
     const auto ahead = static_cast<double>(m_retried.size() + m_first.size() + 1);
-    return std::chrono::microseconds{static_cast<std::int64_t>(ahead * m_mean_service_us / static_cast<double>(m_threads))};
+    return std::chrono::microseconds{
+        static_cast<std::int64_t>(ahead * m_mean_service_us / static_cast<double>(m_threads))};
 }
 
 retry_pushback::retry_pushback(std::uint32_t seed) : m_spread(seed) {}

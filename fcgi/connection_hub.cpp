@@ -42,8 +42,11 @@ bool watch_connection(int epoll_fd, int fd, int op) {
 }  // namespace
 
 connection_hub::connection_hub(listen_sockets sockets, admission_queue& queue)
-    : m_sockets(sockets), m_queue(queue), m_stop_fd(eventfd(0, EFD_CLOEXEC)),
-      m_wake_fd(eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE | EFD_NONBLOCK)), m_done_fd(eventfd(0, EFD_CLOEXEC)),
+    : m_sockets(sockets),
+      m_queue(queue),
+      m_stop_fd(eventfd(0, EFD_CLOEXEC)),
+      m_wake_fd(eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE | EFD_NONBLOCK)),
+      m_done_fd(eventfd(0, EFD_CLOEXEC)),
       m_epoll_fd(epoll_create1(EPOLL_CLOEXEC)) {
     bool ok = m_stop_fd >= 0 && m_wake_fd >= 0 && m_done_fd >= 0 && m_epoll_fd >= 0;
     for (const int fd : {m_stop_fd, m_wake_fd, m_done_fd}) ok = ok && watch_readable(m_epoll_fd, fd);
@@ -110,7 +113,9 @@ bool connection_hub::claim(int fd, waiting_request* out) {
     const auto c = m_connections.find(fd);
     if (c == m_connections.end()) return false;
     c->second.idle = false;
-    *out = {.fd = fd, .retried = c->second.retried, .ready_at = std::chrono::steady_clock::now(),
+    *out = {.fd = fd,
+            .retried = c->second.retried,
+            .ready_at = std::chrono::steady_clock::now(),
             .generation = c->second.generation};
     return true;
 }
@@ -169,8 +174,10 @@ std::optional<waiting_request> connection_hub::next_request() {
             case seen::wake:
                 take_one(m_wake_fd);
                 break;
-            case seen::done: return std::nullopt;
-            case seen::nothing: break;
+            case seen::done:
+                return std::nullopt;
+            case seen::nothing:
+                break;
         }
     }
     return std::nullopt;

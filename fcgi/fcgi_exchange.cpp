@@ -30,7 +30,8 @@ std::optional<std::string> optional_param(FCGX_Request& r, const char* name) {
 // that are unique to this worker and call (pid and a counter), so ids sort by time as nginx's do.
 std::string make_request_id() {
     static std::atomic<unsigned long long> counter = 0;
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());
+    const auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());
     char buf[40];
     std::snprintf(buf, sizeof buf, "%013lld%06x%013llx", static_cast<long long>(ms.count()),
                   static_cast<unsigned>(getpid()) & 0xffffffu, (++counter) & 0xfffffffffffffull);

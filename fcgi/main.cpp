@@ -74,7 +74,8 @@ keeper::fcgi::listen_sockets open_listen_sockets(const keeper::core::settings& c
     } else if (is_socket(0)) {
         out.main_fd = 0;
     } else {
-        throw std::runtime_error("no socket on fd 0 or from LISTEN_FDS: start from the systemd socket unit, or give --listen");
+        throw std::runtime_error(
+            "no socket on fd 0 or from LISTEN_FDS: start from the systemd socket unit, or give --listen");
     }
     if (!cfg.retry_listen.empty()) {
         out.retry_fd = open_socket(cfg.retry_listen);
@@ -114,12 +115,30 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         const bool has_value = i + 1 < argc;
-        if (arg == "--help" || arg == "-h") { print_usage(std::cout); return 0; }
-        if (arg == "--config" && has_value) { config_path = argv[++i]; continue; }
-        if (arg == "--check-config") { check_only = true; continue; }
-        if (arg == "--listen" && has_value) { listen = argv[++i]; continue; }
-        if (arg == "--retry-listen" && has_value) { retry_listen = argv[++i]; continue; }
-        if (arg == "--workers" && has_value) { workers = argv[++i]; continue; }
+        if (arg == "--help" || arg == "-h") {
+            print_usage(std::cout);
+            return 0;
+        }
+        if (arg == "--config" && has_value) {
+            config_path = argv[++i];
+            continue;
+        }
+        if (arg == "--check-config") {
+            check_only = true;
+            continue;
+        }
+        if (arg == "--listen" && has_value) {
+            listen = argv[++i];
+            continue;
+        }
+        if (arg == "--retry-listen" && has_value) {
+            retry_listen = argv[++i];
+            continue;
+        }
+        if (arg == "--workers" && has_value) {
+            workers = argv[++i];
+            continue;
+        }
         print_usage(std::cerr);
         return 2;
     }
@@ -154,7 +173,7 @@ int main(int argc, char** argv) {
             throw;
         }
         const auto cfg = loaded ? *loaded : keeper::fcgi::wait_for_configuration(config_path, sockets);
-        signal(SIGHUP, SIG_IGN);  // a reload while waiting has nothing to replace
+        signal(SIGHUP, SIG_IGN);                      // a reload while waiting has nothing to replace
         keeper::fcgi::wait_for_schema(cfg, sockets);  // answering every request "not applied" meanwhile
         signal(SIGHUP, SIG_DFL);  // run_pool takes it by sigtimedwait, which an ignored signal never reaches
         // SIGHUP re-reads the same file (and environment) for the next set of workers.

@@ -74,7 +74,8 @@ std::vector<core::process_sample> proc_process_probe::sample() const {
         const int pid = m_gauges.process_ids[slot].load(std::memory_order_relaxed);
         if (pid == 0) continue;
         try {
-            if (auto s = read_process(pid, slot == 0 ? std::nullopt : std::optional{slot - 1}, booted)) out.push_back(*s);
+            if (auto s = read_process(pid, slot == 0 ? std::nullopt : std::optional{slot - 1}, booted))
+                out.push_back(*s);
         } catch (const std::exception&) {
             // gone, or cut short as it exited: left out of this scrape
         }
@@ -82,7 +83,9 @@ std::vector<core::process_sample> proc_process_probe::sample() const {
     return out;
 }
 
-void record_supervisor(core::runtime_gauges& gauges, int pid) { gauges.process_ids[0].store(pid, std::memory_order_relaxed); }
+void record_supervisor(core::runtime_gauges& gauges, int pid) {
+    gauges.process_ids[0].store(pid, std::memory_order_relaxed);
+}
 
 void record_worker(core::runtime_gauges& gauges, int pid) {
     for (std::size_t slot = 1; slot < core::runtime_gauges::process_slots; ++slot) {

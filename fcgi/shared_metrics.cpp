@@ -8,7 +8,8 @@
 namespace keeper::fcgi {
 
 shared_metrics::shared_metrics() {
-    void* memory = mmap(nullptr, sizeof(core::metrics_block), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    void* memory =
+        mmap(nullptr, sizeof(core::metrics_block), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (memory == MAP_FAILED) throw std::runtime_error("cannot map shared memory for metrics");
     m_block = new (memory) core::metrics_block{};
 }

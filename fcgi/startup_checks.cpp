@@ -86,9 +86,10 @@ core::settings load_checked_settings(const std::string& config_path) {
 }
 
 std::string database_check::schema_problem() const {
-    if (!refused.empty()) return "the database refuses the workers' role: " + refused + " (keeper-migrate.service grants it)";
-    const std::string versions = "database schema is version " + std::to_string(found_version) + ", this keeper needs " +
-                                 std::to_string(needed_version);
+    if (!refused.empty())
+        return "the database refuses the workers' role: " + refused + " (keeper-migrate.service grants it)";
+    const std::string versions = "database schema is version " + std::to_string(found_version) +
+                                 ", this keeper needs " + std::to_string(needed_version);
     if (found_version < needed_version) return versions + " (run keeperctl migrate: systemctl start keeper-migrate)";
     return versions + " (the database was migrated by a newer keeper: install that version again)";
 }
@@ -171,7 +172,9 @@ void wait_for_schema(const core::settings& cfg, listen_sockets sockets) {
         // transaction mode, or one whose secrets this key file cannot open.
         if (!db.reachable) return waiting("database unreachable: the workers start once it is checked");
         if (db.schema_matches()) {
-            if (said) log_event("keeper-fcgi", "database schema is version " + std::to_string(db.found_version) + "; starting");
+            if (said)
+                log_event("keeper-fcgi",
+                          "database schema is version " + std::to_string(db.found_version) + "; starting");
             if (!db.durability_warning.empty()) log_event("keeper-fcgi", "warning: " + db.durability_warning);
             return std::nullopt;
         }

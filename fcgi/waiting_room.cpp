@@ -39,7 +39,8 @@ void answer_one(int listen_fd, bool retried, std::size_t body_limit, const std::
         return core::refuse_request(seen, core::refusal::not_ready, why);
     });
     if (!x.aborted.empty()) log_event("keeper-fcgi", "request aborted while waiting: " + x.aborted);
-    if (x.answered) write_log_record(core::format_log_line(x.request_id, *x.answered, std::chrono::microseconds{0}, log_format()));
+    if (x.answered)
+        write_log_record(core::format_log_line(x.request_id, *x.answered, std::chrono::microseconds{0}, log_format()));
     if (!x.closed) close(fd);
 }
 

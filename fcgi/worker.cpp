@@ -30,10 +30,13 @@ namespace {
 // What the threads of one worker process share.
 struct worker_state {
     worker_state(listen_sockets sockets, const core::settings& c, core::metrics_block& m)
-        : cfg(c), metrics(m),
-          store(config::worker_conninfo(c), static_cast<std::size_t>(c.database_connections), {c.lock_timeout, c.statement_timeout, c.call_budget, std::max(1, c.threads / 2)},
+        : cfg(c),
+          metrics(m),
+          store(config::worker_conninfo(c), static_cast<std::size_t>(c.database_connections),
+                {c.lock_timeout, c.statement_timeout, c.call_budget, std::max(1, c.threads / 2)},
                 db::key_file::load(config::secret_key_path(c)), &m.runtime),
-          queue(static_cast<std::size_t>(c.threads), c.admission_wait, &m.runtime.requests_waiting), hub(sockets, queue),
+          queue(static_cast<std::size_t>(c.threads), c.admission_wait, &m.runtime.requests_waiting),
+          hub(sockets, queue),
           processes(m.runtime) {}
 
     const core::settings& cfg;
@@ -62,11 +65,13 @@ enum class answer_with { the_call, a_refusal };
 // closed it.
 void answer(FCGX_Request& request, const waiting_request& r, worker_state& w, answer_with how) {
     const auto x = exchange_one(request, r.fd, w.cfg.body_limit, r.retried, [&](const core::http_request& req) {
-        return how == answer_with::the_call ? core::handle_request(req, w.store, w.cfg, &w.metrics, &w.processes) : core::refuse_request(req, core::refusal::busy, {}, r.retry_after_s);
+        return how == answer_with::the_call ? core::handle_request(req, w.store, w.cfg, &w.metrics, &w.processes)
+                                            : core::refuse_request(req, core::refusal::busy, {}, r.retry_after_s);
     });
     if (!x.aborted.empty()) log_event("worker", "request aborted: " + x.aborted);
     if (x.answered) {
-        const auto took = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - r.ready_at);
+        const auto took =
+            std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - r.ready_at);
         core::record_request(w.metrics, x.answered->log, took);
         write_log_record(core::format_log_line(x.request_id, *x.answered, took, log_format()));
     }
@@ -92,7 +97,8 @@ void serve_thread(worker_state& w) {
             const busy_thread busy{w.metrics.runtime.threads_busy};
             answer(request, *r, w, answer_with::the_call);
         }
-        w.queue.served(std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started));
+        w.queue.served(
+            std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started));
     }
 }
 

@@ -62,7 +62,8 @@ arguments parse_arguments(const std::vector<std::string>& raw) {
 std::int64_t number(const std::string& text, const char* what) {
     std::int64_t n = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-    if (ec != std::errc{} || end != text.data() + text.size()) throw provisioning_error(std::string{what} + " must be a whole number");
+    if (ec != std::errc{} || end != text.data() + text.size())
+        throw provisioning_error(std::string{what} + " must be a whole number");
     return n;
 }
 
@@ -121,7 +122,8 @@ int report(const std::string& line) {
 
 int cmd_migrate(pqxx::connection& conn, const arguments&, const keeper::core::settings&) {
     const int applied = keeper::db::migrate(conn, std::cout);
-    std::cout << (applied ? "" : "nothing to apply; ") << "schema version " << keeper::db::current_schema_version(conn) << "\n";
+    std::cout << (applied ? "" : "nothing to apply; ") << "schema version " << keeper::db::current_schema_version(conn)
+              << "\n";
     return 0;
 }
 
@@ -129,15 +131,16 @@ int cmd_status(pqxx::connection& conn, const arguments&, const keeper::core::set
     int due = 0;
     for (const auto& s : keeper::db::migration_status(conn)) {
         std::cout << (s.applied ? "applied  " : "pending  ") << s.file.version << "_" << s.file.name
-                  << (s.applied ? "  " + s.applied_at : "") << (s.earlier_text ? "  (earlier text; migrate records this one)" : "")
-                  << "\n";
+                  << (s.applied ? "  " + s.applied_at : "")
+                  << (s.earlier_text ? "  (earlier text; migrate records this one)" : "") << "\n";
         due += s.applied && !s.earlier_text ? 0 : 1;
     }
     for (const auto& d : keeper::db::definition_status(conn)) {
         const auto state = keeper::db::to_string(d.state);
         std::cout << state << std::string(9 - std::string_view{state}.size(), ' ') << d.name
                   << (d.applied_at.empty() ? "" : "  " + d.applied_at) << "\n";
-        due += d.state == keeper::db::definition_state::changed || d.state == keeper::db::definition_state::pending ? 1 : 0;
+        due += d.state == keeper::db::definition_state::changed || d.state == keeper::db::definition_state::pending ? 1
+                                                                                                                    : 0;
     }
     return due ? 3 : 0;  // non-zero tells scripts that migrate is due
 }
@@ -188,53 +191,79 @@ const std::map<std::string, command>& commands() {
     namespace p = keeper::db;
     namespace config = keeper::config;
     static const std::map<std::string, command> all{
-        {"migrate", {"migrate                                  apply pending db/migrations, then changed db/functions", 0, cmd_migrate, config::admin_url}},
-        {"status", {"status                                   list migrations and functions (exit 3 if migrate is due)", 0, cmd_status, config::admin_url}},
-        {"roles", {"roles [--print]                          create the worker, maintain and provision roles and set their grants\n"
-                   "                                           (--print: only print the SQL, for a DBA)", 0, cmd_roles, config::admin_url}},
-        {"rotate-key", {"rotate-key                               seal every secret not sealed with the key file's first key with it", 0,
-            cmd_rotate_key, config::admin_url}},
-        {"forget-key", {"forget-key                               after a lost key file: forget the keys the database lists and the\n"
-                        "                                           key file lacks (refused, naming them, while a secret is sealed with one)", 0,
-            cmd_forget_key, config::admin_url}},
-        {"maintain", {"maintain [--metrics-file FILE]           partitions ahead, retention, purges of old sessions, auth failures,\n"
-                      "                                           recent top-ups and Idempotency-Keys (FILE: how the run went,\n"
-                      "                                           for node_exporter's textfile collector)", 0,
-            cmd_maintain, config::maintain_url}},
-        {"add-login", {"add-login LOGIN SECRET                   add a login, or set its secret", 2,
-            [](auto& c, const arguments& a, const auto& cfg) {
-                const auto keys = keys_of(cfg);
-                return report(p::add_login(c, a.at(0), shared_secret(a.at(1)), &keys));
-            }}},
-        {"add-app", {"add-app APPID SECRET PROVIDER [--disabled]   register or update an application", 3,
-            [](auto& c, const arguments& a, const auto& cfg) {
-                const auto keys = keys_of(cfg);
-                return report(p::add_app(c, a.at(0), shared_secret(a.at(1)), a.at(2), !a.flag("--disabled"), &keys));
-            }}},
-        {"add-purse", {"add-purse LOGIN PURSE [--balance AMOUNT]  add a purse (e.g. Z123456789012)", 2,
-            [](auto& c, const arguments& a, const auto&) {
-                return report(p::add_purse(c, a.at(0), a.at(1), a.option("--balance").value_or("0")));
-            }}},
-        {"add-card", {"add-card LOGIN CARD_ID [--daily-limit AMOUNT] [--blocked]", 2,
-            [](auto& c, const arguments& a, const auto&) {
-                return report(p::add_card(c, a.at(0), number(a.at(1), "CARD_ID"), a.option("--daily-limit"), a.flag("--blocked")));
-            }}},
-        {"add-transfer", {"add-transfer LOGIN TRAN_ID AMOUNT CODE [--expires-in SECONDS]   a pending protected transfer", 4,
-            [](auto& c, const arguments& a, const auto&) {
-                return report(p::add_transfer(c, a.at(0), number(a.at(1), "TRAN_ID"), a.at(2), secret_value(a.at(3)), expiry_of(a)));
-            }}},
-        {"add-profile", {"add-profile LOGIN PROFILE_ID NAME        a telepay profile", 3,
-            [](auto& c, const arguments& a, const auto&) {
-                return report(p::add_profile(c, a.at(0), number32(a.at(1), "PROFILE_ID"), a.at(2)));
-            }}},
-        {"add-task", {"add-task PROFILE_ID TASK_ID CODE [--expires-in SECONDS]   a pending scheduler task", 3,
-            [](auto& c, const arguments& a, const auto&) {
-                return report(p::add_task(c, number32(a.at(0), "PROFILE_ID"), number32(a.at(1), "TASK_ID"),
-                                          secret_value(a.at(2)), expiry_of(a)));
-            }}},
-        {"add-sms", {"add-sms LOGIN SMS_ID                     a push SMS awaiting delivery", 2,
-            [](auto& c, const arguments& a, const auto&) { return report(p::add_sms(c, a.at(0), number32(a.at(1), "SMS_ID"))); }}},
-        {"list", {"list KIND                                KIND: logins apps purses cards transfers profiles tasks sms", 1, cmd_list}},
+        {"migrate",
+         {"migrate                                  apply pending db/migrations, then changed db/functions", 0,
+          cmd_migrate, config::admin_url}},
+        {"status",
+         {"status                                   list migrations and functions (exit 3 if migrate is due)", 0,
+          cmd_status, config::admin_url}},
+        {"roles",
+         {"roles [--print]                          create the worker, maintain and provision roles and set their "
+          "grants\n"
+          "                                           (--print: only print the SQL, for a DBA)",
+          0, cmd_roles, config::admin_url}},
+        {"rotate-key",
+         {"rotate-key                               seal every secret not sealed with the key file's first key with it",
+          0, cmd_rotate_key, config::admin_url}},
+        {"forget-key",
+         {"forget-key                               after a lost key file: forget the keys the database lists and the\n"
+          "                                           key file lacks (refused, naming them, while a secret is sealed "
+          "with one)",
+          0, cmd_forget_key, config::admin_url}},
+        {"maintain",
+         {"maintain [--metrics-file FILE]           partitions ahead, retention, purges of old sessions, auth "
+          "failures,\n"
+          "                                           recent top-ups and Idempotency-Keys (FILE: how the run went,\n"
+          "                                           for node_exporter's textfile collector)",
+          0, cmd_maintain, config::maintain_url}},
+        {"add-login",
+         {"add-login LOGIN SECRET                   add a login, or set its secret", 2,
+          [](auto& c, const arguments& a, const auto& cfg) {
+              const auto keys = keys_of(cfg);
+              return report(p::add_login(c, a.at(0), shared_secret(a.at(1)), &keys));
+          }}},
+        {"add-app",
+         {"add-app APPID SECRET PROVIDER [--disabled]   register or update an application", 3,
+          [](auto& c, const arguments& a, const auto& cfg) {
+              const auto keys = keys_of(cfg);
+              return report(p::add_app(c, a.at(0), shared_secret(a.at(1)), a.at(2), !a.flag("--disabled"), &keys));
+          }}},
+        {"add-purse",
+         {"add-purse LOGIN PURSE [--balance AMOUNT]  add a purse (e.g. Z123456789012)", 2,
+          [](auto& c, const arguments& a, const auto&) {
+              return report(p::add_purse(c, a.at(0), a.at(1), a.option("--balance").value_or("0")));
+          }}},
+        {"add-card",
+         {"add-card LOGIN CARD_ID [--daily-limit AMOUNT] [--blocked]", 2,
+          [](auto& c, const arguments& a, const auto&) {
+              return report(
+                  p::add_card(c, a.at(0), number(a.at(1), "CARD_ID"), a.option("--daily-limit"), a.flag("--blocked")));
+          }}},
+        {"add-transfer",
+         {"add-transfer LOGIN TRAN_ID AMOUNT CODE [--expires-in SECONDS]   a pending protected transfer", 4,
+          [](auto& c, const arguments& a, const auto&) {
+              return report(p::add_transfer(c, a.at(0), number(a.at(1), "TRAN_ID"), a.at(2), secret_value(a.at(3)),
+                                            expiry_of(a)));
+          }}},
+        {"add-profile",
+         {"add-profile LOGIN PROFILE_ID NAME        a telepay profile", 3,
+          [](auto& c, const arguments& a, const auto&) {
+              return report(p::add_profile(c, a.at(0), number32(a.at(1), "PROFILE_ID"), a.at(2)));
+          }}},
+        {"add-task",
+         {"add-task PROFILE_ID TASK_ID CODE [--expires-in SECONDS]   a pending scheduler task", 3,
+          [](auto& c, const arguments& a, const auto&) {
+              return report(p::add_task(c, number32(a.at(0), "PROFILE_ID"), number32(a.at(1), "TASK_ID"),
+                                        secret_value(a.at(2)), expiry_of(a)));
+          }}},
+        {"add-sms",
+         {"add-sms LOGIN SMS_ID                     a push SMS awaiting delivery", 2,
+          [](auto& c, const arguments& a, const auto&) {
+              return report(p::add_sms(c, a.at(0), number32(a.at(1), "SMS_ID")));
+          }}},
+        {"list",
+         {"list KIND                                KIND: logins apps purses cards transfers profiles tasks sms", 1,
+          cmd_list}},
     };
     return all;
 }
@@ -243,8 +272,10 @@ void print_usage(std::ostream& out) {
     out << "usage: keeperctl [--config FILE] COMMAND [ARGS]\n\ncommands:\n";
     for (const auto& [name, c] : commands()) out << "  " << c.usage << "\n";
     out << "  api-reference                            print docs/api.md (no database needed)\n";
-    out << "  openapi                                  print docs/openapi.json, the JSON calls as OpenAPI 3.1 (no database)\n";
-    out << "  new-key [ID]                             print a new key line '<ID> <base64>' for the key file, with a new\n"
+    out << "  openapi                                  print docs/openapi.json, the JSON calls as OpenAPI 3.1 (no "
+           "database)\n";
+    out << "  new-key [ID]                             print a new key line '<ID> <base64>' for the key file, with a "
+           "new\n"
            "                                           id unless one is given (no database)\n";
     out << "\nA SECRET or CODE given as '-' is read from standard input; one on the command line works, with a\n"
            "warning, since other local users can read it. Each command connects as its own\n"
@@ -309,7 +340,8 @@ int main(int argc, char** argv) {
         const auto it = commands().find(args[0]);
         if (it == commands().end()) throw provisioning_error("unknown command '" + args[0] + "' (keeperctl --help)");
         const auto parsed = parse_arguments({args.begin() + 1, args.end()});
-        if (parsed.positional.size() != it->second.positional) throw provisioning_error("usage: keeperctl " + it->second.usage);
+        if (parsed.positional.size() != it->second.positional)
+            throw provisioning_error("usage: keeperctl " + it->second.usage);
         const auto cfg = keeper::config::load_settings(config_path, keeper::config::admin_config_path(config_path));
         pqxx::connection conn{it->second.url(cfg)};
         return it->second.run(conn, parsed, cfg);
@@ -319,7 +351,8 @@ int main(int argc, char** argv) {
     } catch (const pqxx::broken_connection& e) {
         if (refused_credentials(e)) {
             // The server is there and said no: trying again changes nothing.
-            std::cerr << "keeperctl: the database refused the connection: " << keeper::core::first_line(e.what()) << "\n"
+            std::cerr << "keeperctl: the database refused the connection: " << keeper::core::first_line(e.what())
+                      << "\n"
                       << "keeperctl: with peer authentication run it as the system user mapped to the role, "
                          "as docs/operations.md does: runuser -u keeper-admin -- keeperctl ...\n";
             record_failed_maintain(args);

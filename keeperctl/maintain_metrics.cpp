@@ -40,9 +40,12 @@ void write_maintain_metrics(const std::string& path, const maintain_outcome& out
     }
     if (!outcome.default_rows.empty()) {
         const std::string name = "keeper_history_default_partition_rows";
-        text << "# HELP " << name << " Rows a history table's default partition held when the last run began "
-                "(no monthly partition existed for them; the run moves them out).\n# TYPE " << name << " gauge\n";
-        for (const auto& [table, rows] : outcome.default_rows) text << name << "{table=\"" << table << "\"} " << rows << "\n";
+        text << "# HELP " << name
+             << " Rows a history table's default partition held when the last run began "
+                "(no monthly partition existed for them; the run moves them out).\n# TYPE "
+             << name << " gauge\n";
+        for (const auto& [table, rows] : outcome.default_rows)
+            text << name << "{table=\"" << table << "\"} " << rows << "\n";
     }
     const auto temporary = path + ".tmp";
     {

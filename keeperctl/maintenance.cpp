@@ -29,7 +29,8 @@ constexpr history_table history[] = {
 class run_lock {
 public:
     explicit run_lock(pqxx::connection_base& conn) : m_conn(conn) {
-        m_held = pqxx::nontransaction{conn}.exec_params1("SELECT pg_try_advisory_lock($1)", maintain_lock_key)[0].as<bool>();
+        m_held =
+            pqxx::nontransaction{conn}.exec_params1("SELECT pg_try_advisory_lock($1)", maintain_lock_key)[0].as<bool>();
     }
     ~run_lock() {
         if (!m_held) return;
@@ -56,7 +57,8 @@ std::set<std::string> partitions(pqxx::connection_base& conn, const std::string&
     std::set<std::string> out;
     pqxx::nontransaction tx{conn};
     for (const auto& row : tx.exec_params("SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
-                                          "WHERE i.inhparent = $1::regclass", parent)) {
+                                          "WHERE i.inhparent = $1::regclass",
+                                          parent)) {
         out.insert(row[0].as<std::string>());
     }
     return out;
@@ -69,7 +71,8 @@ void configure(pqxx::connection_base& conn, const std::string& parent, int month
         "UPDATE partman.part_config SET retention = $2, retention_keep_table = $3, retention_keep_index = $3, "
         "infinite_time_partitions = true WHERE parent_table = $1",
         parent, std::to_string(months) + " months", detach_only);
-    if (r.affected_rows() != 1) throw std::runtime_error(parent + " is not a pg_partman partition set (keeperctl migrate first)");
+    if (r.affected_rows() != 1)
+        throw std::runtime_error(parent + " is not a pg_partman partition set (keeperctl migrate first)");
     tx.commit();
 }
 
@@ -79,7 +82,9 @@ long long empty_default(pqxx::connection_base& conn, const std::string& parent) 
     for (int i = 0; i < max_default_batches; ++i) {
         pqxx::work tx{conn};
         tx.exec(step_lock_timeout);
-        const auto n = tx.exec_params1("SELECT partman.partition_data_time($1, p_batch_count := 1, p_lock_wait := 2)", parent)[0].as<long long>(0);
+        const auto n =
+            tx.exec_params1("SELECT partman.partition_data_time($1, p_batch_count := 1, p_lock_wait := 2)", parent)[0]
+                .as<long long>(0);
         tx.commit();
         if (n == 0) break;
         moved += n;
@@ -106,8 +111,10 @@ std::string names(const std::set<std::string>& a, const std::set<std::string>& m
 long long default_rows(pqxx::connection_base& conn, const std::string& parent) {
     const auto dot = parent.find('.');
     pqxx::nontransaction tx{conn};
-    return tx.exec1("SELECT count(*) FROM " + tx.quote_name(parent.substr(0, dot)) + "." +
-                    tx.quote_name(parent.substr(dot + 1) + "_default"))[0].as<long long>();
+    return tx
+        .exec1("SELECT count(*) FROM " + tx.quote_name(parent.substr(0, dot)) + "." +
+               tx.quote_name(parent.substr(dot + 1) + "_default"))[0]
+        .as<long long>();
 }
 
 void maintain_history(pqxx::connection_base& conn, const core::settings& cfg, const history_table& t, std::ostream& out,
@@ -129,7 +136,8 @@ void maintain_history(pqxx::connection_base& conn, const core::settings& cfg, co
 
 // Deletes rows matching `condition` (with $1 = an age in seconds) in batches of their own
 // transaction each; returns how many.
-long long purge(pqxx::connection_base& conn, const char* table, const char* condition, long long age_seconds, int batch) {
+long long purge(pqxx::connection_base& conn, const char* table, const char* condition, long long age_seconds,
+                int batch) {
     const std::string where = std::string{condition} + " < now() - make_interval(secs => $1)";
     const std::string sql = std::string{"DELETE FROM "} + table + " WHERE ctid = ANY(ARRAY(SELECT ctid FROM " + table +
                             " WHERE " + where + " LIMIT $2)) AND " + where;
@@ -172,7 +180,8 @@ void purge_app_auth_failures(pqxx::connection_base& conn, const core::settings& 
 }
 
 void purge_idempotency_keys(pqxx::connection_base& conn, const core::settings& cfg, std::ostream& out) {
-    const auto n = purge(conn, "idempotency_keys", "created_at", cfg.key_retention_hours * 3600LL, cfg.purge_batch_rows);
+    const auto n =
+        purge(conn, "idempotency_keys", "created_at", cfg.key_retention_hours * 3600LL, cfg.purge_batch_rows);
     out << "idempotency_keys: deleted " << n << " older than " << cfg.key_retention_hours << " hours\n";
 }
 

@@ -21,6 +21,7 @@ namespace keeper::db {
 
 // Returns 0 when every step succeeded, 1 when one failed (the others still ran), reporting each
 // step to out and, when asked, the run's outcome to `outcome`.
-int maintain(pqxx::connection_base& conn, const core::settings& cfg, std::ostream& out, maintain_outcome* outcome = nullptr);
+int maintain(pqxx::connection_base& conn, const core::settings& cfg, std::ostream& out,
+             maintain_outcome* outcome = nullptr);
 
 }  // namespace keeper::db

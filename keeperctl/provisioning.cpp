@@ -26,7 +26,8 @@ std::string checked_secret(const std::string& secret) {
 }
 
 std::string checked_amount(const std::string& amount, const char* what) {
-    if (!core::is_plain_amount(amount)) throw provisioning_error(std::string{what} + " must be a decimal like 100 or 99.50");
+    if (!core::is_plain_amount(amount))
+        throw provisioning_error(std::string{what} + " must be a decimal like 100 or 99.50");
     return amount;
 }
 
@@ -80,7 +81,8 @@ std::string add_login(pqxx::connection_base& c, const std::string& login, const 
 
 std::string add_app(pqxx::connection_base& c, const std::string& app_id, const std::string& secret,
                     const std::string& provider_name, bool enabled, const secret_keyring* keys) {
-    if (!core::formats::is_app_id(app_id)) throw provisioning_error("an appId is 1-64 characters without control characters");
+    if (!core::formats::is_app_id(app_id))
+        throw provisioning_error("an appId is 1-64 characters without control characters");
     const auto p = core::provider_from_name(provider_name);
     if (!p || *p == core::provider::Undefined) {
         throw provisioning_error("provider must be a Provider name other than Undefined, e.g. Android");
@@ -98,7 +100,8 @@ std::string add_app(pqxx::connection_base& c, const std::string& app_id, const s
     });
 }
 
-std::string add_purse(pqxx::connection_base& c, const std::string& login, const std::string& purse, const std::string& balance) {
+std::string add_purse(pqxx::connection_base& c, const std::string& login, const std::string& purse,
+                      const std::string& balance) {
     const auto number = core::formats::normalize_purse(purse);
     if (!number) throw provisioning_error("a purse is a letter of ZEURBGXCKHY and 12 digits, e.g. Z123456789012");
     const auto b = checked_amount(balance, "balance");
@@ -114,8 +117,8 @@ std::string add_card(pqxx::connection_base& c, const std::string& login, std::in
     if (card_id <= 0) throw provisioning_error("a card id is positive");
     const auto limit = daily_limit ? std::optional{checked_amount(*daily_limit, "daily limit")} : std::nullopt;
     return in_transaction(c, [&](pqxx::work& tx) {
-        tx.exec_params("INSERT INTO cards (id, login_id, daily_limit, blocked) VALUES ($1, $2, $3::numeric, $4)", card_id,
-                       login_id(tx, login), limit, blocked);
+        tx.exec_params("INSERT INTO cards (id, login_id, daily_limit, blocked) VALUES ($1, $2, $3::numeric, $4)",
+                       card_id, login_id(tx, login), limit, blocked);
         return "card " + std::to_string(card_id) + " of " + login + (blocked ? ", blocked" : "") +
                (limit ? ", daily limit " + *limit : ", default daily limit");
     });
@@ -127,15 +130,17 @@ std::string add_transfer(pqxx::connection_base& c, const std::string& login, std
     const auto a = checked_amount(amount, "amount");
     const auto hash = core::make_code_hash(checked_code(code));
     return in_transaction(c, [&](pqxx::work& tx) {
-        tx.exec_params("INSERT INTO protected_transfers (id, login_id, amount, code_hash, expires_at) "
-                       "VALUES ($1, $2, $3::numeric, $4, now() + $5 * interval '1 second')",
-                       tran_id, login_id(tx, login), a, hash, e.seconds_from_now);
+        tx.exec_params(
+            "INSERT INTO protected_transfers (id, login_id, amount, code_hash, expires_at) "
+            "VALUES ($1, $2, $3::numeric, $4, now() + $5 * interval '1 second')",
+            tran_id, login_id(tx, login), a, hash, e.seconds_from_now);
         return "pending transfer " + std::to_string(tran_id) + " of " + a + " to " + login + ", expires in " +
                std::to_string(e.seconds_from_now) + " s";
     });
 }
 
-std::string add_profile(pqxx::connection_base& c, const std::string& login, std::int32_t profile_id, const std::string& name) {
+std::string add_profile(pqxx::connection_base& c, const std::string& login, std::int32_t profile_id,
+                        const std::string& name) {
     if (profile_id <= 0) throw provisioning_error("a profile id is positive");
     const auto n = core::formats::normalize_profile_name(name);
     if (!n) throw provisioning_error("a profile name is 1-64 characters without control characters");
@@ -146,13 +151,15 @@ std::string add_profile(pqxx::connection_base& c, const std::string& login, std:
     });
 }
 
-std::string add_task(pqxx::connection_base& c, std::int32_t profile_id, std::int32_t task_id, const std::string& code, expiry e) {
+std::string add_task(pqxx::connection_base& c, std::int32_t profile_id, std::int32_t task_id, const std::string& code,
+                     expiry e) {
     if (profile_id <= 0 || task_id <= 0) throw provisioning_error("profile and task ids are positive");
     const auto hash = core::make_code_hash(checked_code(code));
     return in_transaction(c, [&](pqxx::work& tx) {
-        tx.exec_params("INSERT INTO telepay_tasks (profile_id, id, code_hash, expires_at) "
-                       "VALUES ($1, $2, $3, now() + $4 * interval '1 second')",
-                       profile_id, task_id, hash, e.seconds_from_now);
+        tx.exec_params(
+            "INSERT INTO telepay_tasks (profile_id, id, code_hash, expires_at) "
+            "VALUES ($1, $2, $3, now() + $4 * interval '1 second')",
+            profile_id, task_id, hash, e.seconds_from_now);
         return "pending scheduler task " + std::to_string(task_id) + " of profile " + std::to_string(profile_id) +
                ", expires in " + std::to_string(e.seconds_from_now) + " s";
     });
@@ -169,13 +176,27 @@ std::string add_sms(pqxx::connection_base& c, const std::string& login, std::int
 std::vector<std::string> list(pqxx::connection_base& c, const std::string& kind) {
     static const std::map<std::string, std::string> queries{
         {"logins", "SELECT id || '  ' || login || '  created ' || created_at FROM logins ORDER BY id"},
-        {"apps", "SELECT app_id || '  ' || push_provider || CASE WHEN enabled THEN '  enabled' ELSE '  disabled' END FROM applications ORDER BY app_id"},
-        {"purses", "SELECT p.purse || '  ' || l.login || '  balance ' || p.balance FROM purses p JOIN logins l ON l.id = p.login_id ORDER BY p.purse"},
-        {"cards", "SELECT c.id || '  ' || l.login || '  limit ' || COALESCE(c.daily_limit::text, 'default') || CASE WHEN c.blocked THEN '  blocked' ELSE '' END FROM cards c JOIN logins l ON l.id = c.login_id ORDER BY c.id"},
-        {"transfers", "SELECT t.id || '  ' || l.login || '  ' || t.amount || '  ' || t.status || '  attempts ' || t.failed_attempts || '  expires ' || t.expires_at FROM protected_transfers t JOIN logins l ON l.id = t.login_id ORDER BY t.id"},
-        {"profiles", "SELECT p.id || '  ' || l.login || '  ' || p.name FROM telepay_profiles p JOIN logins l ON l.id = p.login_id ORDER BY p.id"},
-        {"tasks", "SELECT profile_id || '/' || id || '  ' || status || '  attempts ' || failed_attempts || '  expires ' || expires_at FROM telepay_tasks ORDER BY profile_id, id"},
-        {"sms", "SELECT s.id || '  ' || l.login || '  ' || COALESCE('delivered ' || s.delivered_at, 'not delivered') FROM push_sms s JOIN logins l ON l.id = s.login_id ORDER BY s.id"},
+        {"apps",
+         "SELECT app_id || '  ' || push_provider || CASE WHEN enabled THEN '  enabled' ELSE '  disabled' END FROM "
+         "applications ORDER BY app_id"},
+        {"purses",
+         "SELECT p.purse || '  ' || l.login || '  balance ' || p.balance FROM purses p JOIN logins l ON l.id = "
+         "p.login_id ORDER BY p.purse"},
+        {"cards",
+         "SELECT c.id || '  ' || l.login || '  limit ' || COALESCE(c.daily_limit::text, 'default') || CASE WHEN "
+         "c.blocked THEN '  blocked' ELSE '' END FROM cards c JOIN logins l ON l.id = c.login_id ORDER BY c.id"},
+        {"transfers",
+         "SELECT t.id || '  ' || l.login || '  ' || t.amount || '  ' || t.status || '  attempts ' || t.failed_attempts "
+         "|| '  expires ' || t.expires_at FROM protected_transfers t JOIN logins l ON l.id = t.login_id ORDER BY t.id"},
+        {"profiles",
+         "SELECT p.id || '  ' || l.login || '  ' || p.name FROM telepay_profiles p JOIN logins l ON l.id = p.login_id "
+         "ORDER BY p.id"},
+        {"tasks",
+         "SELECT profile_id || '/' || id || '  ' || status || '  attempts ' || failed_attempts || '  expires ' || "
+         "expires_at FROM telepay_tasks ORDER BY profile_id, id"},
+        {"sms",
+         "SELECT s.id || '  ' || l.login || '  ' || COALESCE('delivered ' || s.delivered_at, 'not delivered') FROM "
+         "push_sms s JOIN logins l ON l.id = s.login_id ORDER BY s.id"},
     };
     const auto q = queries.find(kind);
     if (q == queries.end()) throw provisioning_error("nothing to list called '" + kind + "'");

@@ -29,13 +29,16 @@ std::string add_login(pqxx::connection_base& c, const std::string& login, const 
                       const secret_keyring* keys = nullptr);
 std::string add_app(pqxx::connection_base& c, const std::string& app_id, const std::string& secret,
                     const std::string& provider, bool enabled, const secret_keyring* keys = nullptr);
-std::string add_purse(pqxx::connection_base& c, const std::string& login, const std::string& purse, const std::string& balance);
+std::string add_purse(pqxx::connection_base& c, const std::string& login, const std::string& purse,
+                      const std::string& balance);
 std::string add_card(pqxx::connection_base& c, const std::string& login, std::int64_t card_id,
                      const std::optional<std::string>& daily_limit, bool blocked);
 std::string add_transfer(pqxx::connection_base& c, const std::string& login, std::int64_t tran_id,
                          const std::string& amount, const std::string& code, expiry e);
-std::string add_profile(pqxx::connection_base& c, const std::string& login, std::int32_t profile_id, const std::string& name);
-std::string add_task(pqxx::connection_base& c, std::int32_t profile_id, std::int32_t task_id, const std::string& code, expiry e);
+std::string add_profile(pqxx::connection_base& c, const std::string& login, std::int32_t profile_id,
+                        const std::string& name);
+std::string add_task(pqxx::connection_base& c, std::int32_t profile_id, std::int32_t task_id, const std::string& code,
+                     expiry e);
 std::string add_sms(pqxx::connection_base& c, const std::string& login, std::int32_t sms_id);
 
 // Rows of one kind as text lines (never secrets, hashes or codes).

@@ -37,8 +37,7 @@ const char* const soap_tail = "</soap:Body></soap:Envelope>";
 std::string utc_now() {
     const auto now = std::chrono::system_clock::now();
     const auto secs = std::chrono::system_clock::to_time_t(now);
-    const auto micros =
-        std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() % 1000000;
+    const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() % 1000000;
     std::tm tm{};
     gmtime_r(&secs, &tm);
     char buf[64];
@@ -100,16 +99,19 @@ std::string soap_result(const std::string& op, const std::string& value) {
 
 void prepare(pqxx::connection& c) {
     c.prepare("session", "SELECT login_id FROM sessions WHERE session_hash = sha256(convert_to($1, 'UTF8'))");
-    c.prepare("permits",
-              "INSERT INTO account_permits (login_id, accept_payments, accept_invoices, accept_messages) "
-              "VALUES ($1, $2, $3, $4) ON CONFLICT (login_id) DO UPDATE SET accept_payments = EXCLUDED.accept_payments, "
-              "accept_invoices = EXCLUDED.accept_invoices, accept_messages = EXCLUDED.accept_messages");
-    c.prepare("topup",
-              "WITH t AS (INSERT INTO topups (card_id, purse, amount, request_id) VALUES ($1, $2, $3::numeric, 'baseline')) "
-              "UPDATE purses SET balance = balance + $3::numeric WHERE purse = $2 AND login_id = $4");
+    c.prepare(
+        "permits",
+        "INSERT INTO account_permits (login_id, accept_payments, accept_invoices, accept_messages) "
+        "VALUES ($1, $2, $3, $4) ON CONFLICT (login_id) DO UPDATE SET accept_payments = EXCLUDED.accept_payments, "
+        "accept_invoices = EXCLUDED.accept_invoices, accept_messages = EXCLUDED.accept_messages");
+    c.prepare(
+        "topup",
+        "WITH t AS (INSERT INTO topups (card_id, purse, amount, request_id) VALUES ($1, $2, $3::numeric, 'baseline')) "
+        "UPDATE purses SET balance = balance + $3::numeric WHERE purse = $2 AND login_id = $4");
     c.prepare("login", "SELECT id, shared_secret FROM logins WHERE login = $1");
     c.prepare("bind",
-              "INSERT INTO sessions (session_hash, login_id, authenticated_at) VALUES (sha256(convert_to($1, 'UTF8')), $2, now()) "
+              "INSERT INTO sessions (session_hash, login_id, authenticated_at) VALUES (sha256(convert_to($1, 'UTF8')), "
+              "$2, now()) "
               "ON CONFLICT (session_hash) DO UPDATE SET authenticated_at = now()");
 }
 

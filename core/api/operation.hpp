@@ -60,21 +60,54 @@ struct operation {
 
 namespace detail {
 
-template <typename T> struct param_type_of;
-template <> struct param_type_of<std::string> { static constexpr auto value = param_type::string; };
-template <> struct param_type_of<bool> { static constexpr auto value = param_type::boolean; };
-template <> struct param_type_of<std::int32_t> { static constexpr auto value = param_type::int32; };
-template <> struct param_type_of<std::int64_t> { static constexpr auto value = param_type::int64; };
-template <> struct param_type_of<double> { static constexpr auto value = param_type::float64; };
-template <> struct param_type_of<provider> { static constexpr auto value = param_type::provider; };
+template <typename T>
+struct param_type_of;
+template <>
+struct param_type_of<std::string> {
+    static constexpr auto value = param_type::string;
+};
+template <>
+struct param_type_of<bool> {
+    static constexpr auto value = param_type::boolean;
+};
+template <>
+struct param_type_of<std::int32_t> {
+    static constexpr auto value = param_type::int32;
+};
+template <>
+struct param_type_of<std::int64_t> {
+    static constexpr auto value = param_type::int64;
+};
+template <>
+struct param_type_of<double> {
+    static constexpr auto value = param_type::float64;
+};
+template <>
+struct param_type_of<provider> {
+    static constexpr auto value = param_type::provider;
+};
 
-template <typename T> struct result_type_of;
-template <> struct result_type_of<result_code> { static constexpr auto value = result_type::int32; };
-template <> struct result_type_of<store_result> { static constexpr auto value = result_type::int32; };
-template <> struct result_type_of<utc_time> { static constexpr auto value = result_type::date_time; };
-template <> struct result_type_of<std::string> { static constexpr auto value = result_type::string; };
+template <typename T>
+struct result_type_of;
+template <>
+struct result_type_of<result_code> {
+    static constexpr auto value = result_type::int32;
+};
+template <>
+struct result_type_of<store_result> {
+    static constexpr auto value = result_type::int32;
+};
+template <>
+struct result_type_of<utc_time> {
+    static constexpr auto value = result_type::date_time;
+};
+template <>
+struct result_type_of<std::string> {
+    static constexpr auto value = result_type::string;
+};
 
-template <typename F> struct handler_traits;
+template <typename F>
+struct handler_traits;
 template <typename R, typename... A>
 struct handler_traits<R (*)(call_context&, A...)> {
     using result = R;
@@ -83,7 +116,9 @@ struct handler_traits<R (*)(call_context&, A...)> {
 };
 
 template <typename R>
-call_result answer_of(R&& r) { return {result_value{std::forward<R>(r)}}; }
+call_result answer_of(R&& r) {
+    return {result_value{std::forward<R>(r)}};
+}
 inline call_result answer_of(store_result r) { return {result_value{r.code}, r.replayed}; }
 
 template <auto Handler>
@@ -91,7 +126,8 @@ call_result invoke(call_context& ctx, const std::vector<param_value>& values) {
     using traits = handler_traits<decltype(Handler)>;
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
         return answer_of(Handler(ctx, std::get<std::tuple_element_t<I, typename traits::args>>(values[I])...));
-    }(std::make_index_sequence<traits::arity>{});
+    }
+    (std::make_index_sequence<traits::arity>{});
 }
 
 template <auto Handler, std::size_t N>
@@ -101,7 +137,8 @@ std::vector<param_spec> param_specs(const std::string_view (&names)[N]) {
     std::vector<param_spec> out;
     [&]<std::size_t... I>(std::index_sequence<I...>) {
         (out.push_back({names[I], param_type_of<std::tuple_element_t<I, typename traits::args>>::value}), ...);
-    }(std::make_index_sequence<N>{});
+    }
+    (std::make_index_sequence<N>{});
     return out;
 }
 
@@ -112,8 +149,14 @@ operation make_operation(api_group group, std::string_view name, call_effect eff
                          const std::string_view (&param_names)[N], std::vector<result_code> results,
                          std::string_view summary) {
     using traits = detail::handler_traits<decltype(Handler)>;
-    return {group, name, summary, effect, detail::param_specs<Handler>(param_names),
-            detail::result_type_of<typename traits::result>::value, std::move(results), &detail::invoke<Handler>};
+    return {group,
+            name,
+            summary,
+            effect,
+            detail::param_specs<Handler>(param_names),
+            detail::result_type_of<typename traits::result>::value,
+            std::move(results),
+            &detail::invoke<Handler>};
 }
 
 // For operations without parameters.
@@ -121,8 +164,10 @@ template <auto Handler>
 operation make_operation(api_group group, std::string_view name, std::string_view summary) {
     using traits = detail::handler_traits<decltype(Handler)>;
     static_assert(traits::arity == 0);
-    return {group, name, summary, call_effect::reads, {}, detail::result_type_of<typename traits::result>::value, {},
-            &detail::invoke<Handler>};
+    return {group,   name,
+            summary, call_effect::reads,
+            {},      detail::result_type_of<typename traits::result>::value,
+            {},      &detail::invoke<Handler>};
 }
 
 }  // namespace keeper::core

@@ -6,9 +6,8 @@ namespace keeper::core {
 namespace {
 
 constexpr std::array<std::string_view, 16> names{
-    "Undefined", "Android",  "iOS",     "WindowsPhone", "Bada",          "MacOS",
-    "BlackBerry", "WindowsRT", "Windows8", "Linux",     "AndroidKM",     "Advisor",
-    "NokiaAsha", "WindowsPhone8", "WebServer", "WindowsUWP",
+    "Undefined", "Android", "iOS",       "WindowsPhone", "Bada",      "MacOS",         "BlackBerry", "WindowsRT",
+    "Windows8",  "Linux",   "AndroidKM", "Advisor",      "NokiaAsha", "WindowsPhone8", "WebServer",  "WindowsUWP",
 };
 
 }  // namespace

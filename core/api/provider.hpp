@@ -7,8 +7,22 @@
 namespace keeper::core {
 
 enum class provider {
-    Undefined, Android, iOS, WindowsPhone, Bada, MacOS, BlackBerry, WindowsRT, Windows8, Linux,
-    AndroidKM, Advisor, NokiaAsha, WindowsPhone8, WebServer, WindowsUWP,
+    Undefined,
+    Android,
+    iOS,
+    WindowsPhone,
+    Bada,
+    MacOS,
+    BlackBerry,
+    WindowsRT,
+    Windows8,
+    Linux,
+    AndroidKM,
+    Advisor,
+    NokiaAsha,
+    WindowsPhone8,
+    WebServer,
+    WindowsUWP,
 };
 
 // All names, in declaration order (WSDL and help pages list them from here).

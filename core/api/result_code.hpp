@@ -25,10 +25,19 @@ inline constexpr int last_result_code = 12;
 
 // Each code's name, by its value: the SQL functions name codes by these
 // (db/functions/keeper_result.sql; a unit test compares the two).
-inline constexpr std::array<std::string_view, last_result_code + 1> result_code_names{
-    "ok",        "invalid_argument", "session_not_found", "session_expired", "auth_failed",
-    "not_found", "wrong_code",       "attempts_exceeded", "already_completed", "limit_exceeded",
-    "unknown_application", "too_many_attempts", "expired"};
+inline constexpr std::array<std::string_view, last_result_code + 1> result_code_names{"ok",
+                                                                                      "invalid_argument",
+                                                                                      "session_not_found",
+                                                                                      "session_expired",
+                                                                                      "auth_failed",
+                                                                                      "not_found",
+                                                                                      "wrong_code",
+                                                                                      "attempts_exceeded",
+                                                                                      "already_completed",
+                                                                                      "limit_exceeded",
+                                                                                      "unknown_application",
+                                                                                      "too_many_attempts",
+                                                                                      "expired"};
 
 }  // namespace keeper::core
 
@@ -38,7 +47,8 @@ namespace keeper::core {
 // result the first call with the same Idempotency-Key recorded, nothing changed now
 // (docs/api-decisions.md, "Idempotency-Key"). The answer then says so (Idempotent-Replayed).
 struct store_result {
-    constexpr store_result(result_code c, bool was_replayed = false) : code(c), replayed(was_replayed) {}  // NOLINT: a plain code converts
+    constexpr store_result(result_code c, bool was_replayed = false)
+        : code(c), replayed(was_replayed) {}  // NOLINT: a plain code converts
     result_code code;
     bool replayed;
 

@@ -16,17 +16,17 @@ enum class log_format_kind { text, json };
 struct settings {
     std::string api_namespace = "http://tempuri.org/";
     std::string public_base_url;  // e.g. https://api.example.com: WSDL addresses; empty: the request's Host
-    std::string database_url = "dbname=keeper";  // a libpq connection string (the workers')
-    std::string admin_database_url;      // keeperctl migrate/roles/status; empty: database_url
-    std::string provision_database_url;  // keeperctl add-*/list; empty: admin_database_url
-    std::string maintain_database_url;   // keeperctl maintain; empty: admin_database_url
+    std::string database_url = "dbname=keeper";               // a libpq connection string (the workers')
+    std::string admin_database_url;                           // keeperctl migrate/roles/status; empty: database_url
+    std::string provision_database_url;                       // keeperctl add-*/list; empty: admin_database_url
+    std::string maintain_database_url;                        // keeperctl maintain; empty: admin_database_url
     std::string secret_key_file = "/etc/keeper/secret.keys";  // keys sealing shared secrets
-    std::string listen;                           // empty: the socket inherited on fd 0
-    std::string retry_listen;                     // empty: systemd's second socket, or none
-    int workers = 8;               // processes
-    int threads = 24;              // per worker process: requests served at once
-    std::chrono::milliseconds admission_wait{200};  // longest expected wait for a thread before a refusal
-    int database_connections = 2;  // per worker process, shared by its threads
+    std::string listen;                                       // empty: the socket inherited on fd 0
+    std::string retry_listen;                                 // empty: systemd's second socket, or none
+    int workers = 8;                                          // processes
+    int threads = 24;                                         // per worker process: requests served at once
+    std::chrono::milliseconds admission_wait{200};            // longest expected wait for a thread before a refusal
+    int database_connections = 2;                             // per worker process, shared by its threads
     std::chrono::seconds drain_time{10};
     std::chrono::milliseconds lock_timeout{2000};       // a call's wait for a row lock
     std::chrono::milliseconds statement_timeout{5000};  // a call's statement, start to end

@@ -27,7 +27,9 @@ bool is_plain_amount(std::string_view s) {
     const auto dot = s.find('.');
     const auto whole = s.substr(0, dot);
     const auto frac = dot == std::string_view::npos ? std::string_view{} : s.substr(dot + 1);
-    const auto all_digits = [](std::string_view d) { return d.find_first_not_of("0123456789") == std::string_view::npos; };
+    const auto all_digits = [](std::string_view d) {
+        return d.find_first_not_of("0123456789") == std::string_view::npos;
+    };
     return !whole.empty() && all_digits(whole) && all_digits(frac) && frac.size() <= 2 &&
            (dot == std::string_view::npos || !frac.empty());
 }
@@ -43,11 +45,20 @@ std::optional<char32_t> next_code_point(std::string_view s, std::size_t& i) {
     const auto lead = static_cast<unsigned char>(s[i]);
     std::size_t extra = 0;
     char32_t cp = 0;
-    if (lead < 0x80) { ++i; return lead; }
-    if ((lead & 0xE0) == 0xC0) { extra = 1; cp = lead & 0x1F; }
-    else if ((lead & 0xF0) == 0xE0) { extra = 2; cp = lead & 0x0F; }
-    else if ((lead & 0xF8) == 0xF0) { extra = 3; cp = lead & 0x07; }
-    else return std::nullopt;
+    if (lead < 0x80) {
+        ++i;
+        return lead;
+    }
+    if ((lead & 0xE0) == 0xC0) {
+        extra = 1;
+        cp = lead & 0x1F;
+    } else if ((lead & 0xF0) == 0xE0) {
+        extra = 2;
+        cp = lead & 0x0F;
+    } else if ((lead & 0xF8) == 0xF0) {
+        extra = 3;
+        cp = lead & 0x07;
+    } else return std::nullopt;
     if (i + extra >= s.size()) return std::nullopt;  // truncated sequence
     for (std::size_t k = 1; k <= extra; ++k) {
         const auto b = static_cast<unsigned char>(s[i + k]);
@@ -125,10 +136,17 @@ std::string xml_escape_text(std::string_view s) {
     out.reserve(s.size());
     for (char c : s) {
         switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            default: out += c;
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            default:
+                out += c;
         }
     }
     return out;

@@ -12,7 +12,8 @@ namespace keeper::core {
 class call_context {
 public:
     // frame: the caller's, which outlives the call.
-    call_context(store& s, const settings& cfg, const call_frame& frame) : m_store(s), m_settings(cfg), m_frame(frame) {}
+    call_context(store& s, const settings& cfg, const call_frame& frame)
+        : m_store(s), m_settings(cfg), m_frame(frame) {}
 
     const settings& config() const { return m_settings; }
     store& db() { return m_store; }

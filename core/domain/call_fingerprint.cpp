@@ -1,6 +1,5 @@
 #include "core/domain/call_fingerprint.hpp"
 
-
 #include <algorithm>
 #include <array>
 #include <charconv>

@@ -18,7 +18,8 @@ constexpr std::size_t salt_bytes = 16;
 std::vector<unsigned char> from_hex(std::string_view s) {
     std::vector<unsigned char> out;
     const auto nibble = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
-    for (std::size_t i = 0; i + 1 < s.size(); i += 2) out.push_back(static_cast<unsigned char>(nibble(s[i]) * 16 + nibble(s[i + 1])));
+    for (std::size_t i = 0; i + 1 < s.size(); i += 2)
+        out.push_back(static_cast<unsigned char>(nibble(s[i]) * 16 + nibble(s[i + 1])));
     return out;
 }
 
@@ -32,7 +33,8 @@ std::string digest_hex(const std::vector<unsigned char>& salt, std::string_view 
 
 std::string make_code_hash(std::string_view code) {
     std::vector<unsigned char> salt(salt_bytes);
-    if (RAND_bytes(salt.data(), static_cast<int>(salt.size())) != 1) throw std::runtime_error("no random bytes for a salt");
+    if (RAND_bytes(salt.data(), static_cast<int>(salt.size())) != 1)
+        throw std::runtime_error("no random bytes for a salt");
     return std::string{scheme} + lower_hex(salt.data(), salt.size()) + "$" + digest_hex(salt, code);
 }
 

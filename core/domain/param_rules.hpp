@@ -19,10 +19,10 @@ struct param_rule {
     std::string_view name;
     std::string_view description;
     std::optional<int> min_length, max_length;  // in characters
-    std::string_view pattern;                    // ECMA-262, as OpenAPI takes it; empty: none
-    std::optional<std::int64_t> minimum;         // of a number
-    std::vector<std::int64_t> allowed;           // the only values, when few (empty: any)
-    std::string_view example;                    // a sample value, as JSON
+    std::string_view pattern;                   // ECMA-262, as OpenAPI takes it; empty: none
+    std::optional<std::int64_t> minimum;        // of a number
+    std::vector<std::int64_t> allowed;          // the only values, when few (empty: any)
+    std::string_view example;                   // a sample value, as JSON
     call_meaning meaning = call_meaning::as_decoded;
 };
 

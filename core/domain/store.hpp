@@ -140,42 +140,45 @@ public:
     // Authenticate's transaction: the throttle (counted under the login's row lock), then binding
     // (or renewing) the session when `proven`, else recording the failure.
     virtual store_result authenticate(const call_frame& frame, std::string_view login, std::string_view session_id,
-                                     bool proven, std::chrono::seconds failure_window, int max_failures) = 0;
+                                      bool proven, std::chrono::seconds failure_window, int max_failures) = 0;
 
-    virtual store_result check_session(const call_frame& frame, const session_ref& session, std::string_view app_id) = 0;
+    virtual store_result check_session(const call_frame& frame, const session_ref& session,
+                                       std::string_view app_id) = 0;
 
     virtual store_result set_account_permits(const call_frame& frame, const session_ref& session, bool payments,
-                                            bool invoices, bool messages) = 0;
+                                             bool invoices, bool messages) = 0;
     virtual store_result set_contact_permits(const call_frame& frame, const session_ref& session, std::string_view wmid,
-                                            bool payments, bool invoices, bool messages,
-                                            bool dont_use_confirmation) = 0;
+                                             bool payments, bool invoices, bool messages,
+                                             bool dont_use_confirmation) = 0;
 
-    virtual code_lookup find_transfer_code(const call_frame& frame, const session_ref& session, std::int64_t tran_id) = 0;
+    virtual code_lookup find_transfer_code(const call_frame& frame, const session_ref& session,
+                                           std::int64_t tran_id) = 0;
     virtual store_result confirm_transfer(const call_frame& frame, const coded_call& call, std::int64_t tran_id) = 0;
     virtual code_lookup find_task_code(const call_frame& frame, const session_ref& session, std::int32_t profile_id,
                                        std::int32_t task_id) = 0;
     virtual store_result confirm_task(const call_frame& frame, const coded_call& call, std::int32_t profile_id,
-                                     std::int32_t task_id) = 0;
+                                      std::int32_t task_id) = 0;
 
     virtual store_result topup(const call_frame& frame, const session_ref& session, const topup_request& topup) = 0;
 
     virtual store_result rename_profile(const call_frame& frame, const session_ref& session, std::int32_t profile_id,
-                                       std::string_view name) = 0;
+                                        std::string_view name) = 0;
 
     virtual store_result subscribe_device(const call_frame& frame, const session_ref& session,
-                                         const device_subscription& device) = 0;
+                                          const device_subscription& device) = 0;
     // SubscribeAppWithTagAndLocale: the application (app_id lower case), if registered. Reads only.
     virtual std::optional<application_record> find_application(std::string_view app_id, const deadline& until) = 0;
     // proven: authHash is right for the application's secret. The throttle decides first (11); a
     // call not proven is a failure (4), counted for the client.
-    virtual store_result subscribe_app_device(const call_frame& frame, std::string_view app_id, std::string_view user_id,
-                                             const device_subscription& device, bool proven,
-                                             const app_throttle& throttle) = 0;
-    virtual store_result mark_sms_delivered(const call_frame& frame, const session_ref& session, std::int32_t sms_id) = 0;
+    virtual store_result subscribe_app_device(const call_frame& frame, std::string_view app_id,
+                                              std::string_view user_id, const device_subscription& device, bool proven,
+                                              const app_throttle& throttle) = 0;
+    virtual store_result mark_sms_delivered(const call_frame& frame, const session_ref& session,
+                                            std::int32_t sms_id) = 0;
 
     // The audit row of a call refused by a check made in the worker (a wrong authHash); returns result.
     virtual store_result audit_only(const call_frame& frame, std::string_view login, std::string_view app_id,
-                                   result_code result) = 0;
+                                    result_code result) = 0;
 
     // The call with this request id of the session's login, recorded between from and to; final:
     // when an attempt of it that began in time can no longer commit, unless it holds the call's

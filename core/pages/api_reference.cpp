@@ -20,7 +20,8 @@ std::string code_block(const std::string& text) { return "```\n" + text + "\n```
 std::string parameters(const operation& op) {
     if (op.params.empty()) return "Parameters: none.\n\n";
     std::string out = "| parameter | type |\n|---|---|\n";
-    for (const auto& p : op.params) out += "| " + std::string{p.name} + " | " + std::string{xsd_type_name(p.type)} + " |\n";
+    for (const auto& p : op.params)
+        out += "| " + std::string{p.name} + " | " + std::string{xsd_type_name(p.type)} + " |\n";
     return out + "\n";
 }
 
@@ -30,7 +31,8 @@ std::string key_line(const operation& op) {
 }
 
 std::string results(const operation& op) {
-    if (op.results.empty()) return "Result: `" + std::string{result_type_name(op.result)} + "`; never a result code.\n\n";
+    if (op.results.empty())
+        return "Result: `" + std::string{result_type_name(op.result)} + "`; never a result code.\n\n";
     std::string out = "Result: `int`, one of:\n\n| code | meaning |\n|---|---|\n";
     for (auto code : op.results) {
         const int n = static_cast<int>(code);
@@ -55,7 +57,8 @@ std::string examples(const operation& op) {
         while (request.ends_with('\n')) request.pop_back();
         out += std::string{row.title} + ":\n\n" + code_block(request);
         const auto response = "(" + s.response_content_type + "):\n\n" + code_block(s.response_body);
-        const auto same = std::find_if(responses.begin(), responses.end(), [&](const auto& r) { return r.second == response; });
+        const auto same =
+            std::find_if(responses.begin(), responses.end(), [&](const auto& r) { return r.second == response; });
         if (same != responses.end()) same->first += ", " + std::string{row.title};
         else responses.emplace_back(std::string{row.title}, response);
     }
@@ -68,7 +71,8 @@ std::string examples(const operation& op) {
 std::string write_api_reference() {
     std::string out =
         "# keeper API reference\n\n"
-        "Generated from the operation table (`core/domain/operation_table.cpp`) and the transport table (`core/wire/transport_table.cpp`) by `keeperctl api-reference`;\n"
+        "Generated from the operation table (`core/domain/operation_table.cpp`) and the transport table "
+        "(`core/wire/transport_table.cpp`) by `keeperctl api-reference`;\n"
         "do not edit by hand. Behaviour and decisions where the contract is silent: `docs/api-decisions.md`.\n"
         "The namespace shown is the default\n"
         "`api_namespace`. Every operation is also described by `GET /<Group>.asmx?WSDL` and\n"
@@ -81,8 +85,8 @@ std::string write_api_reference() {
         out += "## " + std::string{group_name(g)} + " (`/" + std::string{group_name(g)} + ".asmx`)\n\n";
         for (const auto& op : operations()) {
             if (op.group != g) continue;
-            out += "### " + std::string{op.name} + "\n\n" + std::string{op.summary} + "\n\n" + parameters(op) + results(op) + key_line(op) +
-                   examples(op);
+            out += "### " + std::string{op.name} + "\n\n" + std::string{op.summary} + "\n\n" + parameters(op) +
+                   results(op) + key_line(op) + examples(op);
         }
     }
     out.pop_back();  // one newline at the end of the file

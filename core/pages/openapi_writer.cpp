@@ -31,7 +31,8 @@ constexpr error_status call_errors[] = {
 };
 // nginx limits the calls that test a credential (an authHash) per client address
 // (nginx/keeper-limits.conf): only they answer 429.
-constexpr error_status too_many = {"429", "Too many credential-testing calls from this address; try again later (Retry-After)."};
+constexpr error_status too_many = {
+    "429", "Too many credential-testing calls from this address; try again later (Retry-After)."};
 
 bool tests_a_credential(const operation& op) {
     for (const auto& p : op.params) {
@@ -42,18 +43,26 @@ bool tests_a_credential(const operation& op) {
 
 // Only writes take an Idempotency-Key, so only they answer these.
 constexpr error_status key_errors[] = {
-    {"409", "A call with this Idempotency-Key is still running, or waited too long for a lock; nothing changed. Repeat it with the same key (Retry-After)."},
+    {"409",
+     "A call with this Idempotency-Key is still running, or waited too long for a lock; nothing changed. Repeat it "
+     "with the same key (Retry-After)."},
     {"422", "The Idempotency-Key was used before with other parameters."},
 };
 
 doc param_schema(param_type t) {
     switch (t) {
-        case param_type::string: return {{"type", {"string", "null"}}};
-        case param_type::boolean: return {{"type", "boolean"}};
-        case param_type::int32: return {{"type", "integer"}, {"format", "int32"}};
-        case param_type::int64: return {{"type", "integer"}, {"format", "int64"}};
-        case param_type::float64: return {{"type", "number"}, {"format", "double"}};
-        case param_type::provider: return {{"$ref", "#/components/schemas/Provider"}};
+        case param_type::string:
+            return {{"type", {"string", "null"}}};
+        case param_type::boolean:
+            return {{"type", "boolean"}};
+        case param_type::int32:
+            return {{"type", "integer"}, {"format", "int32"}};
+        case param_type::int64:
+            return {{"type", "integer"}, {"format", "int64"}};
+        case param_type::float64:
+            return {{"type", "number"}, {"format", "double"}};
+        case param_type::provider:
+            return {{"$ref", "#/components/schemas/Provider"}};
     }
     return {};
 }
@@ -66,15 +75,18 @@ doc result_schema(const operation& op) {
             for (auto c : op.results) {
                 const int n = static_cast<int>(c);
                 codes.push_back(n);
-                meanings += (meanings.empty() ? "" : "; ") + std::to_string(n) + ": " + describe_error(n, culture_english);
+                meanings +=
+                    (meanings.empty() ? "" : "; ") + std::to_string(n) + ": " + describe_error(n, culture_english);
             }
             return {{"type", "integer"}, {"format", "int32"}, {"enum", codes}, {"description", meanings}};
         }
         case result_type::date_time:
             // On the wire "\/Date(ms)\/" (ASP.NET AJAX); "\/" is JSON's escaped "/", so the string is /Date(ms)/.
-            return {{"type", "string"}, {"pattern", "^/Date\\(-?[0-9]+\\)/$"},
+            return {{"type", "string"},
+                    {"pattern", "^/Date\\(-?[0-9]+\\)/$"},
                     {"description", "UTC milliseconds since 1970-01-01, as ASP.NET AJAX writes a DateTime."}};
-        case result_type::string: return {{"type", "string"}};
+        case result_type::string:
+            return {{"type", "string"}};
     }
     return {};
 }
@@ -111,9 +123,12 @@ doc request_body(const operation& op) {
 // A successful answer's sample: the first result code the operation lists (0), or its value.
 doc result_example(const operation& op) {
     switch (op.result) {
-        case result_type::int32: return {{"d", op.results.empty() ? 0 : static_cast<int>(op.results.front())}};
-        case result_type::date_time: return {{"d", "/Date(1795673589108)/"}};
-        case result_type::string: return {{"d", "Authentication failed."}};
+        case result_type::int32:
+            return {{"d", op.results.empty() ? 0 : static_cast<int>(op.results.front())}};
+        case result_type::date_time:
+            return {{"d", "/Date(1795673589108)/"}};
+        case result_type::string:
+            return {{"d", "Authentication failed."}};
     }
     return {};
 }
@@ -129,10 +144,13 @@ doc responses(const operation& op) {
     if (op.effect == call_effect::writes) {
         out["200"]["headers"]["Idempotent-Replayed"] = {{"$ref", "#/components/headers/IdempotentReplayed"}};
     }
-    for (const auto& e : call_errors) out[e.status] = {{"$ref", std::string{"#/components/responses/Error"} + e.status}};
-    if (tests_a_credential(op)) out[too_many.status] = {{"$ref", std::string{"#/components/responses/Error"} + too_many.status}};
+    for (const auto& e : call_errors)
+        out[e.status] = {{"$ref", std::string{"#/components/responses/Error"} + e.status}};
+    if (tests_a_credential(op))
+        out[too_many.status] = {{"$ref", std::string{"#/components/responses/Error"} + too_many.status}};
     if (op.effect == call_effect::writes) {
-        for (const auto& e : key_errors) out[e.status] = {{"$ref", std::string{"#/components/responses/Error"} + e.status}};
+        for (const auto& e : key_errors)
+            out[e.status] = {{"$ref", std::string{"#/components/responses/Error"} + e.status}};
     }
     return out;
 }
@@ -149,9 +167,11 @@ doc path_item(const operation& op) {
 
 doc error_response(const error_status& e) {
     return {{"description", e.meaning},
-            {"headers", {{"jsonerror", {{"description", "Always \"true\": ASP.NET AJAX's mark of an error."},
-                                        {"schema", {{"type", "string"}, {"const", "true"}}}}},
-                         {"X-Request-Id", {{"$ref", "#/components/headers/XRequestId"}}}}},
+            {"headers",
+             {{"jsonerror",
+               {{"description", "Always \"true\": ASP.NET AJAX's mark of an error."},
+                {"schema", {{"type", "string"}, {"const", "true"}}}}},
+              {"X-Request-Id", {{"$ref", "#/components/headers/XRequestId"}}}}},
             {"content", {{"application/json", {{"schema", {{"$ref", "#/components/schemas/Error"}}}}}}}};
 }
 
@@ -162,33 +182,34 @@ doc components() {
     for (const auto& e : call_errors) error_responses[std::string{"Error"} + e.status] = error_response(e);
     error_responses[std::string{"Error"} + too_many.status] = error_response(too_many);
     for (const auto& e : key_errors) error_responses[std::string{"Error"} + e.status] = error_response(e);
-    return {
-        {"schemas",
-         {{"Provider",
-           {{"description", "A device platform, by name or by its number (its position in the list, from 0)."},
-            {"oneOf",
-             {{{"type", "string"}, {"enum", provider_names_list}},
-              {{"type", "integer"}, {"minimum", 0}, {"maximum", provider_names_list.size() - 1}}}}}},
-          {"Error",
-           {{"type", "object"}, {"required", {"Message"}}, {"properties", {{"Message", {{"type", "string"}}}}}}}}},
-        {"responses", error_responses},
-        {"parameters",
-         {{"IdempotencyKey",
-           {{"name", "Idempotency-Key"},
-            {"in", "header"},
-            {"required", false},
-            {"description", "Makes a repeat of this write safe: the same key with the same parameters answers the "
-                            "first call's result and changes nothing (docs/api.md, \"Idempotency-Key\")."},
-            {"schema", {{"type", "string"}, {"minLength", 1}, {"maxLength", 255}, {"pattern", "^[!-~]+$"}}}}}}},
-        {"headers",
-         {{"IdempotentReplayed",
-           {{"description", "\"true\" when the answer is a recorded result of an earlier call with the same key."},
-            {"schema", {{"type", "string"}, {"const", "true"}}}}},
-          {"XRequestId",
-           {{"description", "The request's id: the time in milliseconds (13 digits) and 19 random hex digits. The same id "
-                            "is in keeper's log line, the call's audit row and a server fault's message: give it to "
-                            "support. Sent on every answer a worker gives."},
-            {"schema", {{"type", "string"}, {"pattern", "^[0-9a-f]{32}$"}}}}}}}};
+    return {{"schemas",
+             {{"Provider",
+               {{"description", "A device platform, by name or by its number (its position in the list, from 0)."},
+                {"oneOf",
+                 {{{"type", "string"}, {"enum", provider_names_list}},
+                  {{"type", "integer"}, {"minimum", 0}, {"maximum", provider_names_list.size() - 1}}}}}},
+              {"Error",
+               {{"type", "object"}, {"required", {"Message"}}, {"properties", {{"Message", {{"type", "string"}}}}}}}}},
+            {"responses", error_responses},
+            {"parameters",
+             {{"IdempotencyKey",
+               {{"name", "Idempotency-Key"},
+                {"in", "header"},
+                {"required", false},
+                {"description",
+                 "Makes a repeat of this write safe: the same key with the same parameters answers the "
+                 "first call's result and changes nothing (docs/api.md, \"Idempotency-Key\")."},
+                {"schema", {{"type", "string"}, {"minLength", 1}, {"maxLength", 255}, {"pattern", "^[!-~]+$"}}}}}}},
+            {"headers",
+             {{"IdempotentReplayed",
+               {{"description", "\"true\" when the answer is a recorded result of an earlier call with the same key."},
+                {"schema", {{"type", "string"}, {"const", "true"}}}}},
+              {"XRequestId",
+               {{"description",
+                 "The request's id: the time in milliseconds (13 digits) and 19 random hex digits. The same id "
+                 "is in keeper's log line, the call's audit row and a server fault's message: give it to "
+                 "support. Sent on every answer a worker gives."},
+                {"schema", {{"type", "string"}, {"pattern", "^[0-9a-f]{32}$"}}}}}}}};
 }
 
 }  // namespace
@@ -206,9 +227,10 @@ std::string write_openapi() {
                    {"info",
                     {{"title", "keeper mobile API, JSON calls"},
                      {"version", KEEPER_VERSION},
-                     {"description", "The operations as ASP.NET AJAX clients call them: POST application/json with the "
-                                     "parameters by name, the result in {\"d\": ...}. The same operations over SOAP are "
-                                     "described by each group's WSDL (?WSDL)."}}},
+                     {"description",
+                      "The operations as ASP.NET AJAX clients call them: POST application/json with the "
+                      "parameters by name, the result in {\"d\": ...}. The same operations over SOAP are "
+                      "described by each group's WSDL (?WSDL)."}}},
                    {"servers", {{{"url", "/"}}}},
                    // No HTTP authentication: a call carries its credentials as parameters (sessionId,
                    // authHash), as the contract has them (docs/api-decisions.md, "OpenAPI").

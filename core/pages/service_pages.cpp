@@ -52,9 +52,12 @@ bool from_loopback(std::string_view addr) {
 
 bool shows_test_form(const http_request& req, const settings& cfg) {
     switch (cfg.test_form) {
-        case test_form_access::any: return true;
-        case test_form_access::off: return false;
-        case test_form_access::local: return from_loopback(req.remote_addr);
+        case test_form_access::any:
+            return true;
+        case test_form_access::off:
+            return false;
+        case test_form_access::local:
+            return from_loopback(req.remote_addr);
     }
     return false;
 }
@@ -63,7 +66,9 @@ http_response operation_help(const http_request& req, const endpoint_path& ep, c
     const auto form = read_form(req.query);
     const auto name = form.find("op")->second;
     const auto* op = find_operation(ep.group, name);
-    if (!op) throw fault(fault_kind::no_such_endpoint, "No operation '" + shorten_for_message(name) + "' in " + std::string{group_name(ep.group)} + ".");
+    if (!op)
+        throw fault(fault_kind::no_such_endpoint,
+                    "No operation '" + shorten_for_message(name) + "' in " + std::string{group_name(ep.group)} + ".");
     const std::string host = public_host(req, cfg);  // outlives the options' view of it
     const operation_page_options options{ep.group_path, host, cfg.api_namespace, shows_test_form(req, cfg)};
     return html_page(operation_page(*op, options));
@@ -73,21 +78,26 @@ http_response operation_help(const http_request& req, const endpoint_path& ep, c
 
 http_response openapi_page(const http_request& request, const settings& cfg) {
     if (!shows_test_form(request, cfg)) {
-        return {403, "text/plain; charset=utf-8", {{"X-Content-Type-Options", "nosniff"}},
+        return {403,
+                "text/plain; charset=utf-8",
+                {{"X-Content-Type-Options", "nosniff"}},
                 "The OpenAPI page is served where the test form is (test_form); the document is /openapi.json.\r\n"};
     }
     // Swagger UI styles its elements inline and draws its icons from data: URLs; it fetches only
     // /openapi.json and, with "Try it out", the operations: all of this origin.
-    return {200,
-            std::string{html_type},
-            {{"Content-Security-Policy",
-              "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
-              "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"},
-             {"X-Content-Type-Options", "nosniff"}},
-            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>keeper API: JSON calls (OpenAPI)</title>\n"
-            "<link rel=\"stylesheet\" href=\"/openapi/swagger-ui.css\">\n</head>\n<body>\n<div id=\"swagger-ui\"></div>\n"
-            "<script src=\"/openapi/swagger-ui-bundle.js\"></script>\n<script src=\"/openapi/keeper-openapi.js\"></script>\n"
-            "</body>\n</html>\n"};
+    return {
+        200,
+        std::string{html_type},
+        {{"Content-Security-Policy",
+          "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+          "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"},
+         {"X-Content-Type-Options", "nosniff"}},
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>keeper API: JSON calls "
+        "(OpenAPI)</title>\n"
+        "<link rel=\"stylesheet\" href=\"/openapi/swagger-ui.css\">\n</head>\n<body>\n<div id=\"swagger-ui\"></div>\n"
+        "<script src=\"/openapi/swagger-ui-bundle.js\"></script>\n<script "
+        "src=\"/openapi/keeper-openapi.js\"></script>\n"
+        "</body>\n</html>\n"};
 }
 
 http_response service_page(const http_request& request, const endpoint_path& ep, const settings& cfg) {

@@ -52,7 +52,10 @@ void write_wrapper_elements(xml_writer& w, const operation& op) {
     } else {
         w.open("s:complexType").open("s:sequence");
         for (const auto& p : op.params) {
-            w.empty("s:element", {{"minOccurs", min_occurs(p.type)}, {"maxOccurs", "1"}, {"name", p.name}, {"type", schema_type(p.type)}});
+            w.empty("s:element", {{"minOccurs", min_occurs(p.type)},
+                                  {"maxOccurs", "1"},
+                                  {"name", p.name},
+                                  {"type", schema_type(p.type)}});
         }
         w.close().close();
     }
@@ -60,7 +63,9 @@ void write_wrapper_elements(xml_writer& w, const operation& op) {
     const std::string result_name = name + "Result";
     const std::string result_type_ref = "s:" + std::string{result_type_name(op.result)};
     w.open("s:element", {{"name", name + "Response"}}).open("s:complexType").open("s:sequence");
-    w.empty("s:element", {{"minOccurs", min_occurs(op.result)}, {"maxOccurs", "1"}, {"name", result_name}, {"type", result_type_ref}});
+    w.empty(
+        "s:element",
+        {{"minOccurs", min_occurs(op.result)}, {"maxOccurs", "1"}, {"name", result_name}, {"type", result_type_ref}});
     w.close().close().close();
 }
 
@@ -73,7 +78,8 @@ void write_types(xml_writer& w, const std::vector<const operation*>& ops, std::s
         w.close().close();
     }
     if (uses_result(ops, result_type::int32)) w.empty("s:element", {{"name", "int"}, {"type", "s:int"}});
-    if (uses_result(ops, result_type::string)) w.empty("s:element", {{"name", "string"}, {"nillable", "true"}, {"type", "s:string"}});
+    if (uses_result(ops, result_type::string))
+        w.empty("s:element", {{"name", "string"}, {"nillable", "true"}, {"type", "s:string"}});
     if (uses_result(ops, result_type::date_time)) w.empty("s:element", {{"name", "dateTime"}, {"type", "s:dateTime"}});
     w.close().close();
 }
@@ -81,7 +87,9 @@ void write_types(xml_writer& w, const std::vector<const operation*>& ops, std::s
 void write_messages(xml_writer& w, const std::vector<const operation*>& ops) {
     for (const auto* op : ops) {
         const std::string name{op->name};
-        w.open("wsdl:message", {{"name", name + "SoapIn"}}).empty("wsdl:part", {{"name", "parameters"}, {"element", "tns:" + name}}).close();
+        w.open("wsdl:message", {{"name", name + "SoapIn"}})
+            .empty("wsdl:part", {{"name", "parameters"}, {"element", "tns:" + name}})
+            .close();
         w.open("wsdl:message", {{"name", name + "SoapOut"}})
             .empty("wsdl:part", {{"name", "parameters"}, {"element", "tns:" + name + "Response"}})
             .close();
@@ -146,8 +154,10 @@ void write_http_binding(xml_writer& w, const std::vector<const operation*>& ops,
 
 void write_service(xml_writer& w, const std::string& service, std::string_view base_url) {
     w.open("wsdl:service", {{"name", service}});
-    const std::pair<std::string, std::string> ports[] = {
-        {"Soap", "soap:address"}, {"Soap12", "soap12:address"}, {"HttpGet", "http:address"}, {"HttpPost", "http:address"}};
+    const std::pair<std::string, std::string> ports[] = {{"Soap", "soap:address"},
+                                                         {"Soap12", "soap12:address"},
+                                                         {"HttpGet", "http:address"},
+                                                         {"HttpPost", "http:address"}};
     for (const auto& [suffix, address] : ports) {
         w.open("wsdl:port", {{"name", service + suffix}, {"binding", "tns:" + service + suffix}});
         w.empty(address, {{"location", base_url}});
@@ -192,9 +202,16 @@ std::string write_disco(api_group group, std::string_view ns, std::string_view b
     w.open("discovery", {{"xmlns:xsd", "http://www.w3.org/2001/XMLSchema"},
                          {"xmlns:xsi", "http://www.w3.org/2001/XMLSchema-instance"},
                          {"xmlns", "http://schemas.xmlsoap.org/disco/"}});
-    w.empty("contractRef", {{"ref", url + "?wsdl"}, {"docRef", url}, {"xmlns", "http://schemas.xmlsoap.org/disco/scl/"}});
-    w.empty("soap", {{"address", url}, {"xmlns:q1", ns}, {"binding", "q1:" + service + "Soap"}, {"xmlns", "http://schemas.xmlsoap.org/disco/soap/"}});
-    w.empty("soap", {{"address", url}, {"xmlns:q2", ns}, {"binding", "q2:" + service + "Soap12"}, {"xmlns", "http://schemas.xmlsoap.org/disco/soap/"}});
+    w.empty("contractRef",
+            {{"ref", url + "?wsdl"}, {"docRef", url}, {"xmlns", "http://schemas.xmlsoap.org/disco/scl/"}});
+    w.empty("soap", {{"address", url},
+                     {"xmlns:q1", ns},
+                     {"binding", "q1:" + service + "Soap"},
+                     {"xmlns", "http://schemas.xmlsoap.org/disco/soap/"}});
+    w.empty("soap", {{"address", url},
+                     {"xmlns:q2", ns},
+                     {"binding", "q2:" + service + "Soap12"},
+                     {"xmlns", "http://schemas.xmlsoap.org/disco/soap/"}});
     return w.finish();
 }
 

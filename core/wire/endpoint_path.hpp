@@ -11,7 +11,7 @@ namespace keeper::core {
 
 struct endpoint_path {
     api_group group;
-    std::string group_path;                    // the path up to and including ".asmx"
+    std::string group_path;                     // the path up to and including ".asmx"
     std::optional<std::string> operation_name;  // present for ".asmx/Name"
 };
 

@@ -21,9 +21,10 @@ using json = nlohmann::json;
 constexpr int json_max_depth = 32;
 
 fault mistyped(const param_spec& p, const json& value) {
-    return fault(fault_kind::client, "Parameter '" + std::string{p.name} + "' has an invalid value " +
-                                         shorten_for_message(value.dump(-1, ' ', false, json::error_handler_t::replace)) +
-                                         ": not a valid " + std::string{xsd_type_name(p.type)} + ".");
+    return fault(fault_kind::client,
+                 "Parameter '" + std::string{p.name} + "' has an invalid value " +
+                     shorten_for_message(value.dump(-1, ' ', false, json::error_handler_t::replace)) +
+                     ": not a valid " + std::string{xsd_type_name(p.type)} + ".");
 }
 
 template <typename T>
@@ -60,7 +61,8 @@ std::optional<param_value> convert(param_type type, const json& v) {
             // By name, as the WSDL lists them; JavaScriptSerializer also takes the number.
             if (v.is_string()) {
                 if (auto p = provider_from_name(v.get<std::string>())) return param_value{*p};
-            } else if (auto n = json_integer<std::int32_t>(v); n && *n >= 0 && static_cast<std::size_t>(*n) < provider_names().size()) {
+            } else if (auto n = json_integer<std::int32_t>(v);
+                       n && *n >= 0 && static_cast<std::size_t>(*n) < provider_names().size()) {
                 return param_value{static_cast<provider>(*n)};
             }
             return std::nullopt;
@@ -74,7 +76,8 @@ json parse_body(std::string_view body) {
     const auto guard = [&](int depth, json::parse_event_t event, json& parsed) {
         if (depth > json_max_depth) throw fault(fault_kind::malformed, "The JSON body is nested too deeply.");
         if (event == json::parse_event_t::key && depth == 1 && !names.insert(parsed.get<std::string>()).second) {
-            throw fault(fault_kind::client, "Parameter '" + shorten_for_message(parsed.get<std::string>()) + "' is given more than once.");
+            throw fault(fault_kind::client,
+                        "Parameter '" + shorten_for_message(parsed.get<std::string>()) + "' is given more than once.");
         }
         return true;
     };
@@ -83,7 +86,8 @@ json parse_body(std::string_view body) {
     } catch (const json::exception& e) {
         const auto* parse = dynamic_cast<const json::parse_error*>(&e);
         throw fault(fault_kind::malformed,
-                    "The request body is not valid JSON" + (parse ? " (at byte " + std::to_string(parse->byte) + ")" : std::string{}) + ".");
+                    "The request body is not valid JSON" +
+                        (parse ? " (at byte " + std::to_string(parse->byte) + ")" : std::string{}) + ".");
     }
 }
 
@@ -91,7 +95,8 @@ json parse_body(std::string_view body) {
 
 decoded_call decode_json_call(const operation& op, std::string_view body) {
     const auto doc = parse_body(body);
-    if (!doc.is_object()) throw fault(fault_kind::client, "The JSON body must be an object of the operation's parameters by name.");
+    if (!doc.is_object())
+        throw fault(fault_kind::client, "The JSON body must be an object of the operation's parameters by name.");
     decoded_call call{&op, {}};
     for (const auto& p : op.params) {
         const auto it = doc.find(std::string{p.name});

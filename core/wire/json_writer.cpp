@@ -15,16 +15,26 @@ std::string ajax_date(utc_time t) {
 }  // namespace
 
 std::string json_string(std::string_view text) {
-    const auto dumped = nlohmann::json(std::string{text}).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    const auto dumped =
+        nlohmann::json(std::string{text}).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     std::string out;
     out.reserve(dumped.size());
     for (const char c : dumped) {
         switch (c) {  // raw in nlohmann's output only as themselves, never inside an escape
-            case '<': out += "\\u003c"; break;
-            case '>': out += "\\u003e"; break;
-            case '&': out += "\\u0026"; break;
-            case '\'': out += "\\u0027"; break;
-            default: out += c;
+            case '<':
+                out += "\\u003c";
+                break;
+            case '>':
+                out += "\\u003e";
+                break;
+            case '&':
+                out += "\\u0026";
+                break;
+            case '\'':
+                out += "\\u0027";
+                break;
+            default:
+                out += c;
         }
     }
     return out;
@@ -47,7 +57,10 @@ http_response write_json_fault(const fault& f) {
     if (f.kind() == fault_kind::key_reused) status = 422;
     if (f.kind() == fault_kind::key_in_flight) status = 409;
     if (f.kind() == fault_kind::not_applied) status = 503;
-    return {status, std::string{json_content_type}, {{"jsonerror", "true"}}, R"({"Message":)" + json_string(f.what()) + "}"};
+    return {status,
+            std::string{json_content_type},
+            {{"jsonerror", "true"}},
+            R"({"Message":)" + json_string(f.what()) + "}"};
 }
 
 }  // namespace keeper::core

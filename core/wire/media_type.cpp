@@ -30,7 +30,10 @@ media_type parse_media_type(std::string_view header) {
         semi = std::string_view::npos;
         for (std::size_t i = 0; i < header.size(); ++i) {
             if (header[i] == '"') quoted = !quoted;
-            if (header[i] == ';' && !quoted) { semi = i; break; }
+            if (header[i] == ';' && !quoted) {
+                semi = i;
+                break;
+            }
         }
         const auto param = header.substr(0, semi);
         const auto eq = param.find('=');

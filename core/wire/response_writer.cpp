@@ -10,11 +10,16 @@ namespace {
 // HTTP statuses of faults (docs/api-decisions.md, Errors) that do not depend on the transport.
 int http_level_status(fault_kind kind) {
     switch (kind) {
-        case fault_kind::no_such_endpoint: return 404;
-        case fault_kind::method_not_allowed: return 405;
-        case fault_kind::unsupported_media_type: return 415;
-        case fault_kind::body_too_large: return 413;
-        default: return 0;
+        case fault_kind::no_such_endpoint:
+            return 404;
+        case fault_kind::method_not_allowed:
+            return 405;
+        case fault_kind::unsupported_media_type:
+            return 415;
+        case fault_kind::body_too_large:
+            return 413;
+        default:
+            return 0;
     }
 }
 

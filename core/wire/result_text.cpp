@@ -6,9 +6,12 @@ namespace keeper::core {
 
 std::string_view result_type_name(result_type type) {
     switch (type) {
-        case result_type::int32: return "int";
-        case result_type::date_time: return "dateTime";
-        case result_type::string: return "string";
+        case result_type::int32:
+            return "int";
+        case result_type::date_time:
+            return "dateTime";
+        case result_type::string:
+            return "string";
     }
     return "string";
 }

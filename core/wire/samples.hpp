@@ -11,9 +11,10 @@
 namespace keeper::core {
 
 struct sample_exchange {
-    std::string request_line;                  // "POST /AccountApi.asmx" (without " HTTP/1.1")
-    std::vector<std::string> request_headers;  // after Host, in ASMX's order; "Content-Length: length" where ASMX shows it
-    std::string request_body;                  // empty when there is none
+    std::string request_line;  // "POST /AccountApi.asmx" (without " HTTP/1.1")
+    std::vector<std::string>
+        request_headers;       // after Host, in ASMX's order; "Content-Length: length" where ASMX shows it
+    std::string request_body;  // empty when there is none
     std::string response_content_type;
     std::string response_body;
 };

@@ -30,8 +30,8 @@ std::string qualified(std::string_view ns, std::string_view name) {
 const operation& operation_for_body(const soap_request& msg, api_group group, std::string_view ns) {
     const auto* op = msg.body_ns == ns ? find_operation(group, msg.body_name) : nullptr;
     if (!op) {
-        throw fault(fault_kind::client,
-                    "Server did not recognize the value of the request element: " + qualified(msg.body_ns, msg.body_name) + ".");
+        throw fault(fault_kind::client, "Server did not recognize the value of the request element: " +
+                                            qualified(msg.body_ns, msg.body_name) + ".");
     }
     return *op;
 }
@@ -73,8 +73,8 @@ decoded_call decode_soap_call(std::string_view body, soap_version version, const
         // SOAP 1.1 is routed by SOAPAction alone; an unknown one is the client's fault. SOAP 1.2's
         // action parameter is only a hint: unknown, it falls back to the body.
         if (!routed && version == soap_version::v11) {
-            throw fault(fault_kind::client,
-                        "Server did not recognize the value of HTTP Header SOAPAction: " + shorten_for_message(wanted, 200) + ".");
+            throw fault(fault_kind::client, "Server did not recognize the value of HTTP Header SOAPAction: " +
+                                                shorten_for_message(wanted, 200) + ".");
         }
     }
     const auto& by_body = operation_for_body(msg, group, ns);

@@ -57,7 +57,9 @@ xmlParserInputPtr refuse_external_entity(const char*, const char*, xmlParserCtxt
 
 void ignore_errors(void*, const char*, ...) {}
 
-std::string_view as_view(const xmlChar* s) { return s ? std::string_view{reinterpret_cast<const char*>(s)} : std::string_view{}; }
+std::string_view as_view(const xmlChar* s) {
+    return s ? std::string_view{reinterpret_cast<const char*>(s)} : std::string_view{};
+}
 
 std::string_view ns_of(const xmlNode* n) { return n->ns ? as_view(n->ns->href) : std::string_view{}; }
 
@@ -98,7 +100,8 @@ doc_ptr parse(std::string_view body) {
     saw_doctype = false;
     // NONET: no network. No NOENT / DTDLOAD / XINCLUDE: entities stay unexpanded, nothing loaded.
     // NODICT: see thread_parser.
-    const int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOCDATA | XML_PARSE_NODICT;
+    const int options =
+        XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOCDATA | XML_PARSE_NODICT;
     doc_ptr doc{xmlCtxtReadMemory(ctxt, body.data(), static_cast<int>(body.size()), nullptr, nullptr, options)};
     if (saw_doctype || (doc && (doc->intSubset || doc->extSubset))) {
         throw fault(fault_kind::malformed, "DOCTYPE is not allowed in a SOAP message.");
@@ -125,8 +128,8 @@ soap_request read_body(const xmlNode* body) {
     if (!wrapper) throw fault(fault_kind::client, "The SOAP Body has no operation element.");
     soap_request out{std::string{ns_of(wrapper)}, std::string{as_view(wrapper->name)}, {}};
     for (auto* c = first_element(wrapper->children); c; c = first_element(c->next)) {
-        out.children.push_back({std::string{ns_of(c)}, std::string{as_view(c->name)}, text_of(c),
-                                is_true(attribute(c, xsi_ns, "nil"))});
+        out.children.push_back(
+            {std::string{ns_of(c)}, std::string{as_view(c->name)}, text_of(c), is_true(attribute(c, xsi_ns, "nil"))});
     }
     return out;
 }

@@ -10,7 +10,8 @@ std::string envelope(soap_version v, std::string_view body_content) {
     std::string out{xml_declaration};
     out += R"(<soap:Envelope xmlns:soap=")";
     out += envelope_ns(v);
-    out += R"(" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><soap:Body>)";
+    out +=
+        R"(" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><soap:Body>)";
     out += body_content;
     out += "</soap:Body></soap:Envelope>";
     return out;
@@ -19,12 +20,16 @@ std::string envelope(soap_version v, std::string_view body_content) {
 std::string_view fault_code(soap_version v, fault_kind kind) {
     const bool v11 = v == soap_version::v11;
     switch (kind) {
-        case fault_kind::version_mismatch: return "soap:VersionMismatch";
-        case fault_kind::must_understand: return "soap:MustUnderstand";
+        case fault_kind::version_mismatch:
+            return "soap:VersionMismatch";
+        case fault_kind::must_understand:
+            return "soap:MustUnderstand";
         case fault_kind::server:
         case fault_kind::key_in_flight:
-        case fault_kind::not_applied: return v11 ? "soap:Server" : "soap:Receiver";  // the client did nothing wrong
-        default: return v11 ? "soap:Client" : "soap:Sender";
+        case fault_kind::not_applied:
+            return v11 ? "soap:Server" : "soap:Receiver";  // the client did nothing wrong
+        default:
+            return v11 ? "soap:Client" : "soap:Sender";
     }
 }
 

@@ -96,24 +96,36 @@ std::optional<param_value> decode_enum(std::string_view s) { return wrap(provide
 
 std::optional<param_value> decode_xsd(param_type type, std::string_view text) {
     switch (type) {
-        case param_type::string: return param_value{std::string{text}};
-        case param_type::boolean: return wrap(xsd_boolean(trim_xml_space(text)));
-        case param_type::int32: return wrap(parse_integer<std::int32_t>(trim_xml_space(text)));
-        case param_type::int64: return wrap(parse_integer<std::int64_t>(trim_xml_space(text)));
-        case param_type::float64: return wrap(xsd_double(trim_xml_space(text)));
-        case param_type::provider: return decode_enum(text);
+        case param_type::string:
+            return param_value{std::string{text}};
+        case param_type::boolean:
+            return wrap(xsd_boolean(trim_xml_space(text)));
+        case param_type::int32:
+            return wrap(parse_integer<std::int32_t>(trim_xml_space(text)));
+        case param_type::int64:
+            return wrap(parse_integer<std::int64_t>(trim_xml_space(text)));
+        case param_type::float64:
+            return wrap(xsd_double(trim_xml_space(text)));
+        case param_type::provider:
+            return decode_enum(text);
     }
     return std::nullopt;
 }
 
 std::optional<param_value> decode_form(param_type type, std::string_view text) {
     switch (type) {
-        case param_type::string: return param_value{std::string{text}};
-        case param_type::boolean: return wrap(invariant_boolean(trim_xml_space(text)));
-        case param_type::int32: return wrap(parse_integer<std::int32_t>(trim_xml_space(text)));
-        case param_type::int64: return wrap(parse_integer<std::int64_t>(trim_xml_space(text)));
-        case param_type::float64: return wrap(invariant_double(trim_xml_space(text)));
-        case param_type::provider: return decode_enum(text);
+        case param_type::string:
+            return param_value{std::string{text}};
+        case param_type::boolean:
+            return wrap(invariant_boolean(trim_xml_space(text)));
+        case param_type::int32:
+            return wrap(parse_integer<std::int32_t>(trim_xml_space(text)));
+        case param_type::int64:
+            return wrap(parse_integer<std::int64_t>(trim_xml_space(text)));
+        case param_type::float64:
+            return wrap(invariant_double(trim_xml_space(text)));
+        case param_type::provider:
+            return decode_enum(text);
     }
     return std::nullopt;
 }

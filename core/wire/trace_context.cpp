@@ -11,7 +11,8 @@ bool all_zeros(std::string_view s) { return s.find_first_not_of('0') == std::str
 
 std::optional<std::string> trace_id_of(std::string_view traceparent) {
     // 2 + 1 + 32 + 1 + 16 + 1 + 2 characters, dashes at 2, 35 and 52.
-    if (traceparent.size() != 55 || traceparent[2] != '-' || traceparent[35] != '-' || traceparent[52] != '-') return std::nullopt;
+    if (traceparent.size() != 55 || traceparent[2] != '-' || traceparent[35] != '-' || traceparent[52] != '-')
+        return std::nullopt;
     const auto version = traceparent.substr(0, 2);
     const auto trace = traceparent.substr(3, 32);
     const auto parent = traceparent.substr(36, 16);

@@ -55,16 +55,17 @@ http_response soap_fault(const fault& f) {
 }
 
 constexpr std::array rows{
-    transport_row{transport::soap11, "soap11", "SOAP 1.1", "POST", false, "text/xml",
-                  &decode_soap<soap_version::v11>, &soap_result<soap_version::v11>, &soap_fault<soap_version::v11>, &sample_soap11},
+    transport_row{transport::soap11, "soap11", "SOAP 1.1", "POST", false, "text/xml", &decode_soap<soap_version::v11>,
+                  &soap_result<soap_version::v11>, &soap_fault<soap_version::v11>, &sample_soap11},
     transport_row{transport::soap12, "soap12", "SOAP 1.2", "POST", false, "application/soap+xml",
-                  &decode_soap<soap_version::v12>, &soap_result<soap_version::v12>, &soap_fault<soap_version::v12>, &sample_soap12},
-    transport_row{transport::http_get, "get", "HTTP GET", "GET", true, "",
-                  &decode_query, &write_form_result, &write_form_fault, &sample_http_get},
+                  &decode_soap<soap_version::v12>, &soap_result<soap_version::v12>, &soap_fault<soap_version::v12>,
+                  &sample_soap12},
+    transport_row{transport::http_get, "get", "HTTP GET", "GET", true, "", &decode_query, &write_form_result,
+                  &write_form_fault, &sample_http_get},
     transport_row{transport::http_post, "post", "HTTP POST", "POST", true, "application/x-www-form-urlencoded",
                   &decode_form_body, &write_form_result, &write_form_fault, &sample_http_post},
-    transport_row{transport::json, "json", "JSON", "POST", true, "application/json",
-                  &decode_json, &write_json_result, &write_json_fault, &sample_json},
+    transport_row{transport::json, "json", "JSON", "POST", true, "application/json", &decode_json, &write_json_result,
+                  &write_json_fault, &sample_json},
 };
 
 // Row i is transport i + 1 (transport::none has none): find_transport indexes, the metrics size
@@ -86,7 +87,8 @@ const transport_row* find_transport(transport t) {
     return t == transport::none ? nullptr : &rows[static_cast<std::size_t>(t) - 1];
 }
 
-const transport_row* recognise_transport(std::string_view method, bool operation_in_path, std::string_view media_essence) {
+const transport_row* recognise_transport(std::string_view method, bool operation_in_path,
+                                         std::string_view media_essence) {
     for (const auto& row : rows) {
         if (row.method == method && row.operation_in_path == operation_in_path &&
             (row.content_type.empty() || row.content_type == media_essence)) {

@@ -39,7 +39,8 @@ std::span<const transport_row> transports();
 // The row of a transport; nullptr for transport::none.
 const transport_row* find_transport(transport t);
 // The row whose method, path shape and media type the request has; nullptr when none does.
-const transport_row* recognise_transport(std::string_view method, bool operation_in_path, std::string_view media_essence);
+const transport_row* recognise_transport(std::string_view method, bool operation_in_path,
+                                         std::string_view media_essence);
 // "soap11", or "-" for transport::none.
 std::string_view transport_name(transport t);
 

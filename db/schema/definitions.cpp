@@ -89,10 +89,14 @@ std::vector<definition_status_row> definition_status(pqxx::connection_base& conn
 
 const char* to_string(definition_state s) {
     switch (s) {
-        case definition_state::current: return "current";
-        case definition_state::changed: return "changed";
-        case definition_state::pending: return "pending";
-        case definition_state::orphan: return "orphan";
+        case definition_state::current:
+            return "current";
+        case definition_state::changed:
+            return "changed";
+        case definition_state::pending:
+            return "pending";
+        case definition_state::orphan:
+            return "orphan";
     }
     return "?";
 }

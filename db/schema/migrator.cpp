@@ -119,7 +119,8 @@ const std::vector<migration>& known_migrations() {
         for (const auto& src : embedded_migrations()) {
             const std::string stem{src.file_stem};
             const std::string sql{src.sql};
-            out.push_back({std::stoi(stem.substr(0, 4)), stem.substr(5), sql, sql_checksum(sql), superseded_checksums(sql)});
+            out.push_back(
+                {std::stoi(stem.substr(0, 4)), stem.substr(5), sql, sql_checksum(sql), superseded_checksums(sql)});
         }
         return out;
     }();

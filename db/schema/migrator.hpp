@@ -23,9 +23,9 @@ public:
 
 struct migration {
     int version = 0;
-    std::string name;      // "sessions" for 0001_sessions.sql
+    std::string name;  // "sessions" for 0001_sessions.sql
     std::string sql;
-    std::string checksum;  // SHA-256 of the file, hex
+    std::string checksum;                 // SHA-256 of the file, hex
     std::vector<std::string> supersedes;  // checksums of earlier texts this one stands for
 };
 

@@ -63,8 +63,9 @@ enum class leftover { none, valid, invalid };
 // built (a CREATE INDEX CONCURRENTLY that was interrupted leaves an invalid index behind).
 leftover find_leftover(pqxx::connection_base& conn, const missing_share& s) {
     pqxx::nontransaction tx{conn};
-    const auto r = tx.exec_params("SELECT i.indisvalid FROM pg_index i WHERE i.indexrelid = to_regclass($1) AND i.indrelid = $2::regclass",
-                                  s.qualified, s.partition);
+    const auto r = tx.exec_params(
+        "SELECT i.indisvalid FROM pg_index i WHERE i.indexrelid = to_regclass($1) AND i.indrelid = $2::regclass",
+        s.qualified, s.partition);
     if (r.empty()) return leftover::none;
     return r[0][0].as<bool>() ? leftover::valid : leftover::invalid;
 }

@@ -29,17 +29,24 @@ std::string hand_over_history(const std::string& schema_literal) {
     std::string parents;
     for (const auto t : history_tables) parents += (parents.empty() ? "'" : ", '") + std::string{t} + "'";
     return "DO $$ DECLARE t regclass; tables regclass[]; BEGIN\n"
-           "  tables := ARRAY(SELECT c.oid::regclass FROM pg_class c WHERE c.relnamespace = " + schema_literal +
-           "::regnamespace AND c.relname IN (" + parents + ")\n"
-           "           UNION ALL SELECT i.inhrelid::regclass FROM pg_inherits i JOIN pg_class p ON p.oid = i.inhparent\n"
-           "            WHERE p.relnamespace = " + schema_literal + "::regnamespace AND p.relname IN (" + parents + ")\n"
+           "  tables := ARRAY(SELECT c.oid::regclass FROM pg_class c WHERE c.relnamespace = " +
+           schema_literal + "::regnamespace AND c.relname IN (" + parents +
+           ")\n"
+           "           UNION ALL SELECT i.inhrelid::regclass FROM pg_inherits i JOIN pg_class p ON p.oid = "
+           "i.inhparent\n"
+           "            WHERE p.relnamespace = " +
+           schema_literal + "::regnamespace AND p.relname IN (" + parents +
+           ")\n"
            "           UNION ALL SELECT to_regclass(template_table) FROM partman.part_config\n"
-           "            WHERE parent_table IN (SELECT " + schema_literal + " || '.' || unnest(ARRAY[" + parents + "]))\n"
+           "            WHERE parent_table IN (SELECT " +
+           schema_literal + " || '.' || unnest(ARRAY[" + parents +
+           "]))\n"
            "              AND to_regclass(template_table) IS NOT NULL);\n"
            "  IF cardinality(tables) > 0 THEN\n"
            "    EXECUTE 'LOCK TABLE ' || array_to_string(tables::text[], ', ') || ' IN ACCESS EXCLUSIVE MODE';\n"
            "  END IF;\n"
-           "  FOREACH t IN ARRAY tables LOOP EXECUTE format('ALTER TABLE %s OWNER TO " + std::string{maintain_role} +
+           "  FOREACH t IN ARRAY tables LOOP EXECUTE format('ALTER TABLE %s OWNER TO " +
+           std::string{maintain_role} +
            "', t); END LOOP;\n"
            "END $$";
 }
@@ -48,7 +55,8 @@ std::string hand_over_history(const std::string& schema_literal) {
 
 const std::vector<role_spec>& role_specs() {
     static const std::vector<role_spec> all{
-        {worker_role, "keeper-fcgi: runs the operations (the keeper_* functions) and nothing else",
+        {worker_role,
+         "keeper-fcgi: runs the operations (the keeper_* functions) and nothing else",
          {{"schema_migrations", "SELECT"},
           {"secret_keys", "SELECT"},
           {"logins", "SELECT"},
@@ -71,14 +79,17 @@ const std::vector<role_spec>& role_specs() {
           {"app_push_subscriptions", "SELECT, INSERT, UPDATE"},
           {"push_sms", "SELECT, UPDATE"},
           {"retried_calls", "SELECT, INSERT"}}},
-        {maintain_role, "keeperctl maintain: owns the partitioned history (audit_log, topups) and purges sessions, auth_failures, app_auth_failures and old Idempotency-Keys",
+        {maintain_role,
+         "keeperctl maintain: owns the partitioned history (audit_log, topups) and purges sessions, auth_failures, "
+         "app_auth_failures and old Idempotency-Keys",
          {{"sessions", "SELECT, DELETE"},
           {"auth_failures", "SELECT, DELETE"},
           {"app_auth_failures", "SELECT, DELETE"},
           {"card_recent_topups", "SELECT, DELETE"},
           {"retried_calls", "SELECT, DELETE"},
           {"idempotency_keys", "SELECT, DELETE"}}},
-        {provision_role, "keeperctl add-* and list: what other parts of the payment system create",
+        {provision_role,
+         "keeperctl add-* and list: what other parts of the payment system create",
          {{"secret_keys", "SELECT, INSERT"},
           {"logins", "SELECT, INSERT, UPDATE"},
           {"applications", "SELECT, INSERT, UPDATE"},
@@ -117,24 +128,30 @@ std::vector<std::string> roles_sql(pqxx::connection_base& conn) {
     sql.push_back(hand_over_history(schema_literal));
     for (const auto& r : role_specs()) {
         for (const auto& g : r.grants) {
-            sql.push_back("GRANT " + std::string{g.privileges} + " ON " + schema + "." + tx.quote_name(std::string{g.table}) +
-                          " TO " + std::string{r.name});
+            sql.push_back("GRANT " + std::string{g.privileges} + " ON " + schema + "." +
+                          tx.quote_name(std::string{g.table}) + " TO " + std::string{r.name});
         }
     }
     // The functions that read history for the workers: a call's own outcome by request id.
     sql.push_back("GRANT EXECUTE ON FUNCTION " + schema + ".keeper_call_outcome(text) TO " + worker);
     // A caller's look at one of its own calls (GET /call-outcome), by its session.
-    sql.push_back("GRANT EXECUTE ON FUNCTION " + schema + ".keeper_login_call(text, integer, text, timestamptz, timestamptz) TO " + worker);
+    sql.push_back("GRANT EXECUTE ON FUNCTION " + schema +
+                  ".keeper_login_call(text, integer, text, timestamptz, timestamptz) TO " + worker);
     // Recording a keyed call and recognising its repeat (it runs with the worker's own rights).
-    sql.push_back("GRANT EXECUTE ON FUNCTION " + schema + ".keeper_idempotency(keeper_call, text, text, integer) TO " + worker);
+    sql.push_back("GRANT EXECUTE ON FUNCTION " + schema + ".keeper_idempotency(keeper_call, text, text, integer) TO " +
+                  worker);
     sql.push_back("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA partman TO " + maintain);
     sql.push_back("GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA partman TO " + maintain);
     sql.push_back("GRANT EXECUTE ON ALL PROCEDURES IN SCHEMA partman TO " + maintain);
     // The schema owner keeps the right to alter the history in later migrations. Granted once:
     // granting it again needs the admin option, which a DBA's grant does not give.
-    sql.push_back("DO $$ BEGIN IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) "
-                  "AND NOT pg_has_role(current_user, '" + maintain + "', 'MEMBER') THEN "
-                  "EXECUTE format('GRANT " + maintain + " TO %I', current_user); END IF; END $$");
+    sql.push_back(
+        "DO $$ BEGIN IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) "
+        "AND NOT pg_has_role(current_user, '" +
+        maintain +
+        "', 'MEMBER') THEN "
+        "EXECUTE format('GRANT " +
+        maintain + " TO %I', current_user); END IF; END $$");
     return sql;
 }
 

@@ -95,8 +95,10 @@ secret_keyring secret_keyring::parse(std::string_view file_text) {
         fields >> id >> encoded >> extra;
         const auto raw = unbase64(encoded);
         const auto where = "line " + std::to_string(number) + ": ";
-        if (!valid_id(id) || !extra.empty()) throw key_error(where + "expected '<key id> <base64 key>' (id: 1-32 of A-Z a-z 0-9 - _)");
-        if (!raw || raw->size() != key_bytes) throw key_error(where + "the key must be 32 bytes in base64 (keeperctl new-key)");
+        if (!valid_id(id) || !extra.empty())
+            throw key_error(where + "expected '<key id> <base64 key>' (id: 1-32 of A-Z a-z 0-9 - _)");
+        if (!raw || raw->size() != key_bytes)
+            throw key_error(where + "the key must be 32 bytes in base64 (keeperctl new-key)");
         if (ring.has(id)) throw key_error(where + "key id " + id + " appears twice");
         ring.m_keys.push_back({id, *raw, hmac_sha256(*raw, fingerprint_label)});
     }
@@ -194,7 +196,8 @@ std::optional<std::string> secret_keyring::open(std::string_view stored, std::st
         EVP_DecryptUpdate(ctx.get(), bytes(out), &n, bytes(ciphertext), length(ciphertext)) != 1 ||
         EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_TAG, static_cast<int>(tag_bytes), bytes(tag)) != 1 ||
         EVP_DecryptFinal_ex(ctx.get(), bytes(out) + n, &n) != 1) {
-        throw key_error("a sealed secret does not open with key " + k.id + " (wrong key, or the value was altered or moved)");
+        throw key_error("a sealed secret does not open with key " + k.id +
+                        " (wrong key, or the value was altered or moved)");
     }
     return out;
 }

@@ -35,20 +35,24 @@ const sealed_table sealed_tables[] = {
 long long reseal_batch(pqxx::connection_base& conn, const secret_keyring& keys, const sealed_table& t, int batch) {
     pqxx::work tx{conn};
     const std::string current = "sealed:v1:" + keys.current_id() + ":";
-    const auto rows = tx.exec_params(std::string{"SELECT "} + t.key_column + ", shared_secret FROM " + t.table +
-                                         " WHERE NOT starts_with(shared_secret, $1) LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED",
-                                     current, batch);
+    const auto rows =
+        tx.exec_params(std::string{"SELECT "} + t.key_column + ", shared_secret FROM " + t.table +
+                           " WHERE NOT starts_with(shared_secret, $1) LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED",
+                       current, batch);
     // The whole batch in one UPDATE of a JSON array of {name, sealed}, not one round trip a row:
     // a million logins seal in well under a minute.
     auto batch_rows = nlohmann::json::array();
     for (const auto& r : rows) {
         const auto name = r[0].as<std::string>();
         const auto stored = r[1].as<std::string>();
-        batch_rows.push_back({{"name", name}, {"sealed", keys.seal(keys.open(stored, t.row(name)).value_or(stored), t.row(name))}});
+        batch_rows.push_back(
+            {{"name", name}, {"sealed", keys.seal(keys.open(stored, t.row(name)).value_or(stored), t.row(name))}});
     }
     if (!batch_rows.empty()) {
-        tx.exec_params(std::string{"UPDATE "} + t.table + " t SET shared_secret = u.sealed "
-                       "FROM json_to_recordset($1::json) AS u(name text, sealed text) WHERE t." + t.key_column + " = u.name",
+        tx.exec_params(std::string{"UPDATE "} + t.table +
+                           " t SET shared_secret = u.sealed "
+                           "FROM json_to_recordset($1::json) AS u(name text, sealed text) WHERE t." +
+                           t.key_column + " = u.name",
                        batch_rows.dump());
     }
     tx.commit();
@@ -58,8 +62,10 @@ long long reseal_batch(pqxx::connection_base& conn, const secret_keyring& keys, 
 // Rows of t not yet sealed with the current key, locked or not.
 long long unsealed(pqxx::connection_base& conn, const secret_keyring& keys, const sealed_table& t) {
     pqxx::read_transaction tx{conn};
-    return tx.exec_params1(std::string{"SELECT count(*) FROM "} + t.table + " WHERE NOT starts_with(shared_secret, $1)",
-                           "sealed:v1:" + keys.current_id() + ":")[0].as<long long>();
+    return tx
+        .exec_params1(std::string{"SELECT count(*) FROM "} + t.table + " WHERE NOT starts_with(shared_secret, $1)",
+                      "sealed:v1:" + keys.current_id() + ":")[0]
+        .as<long long>();
 }
 
 // Reseals every row of t: batch after batch, and again after a pause while a row a call had
@@ -81,11 +87,12 @@ std::string sealed_with(pqxx::transaction_base& tx, std::string_view key_id) {
     std::string out;
     long long total = 0;
     for (const auto& t : sealed_tables) {
-        const auto r = tx.exec_params1(std::string{"SELECT count(*), string_agg(name, ', ') FILTER (WHERE n <= 10) FROM "
-                                                   "(SELECT "} + t.key_column + " AS name, row_number() OVER (ORDER BY " +
-                                           t.key_column + ") AS n FROM " + t.table +
-                                           " WHERE starts_with(shared_secret, $1)) s",
-                                       "sealed:v1:" + std::string{key_id} + ":");
+        const auto r =
+            tx.exec_params1(std::string{"SELECT count(*), string_agg(name, ', ') FILTER (WHERE n <= 10) FROM "
+                                        "(SELECT "} +
+                                t.key_column + " AS name, row_number() OVER (ORDER BY " + t.key_column +
+                                ") AS n FROM " + t.table + " WHERE starts_with(shared_secret, $1)) s",
+                            "sealed:v1:" + std::string{key_id} + ":");
         const auto n = r[0].as<long long>();
         total += n;
         if (n == 0) continue;
@@ -98,7 +105,8 @@ std::string sealed_with(pqxx::transaction_base& tx, std::string_view key_id) {
 std::string lost_key_words(pqxx::transaction_base& tx, const std::string& id) {
     const auto still = sealed_with(tx, id);
     if (still.empty()) {
-        return "the database lists key " + id + ", which the key file lacks; nothing is sealed with it any more: "
+        return "the database lists key " + id +
+               ", which the key file lacks; nothing is sealed with it any more: "
                "keeperctl forget-key lets go of it";
     }
     return "the database has secrets sealed with key " + id + ", which the key file lacks: " + still +
@@ -117,8 +125,9 @@ void seal_under_current_key(pqxx::transaction_base& tx, const secret_keyring& ke
     // The operator replaces the key file before rotate-key; a command that read the old file
     // finds it changed here, under the lock, and stops before it seals with the old key.
     if (!keys.path().empty() && secret_keyring::load(keys.path()).current_id() != keys.current_id()) {
-        throw key_error("the key file now names another key first than when this command read it (a rotation): "
-                        "run the command again");
+        throw key_error(
+            "the key file now names another key first than when this command read it (a rotation): "
+            "run the command again");
     }
     // A key the file lacks, recorded after the file's current key: a rotation under way.
     const auto newer = tx.exec_params(
@@ -156,9 +165,10 @@ void rotate_secrets(pqxx::connection_base& conn, const secret_keyring& keys, int
         "RETURNING key_id",
         keys.current_id());
     tx.commit();
-    for (const auto& r : gone) out << "key " << r[0].c_str()
-                                   << " seals nothing now: remove it from the key file once key_retention_hours have "
-                                      "passed (Idempotency-Keys recorded under it still replay until then)\n";
+    for (const auto& r : gone)
+        out << "key " << r[0].c_str()
+            << " seals nothing now: remove it from the key file once key_retention_hours have "
+               "passed (Idempotency-Keys recorded under it still replay until then)\n";
 }
 
 void check_database_keys(pqxx::connection_base& conn, const secret_keyring& keys) {

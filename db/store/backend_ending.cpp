@@ -21,7 +21,8 @@ std::string host_name() {
     if (gethostname(host, sizeof host - 1) != 0) return "localhost";
     std::string out;
     for (const char* c = host; *c; ++c) {
-        const bool plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '.' || *c == '-';
+        const bool plain =
+            (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '.' || *c == '-';
         out += plain ? *c : '_';
     }
     return out;
@@ -64,9 +65,7 @@ std::string name_for(long pid, std::uint64_t start) {
 
 }  // namespace
 
-std::string worker_application_name_of(long pid) {
-    return name_for(pid, start_of(pid));
-}
+std::string worker_application_name_of(long pid) { return name_for(pid, start_of(pid)); }
 
 const std::string& worker_application_name() {
     static const std::string name = worker_application_name_of(getpid());
@@ -95,7 +94,8 @@ bool end_claim_holder(pqxx::connection& conn, std::string_view request_id, const
         pqxx::nontransaction tx{conn};
         constexpr const auto& s = statements::claim_holders;
         for (const auto& row : tx.exec_prepared(std::string{s.name}, std::string{request_id})) {
-            holders.push_back({row[s.column("pid").data()].as<int>(), row[s.column("backend_start").data()].as<std::string>()});
+            holders.push_back(
+                {row[s.column("pid").data()].as<int>(), row[s.column("backend_start").data()].as<std::string>()});
         }
     }
     for (const auto& backend : holders) {

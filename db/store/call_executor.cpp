@@ -14,9 +14,12 @@ namespace {
 
 struct field_count {
     template <typename... F>
-    std::integral_constant<std::size_t, sizeof...(F)> operator()(const F&...) const { return {}; }
+    std::integral_constant<std::size_t, sizeof...(F)> operator()(const F&...) const {
+        return {};
+    }
 };
-static_assert(decltype(std::declval<const call_frame_values&>().apply(field_count{}))::value == call_frame_fields.size(),
+static_assert(decltype(std::declval<const call_frame_values&>().apply(field_count{}))::value ==
+                  call_frame_fields.size(),
               "call_frame_values passes every field of statements.hpp's call_frame_fields");
 
 }  // namespace
@@ -29,8 +32,8 @@ pqxx::result call_executor::read(std::string_view name, const core::deadline& un
     return *run(name, {{}, false, until}, statement).rows;
 }
 
-statement_answer call_executor::write(std::string_view name, const core::call_frame& frame, std::string_view fingerprint,
-                                      const write_statement& statement) {
+statement_answer call_executor::write(std::string_view name, const core::call_frame& frame,
+                                      std::string_view fingerprint, const write_statement& statement) {
     try {
         if (frame.idempotency_key.empty()) return attempt(name, {frame, {}}, statement);
         try {

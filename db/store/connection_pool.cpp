@@ -8,7 +8,8 @@ namespace keeper::db {
 
 connection_pool::connection_pool(std::string conninfo, std::size_t size, preparer prepare, core::runtime_gauges* gauges)
     // Room for every slot's opening plus as many given up by their calls.
-    : m_opener(std::move(conninfo), std::move(prepare), 2 * (size == 0 ? 1 : size)), m_gauges(gauges),
+    : m_opener(std::move(conninfo), std::move(prepare), 2 * (size == 0 ? 1 : size)),
+      m_gauges(gauges),
       m_slots(size == 0 ? 1 : size) {}
 
 connection_pool::~connection_pool() {

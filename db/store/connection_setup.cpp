@@ -18,7 +18,8 @@ connection_pool::preparer connection_setup(database_timeouts bounds) {
         for (const auto& s : worker_statements) conn.prepare(std::string{s.name}, std::string{s.sql});
         constexpr const auto& s = statements::own_backend;
         const auto row = pqxx::nontransaction{conn}.exec_prepared1(std::string{s.name});
-        return backend_identity{row[s.column("pid").data()].as<int>(), row[s.column("backend_start").data()].as<std::string>()};
+        return backend_identity{row[s.column("pid").data()].as<int>(),
+                                row[s.column("backend_start").data()].as<std::string>()};
     };
 }
 

@@ -54,14 +54,15 @@ pg_store::~pg_store() = default;
 
 template <const auto& S, typename... Args>
 statement_answer pg_store::write(const core::call_frame& frame, const Args&... args) {
-    static_assert(call_frame_fields.size() + sizeof...(Args) == S.param_count, "the frame, then one argument per parameter");
+    static_assert(call_frame_fields.size() + sizeof...(Args) == S.param_count,
+                  "the frame, then one argument per parameter");
     static_assert(is_prepared(S.name), "a statement every connection prepares (worker_statements)");
     return m_calls.write(S.name, frame, stored_fingerprints(frame.fingerprint),
                          [&](pqxx::connection& conn, const call_frame_values& values) {
-        return values.apply([&](const auto&... f) {
-            return pqxx::nontransaction{conn}.exec_prepared(std::string{S.name}, f..., args...);
-        });
-    });
+                             return values.apply([&](const auto&... f) {
+                                 return pqxx::nontransaction{conn}.exec_prepared(std::string{S.name}, f..., args...);
+                             });
+                         });
 }
 
 template <const auto& S, typename... Args>
@@ -120,13 +121,14 @@ std::optional<std::string> pg_store::find_login_secret(std::string_view login, c
 // it: it is answered only once the standby holds it, else the call is still undecided
 // (docs/design.md, "No acknowledgement before replication").
 core::call_record pg_store::find_call(const core::session_ref& session, std::string_view request_id,
-                                     core::utc_time from, core::utc_time to, core::utc_time final,
-                                     const core::deadline& until) {
+                                      core::utc_time from, core::utc_time to, core::utc_time final,
+                                      const core::deadline& until) {
     constexpr const auto& u = statements::call_undecided;
     const auto wait = read<u>(until, text(request_id), core::format_date_time(final)).at(0)[u.column("wait_ms").data()];
     constexpr const auto& s = statements::login_call;
     const auto row = read<s>(until, text(session.session_id), seconds(session.ttl), text(request_id),
-                             core::format_date_time(from), core::format_date_time(to)).at(0);
+                             core::format_date_time(from), core::format_date_time(to))
+                         .at(0);
     core::call_record out;
     out.session = as_result(row[s.column("code").data()]);
     out.undecided = std::chrono::milliseconds{wait.as<int>()};
@@ -143,8 +145,8 @@ core::call_record pg_store::find_call(const core::session_ref& session, std::str
 }
 
 core::store_result pg_store::authenticate(const core::call_frame& frame, std::string_view login,
-                                          std::string_view session_id, bool proven,
-                                          std::chrono::seconds failure_window, int max_failures) {
+                                          std::string_view session_id, bool proven, std::chrono::seconds failure_window,
+                                          int max_failures) {
     return result_of<statements::authenticate>(frame, text(login), text(session_id), proven, seconds(failure_window),
                                                max_failures);
 }
@@ -226,11 +228,10 @@ std::optional<core::application_record> pg_store::find_application(std::string_v
 core::store_result pg_store::subscribe_app_device(const core::call_frame& frame, std::string_view app_id,
                                                   std::string_view user_id, const core::device_subscription& d,
                                                   bool proven, const core::app_throttle& throttle) {
-    return result_of<statements::subscribe_app_device>(frame, text(app_id), text(user_id),
-                                                       text(core::provider_name(d.push_provider)),
-                                                       text(d.push_service_user_id), d.tag, d.locale, proven,
-                                                       text(throttle.client), seconds(throttle.window),
-                                                       throttle.per_application, throttle.per_client);
+    return result_of<statements::subscribe_app_device>(
+        frame, text(app_id), text(user_id), text(core::provider_name(d.push_provider)), text(d.push_service_user_id),
+        d.tag, d.locale, proven, text(throttle.client), seconds(throttle.window), throttle.per_application,
+        throttle.per_client);
 }
 
 core::store_result pg_store::mark_sms_delivered(const core::call_frame& frame, const core::session_ref& session,
@@ -246,9 +247,11 @@ core::store_result pg_store::audit_only(const core::call_frame& frame, std::stri
 }
 
 bool pg_store::healthy() {
-    return m_calls.answer([](pqxx::connection& conn) {
-        return pqxx::nontransaction{conn}.exec_prepared(std::string{statements::ping.name});
-    }).has_value();
+    return m_calls
+        .answer([](pqxx::connection& conn) {
+            return pqxx::nontransaction{conn}.exec_prepared(std::string{statements::ping.name});
+        })
+        .has_value();
 }
 
 std::optional<bool> pg_store::names_synchronous_standby() {

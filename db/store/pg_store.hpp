@@ -27,37 +27,37 @@ public:
 
     std::optional<std::string> find_login_secret(std::string_view login, const core::deadline& until) override;
     core::store_result authenticate(const core::call_frame& frame, std::string_view login, std::string_view session_id,
-                                   bool proven, std::chrono::seconds failure_window, int max_failures) override;
+                                    bool proven, std::chrono::seconds failure_window, int max_failures) override;
     core::store_result check_session(const core::call_frame& frame, const core::session_ref& session,
-                                    std::string_view app_id) override;
-    core::store_result set_account_permits(const core::call_frame& frame, const core::session_ref& session, bool payments,
-                                          bool invoices, bool messages) override;
+                                     std::string_view app_id) override;
+    core::store_result set_account_permits(const core::call_frame& frame, const core::session_ref& session,
+                                           bool payments, bool invoices, bool messages) override;
     core::store_result set_contact_permits(const core::call_frame& frame, const core::session_ref& session,
-                                          std::string_view wmid, bool payments, bool invoices, bool messages,
-                                          bool dont_use_confirmation) override;
+                                           std::string_view wmid, bool payments, bool invoices, bool messages,
+                                           bool dont_use_confirmation) override;
     core::code_lookup find_transfer_code(const core::call_frame& frame, const core::session_ref& session,
                                          std::int64_t tran_id) override;
     core::store_result confirm_transfer(const core::call_frame& frame, const core::coded_call& call,
-                                       std::int64_t tran_id) override;
+                                        std::int64_t tran_id) override;
     core::code_lookup find_task_code(const core::call_frame& frame, const core::session_ref& session,
                                      std::int32_t profile_id, std::int32_t task_id) override;
-    core::store_result confirm_task(const core::call_frame& frame, const core::coded_call& call, std::int32_t profile_id,
-                                   std::int32_t task_id) override;
+    core::store_result confirm_task(const core::call_frame& frame, const core::coded_call& call,
+                                    std::int32_t profile_id, std::int32_t task_id) override;
     core::store_result topup(const core::call_frame& frame, const core::session_ref& session,
-                            const core::topup_request& topup) override;
+                             const core::topup_request& topup) override;
     core::store_result rename_profile(const core::call_frame& frame, const core::session_ref& session,
-                                     std::int32_t profile_id, std::string_view name) override;
+                                      std::int32_t profile_id, std::string_view name) override;
     core::store_result subscribe_device(const core::call_frame& frame, const core::session_ref& session,
-                                       const core::device_subscription& device) override;
+                                        const core::device_subscription& device) override;
     std::optional<core::application_record> find_application(std::string_view app_id,
                                                              const core::deadline& until) override;
     core::store_result subscribe_app_device(const core::call_frame& frame, std::string_view app_id,
-                                           std::string_view user_id, const core::device_subscription& device,
-                                           bool proven, const core::app_throttle& throttle) override;
+                                            std::string_view user_id, const core::device_subscription& device,
+                                            bool proven, const core::app_throttle& throttle) override;
     core::store_result mark_sms_delivered(const core::call_frame& frame, const core::session_ref& session,
-                                         std::int32_t sms_id) override;
+                                          std::int32_t sms_id) override;
     core::store_result audit_only(const core::call_frame& frame, std::string_view login, std::string_view app_id,
-                                 core::result_code result) override;
+                                  core::result_code result) override;
 
     core::call_record find_call(const core::session_ref& session, std::string_view request_id, core::utc_time from,
                                 core::utc_time to, core::utc_time final, const core::deadline& until) override;

@@ -55,7 +55,8 @@ std::optional<core::result_code> replayed_result(std::string_view sqlstate) {
     if (sqlstate.size() != 5 || !(sqlstate.starts_with("KI2") || sqlstate.starts_with("KC2"))) return std::nullopt;
     int code = 0;
     const auto* end = sqlstate.data() + sqlstate.size();
-    if (std::from_chars(sqlstate.data() + 3, end, code).ptr != end || code > core::last_result_code) return std::nullopt;
+    if (std::from_chars(sqlstate.data() + 3, end, code).ptr != end || code > core::last_result_code)
+        return std::nullopt;
     return static_cast<core::result_code>(code);
 }
 

@@ -47,7 +47,9 @@ struct unique_violation : core::store_error {
 // `result`.
 struct replay : core::store_error {
     replay(core::result_code recorded, bool by_key)
-        : core::store_error(by_key ? "a repeat of a keyed call" : "a call recorded before"), result(recorded), keyed(by_key) {}
+        : core::store_error(by_key ? "a repeat of a keyed call" : "a call recorded before"),
+          result(recorded),
+          keyed(by_key) {}
     core::result_code result;
     bool keyed;  // by its Idempotency-Key (an answer that says Idempotent-Replayed)
 };

@@ -16,8 +16,8 @@ statement_watch::~statement_watch() {
     m_changed.notify_all();
 }
 
-statement_watch::guard::guard(statement_watch& watch, std::shared_ptr<pqxx::connection> conn,
-                              core::deadline cancel_at, core::deadline cut_at)
+statement_watch::guard::guard(statement_watch& watch, std::shared_ptr<pqxx::connection> conn, core::deadline cancel_at,
+                              core::deadline cut_at)
     : m_watch(watch) {
     bool sooner = false;
     {

@@ -76,8 +76,8 @@ struct statement {
 };
 
 template <std::size_t P, std::size_t C>
-consteval statement<P, C> make_statement(std::string_view name, std::string_view sql, const std::string_view (&params)[P],
-                                         const std::string_view (&columns)[C]) {
+consteval statement<P, C> make_statement(std::string_view name, std::string_view sql,
+                                         const std::string_view (&params)[P], const std::string_view (&columns)[C]) {
     statement<P, C> s{name, {}, {}, {}};
     s.sql_chars.append(sql);
     for (std::size_t i = 0; i < P; ++i) s.params[i] = params[i];
@@ -87,7 +87,8 @@ consteval statement<P, C> make_statement(std::string_view name, std::string_view
 
 // A statement without parameters.
 template <std::size_t C>
-consteval statement<0, C> make_statement(std::string_view name, std::string_view sql, const std::string_view (&columns)[C]) {
+consteval statement<0, C> make_statement(std::string_view name, std::string_view sql,
+                                         const std::string_view (&columns)[C]) {
     statement<0, C> s{name, {}, {}, {}};
     s.sql_chars.append(sql);
     for (std::size_t i = 0; i < C; ++i) s.columns[i] = columns[i];
@@ -100,8 +101,9 @@ consteval statement<0, C> make_statement(std::string_view name, std::string_view
 // a new field of the frame is a name here, a value in call_frame_values::apply and an attribute
 // of the type. "key" is the Idempotency-Key, '' without one; "trace_id" the call's W3C trace id,
 // '' without one; "deadline" when the call must be answered by.
-inline constexpr std::array<std::string_view, 7> call_frame_fields{"request_id", "operation", "key", "fingerprint",
-                                                                   "key_used", "trace_id", "deadline"};
+inline constexpr std::array<std::string_view, 7> call_frame_fields{
+    "request_id", "operation", "key", "fingerprint", "key_used", "trace_id", "deadline",
+};
 
 // The frame as a statement passes it (pg_store.cpp). fingerprint: the digests the database records
 // and matches (pg_store::stored_fingerprints); key_used: the executor runs a keyed call again to
@@ -126,8 +128,8 @@ struct call_frame_values {
 // the frame's, then params.
 template <std::size_t P, std::size_t C = 1>
 consteval statement<call_frame_fields.size() + P, C> call_statement(std::string_view name, std::string_view function,
-                                                             const std::string_view (&params)[P],
-                                                             const std::string_view (&columns)[C] = {"result"}) {
+                                                                    const std::string_view (&params)[P],
+                                                                    const std::string_view (&columns)[C] = {"result"}) {
     constexpr std::size_t F = call_frame_fields.size();
     statement<F + P, C> s{name, {}, {}, {}};
     for (std::size_t i = 0; i < F; ++i) s.params[i] = call_frame_fields[i];
@@ -156,33 +158,36 @@ consteval statement<call_frame_fields.size() + P, C> call_statement(std::string_
 
 namespace statements {
 
-inline constexpr auto find_login_secret =
-    make_statement("find_login_secret", "SELECT shared_secret FROM logins WHERE login = $1", {"login"}, {"shared_secret"});
-inline constexpr auto find_application =
-    make_statement("find_application", "SELECT shared_secret, push_provider, enabled FROM applications WHERE app_id = $1",
-                   {"app_id"}, {"shared_secret", "push_provider", "enabled"});
-inline constexpr auto authenticate =
-    call_statement("authenticate", "keeper_authenticate", {"login", "session", "proven", "window_seconds", "max_failures"});
+inline constexpr auto find_login_secret = make_statement(
+    "find_login_secret", "SELECT shared_secret FROM logins WHERE login = $1", {"login"}, {"shared_secret"});
+inline constexpr auto find_application = make_statement(
+    "find_application", "SELECT shared_secret, push_provider, enabled FROM applications WHERE app_id = $1", {"app_id"},
+    {"shared_secret", "push_provider", "enabled"});
+inline constexpr auto authenticate = call_statement("authenticate", "keeper_authenticate",
+                                                    {"login", "session", "proven", "window_seconds", "max_failures"});
 inline constexpr auto check_session =
     call_statement("check_session", "keeper_check_session", {"session", "ttl_seconds", "app_id"});
 inline constexpr auto set_account_permits =
-    call_statement("set_account_permits", "keeper_set_account_permits", {"session", "ttl_seconds", "payments", "invoices", "messages"});
+    call_statement("set_account_permits", "keeper_set_account_permits",
+                   {"session", "ttl_seconds", "payments", "invoices", "messages"});
 inline constexpr auto set_contact_permits =
-    call_statement("set_contact_permits", "keeper_set_contact_permits", {"session", "ttl_seconds", "wmid", "payments", "invoices", "messages",
-                    "dont_use_confirmation"});
+    call_statement("set_contact_permits", "keeper_set_contact_permits",
+                   {"session", "ttl_seconds", "wmid", "payments", "invoices", "messages", "dont_use_confirmation"});
 inline constexpr auto find_code =
     call_statement("find_code", "keeper_code_hash", {"session", "ttl_seconds", "kind", "id", "task_id"},
                    {"result", "login_id", "code_hash"});
 inline constexpr auto confirm_transfer =
     call_statement("confirm_transfer", "keeper_confirm_transfer", {"login_id", "tran_id", "matches", "max_attempts"});
-inline constexpr auto confirm_task =
-    call_statement("confirm_task", "keeper_confirm_task", {"login_id", "profile_id", "task_id", "matches", "max_attempts"});
+inline constexpr auto confirm_task = call_statement("confirm_task", "keeper_confirm_task",
+                                                    {"login_id", "profile_id", "task_id", "matches", "max_attempts"});
 inline constexpr auto topup =
-    call_statement("topup", "keeper_topup", {"session", "ttl_seconds", "purse", "card_id", "amount", "max_amount", "default_daily_limit"});
+    call_statement("topup", "keeper_topup",
+                   {"session", "ttl_seconds", "purse", "card_id", "amount", "max_amount", "default_daily_limit"});
 inline constexpr auto rename_profile =
     call_statement("rename_profile", "keeper_rename_profile", {"session", "ttl_seconds", "profile_id", "name"});
 inline constexpr auto subscribe_device =
-    call_statement("subscribe_device", "keeper_subscribe_device", {"session", "ttl_seconds", "provider", "push_user", "tag", "locale"});
+    call_statement("subscribe_device", "keeper_subscribe_device",
+                   {"session", "ttl_seconds", "provider", "push_user", "tag", "locale"});
 inline constexpr auto subscribe_app_device =
     call_statement("subscribe_app_device", "keeper_subscribe_app_device",
                    {"app_id", "user_id", "provider", "push_user", "tag", "locale", "proven", "client", "window_seconds",
@@ -196,9 +201,9 @@ inline constexpr auto call_outcome =
     make_statement("call_outcome", "SELECT keeper_call_outcome($1) AS result", {"request_id"}, {"result"});
 // A caller's look at one of its own calls (GET /call-outcome): the session's code, and the
 // result and UTC time (ISO 8601) its login's call with the request id recorded, or NULLs.
-inline constexpr auto login_call =
-    make_statement("login_call", "SELECT code, result, at FROM keeper_login_call($1, $2, $3, $4::timestamptz, $5::timestamptz)",
-                   {"session", "ttl_seconds", "request_id", "from", "to"}, {"code", "result", "at"});
+inline constexpr auto login_call = make_statement(
+    "login_call", "SELECT code, result, at FROM keeper_login_call($1, $2, $3, $4::timestamptz, $5::timestamptz)",
+    {"session", "ttl_seconds", "request_id", "from", "to"}, {"code", "result", "at"});
 
 // Whether a call may still commit, by the database's own clock (the one keeper_claim's deadline
 // check reads): the milliseconds until $2 (when an attempt that began in time can no longer
@@ -220,22 +225,20 @@ inline constexpr auto call_undecided =
 inline constexpr auto await_standby =
     make_statement("await_standby", "SELECT pg_logical_emit_message(true, 'keeper', $1) AS at", {"request_id"}, {"at"});
 
-
 // The connection's own server process, named uniquely on its server: a pid alone may be reused.
 inline constexpr auto own_backend =
     make_statement("own_backend", "SELECT pid, backend_start::text FROM pg_stat_activity WHERE pid = pg_backend_pid()",
                    {"pid", "backend_start"});
 // Ends one server process (an in-doubt call's, or the one holding a retried call's claim), and asks
 // whether it is gone (db/store/backend_ending.cpp).
-inline constexpr auto end_backend =
-    make_statement("end_backend",
-                   "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity "
-                   "WHERE pid = $1::int AND backend_start = $2::timestamptz",
-                   {"pid", "backend_start"}, {"ended"});
-inline constexpr auto backend_running =
-    make_statement("backend_running",
-                   "SELECT count(*) AS running FROM pg_stat_activity WHERE pid = $1::int AND backend_start = $2::timestamptz",
-                   {"pid", "backend_start"}, {"running"});
+inline constexpr auto end_backend = make_statement("end_backend",
+                                                   "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity "
+                                                   "WHERE pid = $1::int AND backend_start = $2::timestamptz",
+                                                   {"pid", "backend_start"}, {"ended"});
+inline constexpr auto backend_running = make_statement(
+    "backend_running",
+    "SELECT count(*) AS running FROM pg_stat_activity WHERE pid = $1::int AND backend_start = $2::timestamptz",
+    {"pid", "backend_start"}, {"running"});
 // Lists a call nginx sent again (db/functions/keeper_mark_retried.sql), before anything else the
 // retry does: from then on every attempt of the call that takes its claim looks for its audit row.
 inline constexpr auto mark_retried =
@@ -264,16 +267,33 @@ inline constexpr auto synchronous_standby = make_statement(
 
 // Prepared on every new connection, in this order.
 inline constexpr std::array<statement_text, 27> worker_statements{
-    statements::find_login_secret.text(),   statements::find_application.text(),  statements::authenticate.text(),
-    statements::check_session.text(),       statements::set_account_permits.text(), statements::set_contact_permits.text(),
-    statements::find_code.text(),           statements::confirm_transfer.text(),  statements::confirm_task.text(),
-    statements::topup.text(),               statements::rename_profile.text(),    statements::subscribe_device.text(),
-    statements::subscribe_app_device.text(), statements::mark_sms_delivered.text(), statements::audit_only.text(),
-    statements::call_outcome.text(),        statements::call_undecided.text(),    statements::login_call.text(),
-    statements::await_standby.text(),       statements::own_backend.text(),
-    statements::end_backend.text(),         statements::backend_running.text(), statements::mark_retried.text(),
+    statements::find_login_secret.text(),
+    statements::find_application.text(),
+    statements::authenticate.text(),
+    statements::check_session.text(),
+    statements::set_account_permits.text(),
+    statements::set_contact_permits.text(),
+    statements::find_code.text(),
+    statements::confirm_transfer.text(),
+    statements::confirm_task.text(),
+    statements::topup.text(),
+    statements::rename_profile.text(),
+    statements::subscribe_device.text(),
+    statements::subscribe_app_device.text(),
+    statements::mark_sms_delivered.text(),
+    statements::audit_only.text(),
+    statements::call_outcome.text(),
+    statements::call_undecided.text(),
+    statements::login_call.text(),
+    statements::await_standby.text(),
+    statements::own_backend.text(),
+    statements::end_backend.text(),
+    statements::backend_running.text(),
+    statements::mark_retried.text(),
     statements::claim_holders.text(),
-    statements::ping.text(),                statements::writable.text(),         statements::synchronous_standby.text(),
+    statements::ping.text(),
+    statements::writable.text(),
+    statements::synchronous_standby.text(),
 };
 
 }  // namespace keeper::db

@@ -13,14 +13,15 @@ KEEPER_RUNTIME_PACKAGES=(
   postgresql postgresql-15-partman nginx curl
 )
 # What the tests need besides (scripts/test installs both lists): Boost.Test, the Debian package's
-# tools, TLS, the client stacks, monitoring, the browser, high availability and backups, and the
-# deploy tier's container (systemd-nspawn over a debootstrapped Debian 12), and the test network
-# of hosts (network namespaces, veth, nftables: tests/net/hostnet.py) with its captures (tcpdump).
+# tools, clang-format (unit.format), TLS, the client stacks, monitoring, the browser, high
+# availability and backups, and the deploy tier's container (systemd-nspawn over a debootstrapped
+# Debian 12), and the test network of hosts (network namespaces, veth, nftables:
+# tests/net/hostnet.py) with its captures (tcpdump).
 KEEPER_TEST_PACKAGES=(
   libboost-test-dev dpkg-dev man-db adduser systemd ssl-cert openssl libxml2-utils
   python3-zeep python3-jsonschema php-cli php-soap prometheus
   chromium chromium-driver python3-selenium patroni etcd-server pgbackrest
-  systemd-container debootstrap pgbouncer ccache iproute2 nftables tcpdump
+  systemd-container debootstrap pgbouncer ccache iproute2 nftables tcpdump clang-format
 )
 # With ccache (a test package), a build compiles each unchanged translation unit once: the deploy
 # tier's second package, built in a directory of its own beside build/, finds all but its

@@ -41,12 +41,15 @@ std::string db_fixture::unique(const std::string& prefix) {
 
 long long db_fixture::add_login(const std::string& login, const std::string& secret) {
     pqxx::work tx{sql()};
-    const auto id = tx.exec_params1("INSERT INTO logins (login, shared_secret) VALUES ($1, $2) RETURNING id", login, secret)[0].as<long long>();
+    const auto id =
+        tx.exec_params1("INSERT INTO logins (login, shared_secret) VALUES ($1, $2) RETURNING id", login, secret)[0]
+            .as<long long>();
     tx.commit();
     return id;
 }
 
-void db_fixture::add_app(const std::string& app_id, const std::string& secret, const std::string& provider, bool enabled) {
+void db_fixture::add_app(const std::string& app_id, const std::string& secret, const std::string& provider,
+                         bool enabled) {
     pqxx::work tx{sql()};
     tx.exec_params("INSERT INTO applications (app_id, shared_secret, push_provider, enabled) VALUES ($1, $2, $3, $4)",
                    app_id, secret, provider, enabled);
@@ -69,7 +72,8 @@ int int_result(const std::string& body) {
 }  // namespace
 
 int db_fixture::call(const std::string& path, const std::string& query) {
-    core::http_request r{"GET", path, query, "", std::nullopt, "h", "http", unique("rid"), "", false, "127.0.0.1", std::nullopt};
+    core::http_request r{"GET",  path,          query, "",    std::nullopt, "h",
+                         "http", unique("rid"), "",    false, "127.0.0.1",  std::nullopt};
     const auto out = core::handle_request(r, store, cfg);
     if (out.response.status != 200) return -out.response.status;
     return int_result(out.response.body);
@@ -78,8 +82,18 @@ int db_fixture::call(const std::string& path, const std::string& query) {
 db_fixture::keyed_answer db_fixture::call_keyed(const std::string& group, const std::string& op,
                                                 const std::vector<std::pair<std::string, std::string>>& fields,
                                                 const std::string& key, core::store* through) {
-    core::http_request r{"GET", "/" + group + ".asmx/" + op, form_query(fields), "", std::nullopt, "h", "http", unique("rid"), "",
-                         false, "127.0.0.1", key};
+    core::http_request r{"GET",
+                         "/" + group + ".asmx/" + op,
+                         form_query(fields),
+                         "",
+                         std::nullopt,
+                         "h",
+                         "http",
+                         unique("rid"),
+                         "",
+                         false,
+                         "127.0.0.1",
+                         key};
     const auto out = core::handle_request(r, through ? *through : store, cfg);
     keyed_answer a{out.response.status, -1, false, {}};
     if (a.status == 200) a.result = int_result(out.response.body);
@@ -96,7 +110,8 @@ int db_fixture::authenticate(const std::string& session, const std::string& logi
 }
 
 int db_fixture::check_session(const std::string& session, const std::string& app_id) {
-    return call("/AccountApi.asmx/CheckSessionEx", "sessionId=" + percent_encode(session) + "&appId=" + percent_encode(app_id));
+    return call("/AccountApi.asmx/CheckSessionEx",
+                "sessionId=" + percent_encode(session) + "&appId=" + percent_encode(app_id));
 }
 
 std::string db_fixture::scalar(const std::string& query) {

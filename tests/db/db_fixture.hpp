@@ -39,7 +39,9 @@ struct db_fixture {
     // A call's frame as the router builds it (core/domain/call_frame.hpp), its budget from now; and a
     // session as an operation names it, with the configured lifetime.
     core::call_frame frame(std::string request_id, std::string_view operation, bool retried = false) const {
-        return {.request_id = std::move(request_id), .operation = operation, .retried = retried,
+        return {.request_id = std::move(request_id),
+                .operation = operation,
+                .retried = retried,
                 .until = core::deadline::after(cfg.call_budget)};
     }
     core::session_ref session(std::string_view session_id) const { return {session_id, cfg.session_ttl}; }

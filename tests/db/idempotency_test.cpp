@@ -48,9 +48,10 @@ struct keyed_fixture : db_fixture {
     }
     keyed_answer topup(const user& u, const std::string& purse, long long card, const std::string& amount,
                        const std::string& k, keeper::core::store* through = nullptr) {
-        return call_keyed("AccountApi", "TopupPurseFromAtmCard",
-                          {{"sessionId", u.session}, {"purseDest", purse}, {"cardId", std::to_string(card)}, {"amount", amount}},
-                          k, through);
+        return call_keyed(
+            "AccountApi", "TopupPurseFromAtmCard",
+            {{"sessionId", u.session}, {"purseDest", purse}, {"cardId", std::to_string(card)}, {"amount", amount}}, k,
+            through);
     }
     keyed_answer rename(const user& u, int profile, const std::string& name, const std::string& k) {
         return call_keyed("TelepayApi", "RenameTelepayProfile",
@@ -59,12 +60,17 @@ struct keyed_fixture : db_fixture {
     // Alice's Authenticate of `session`, proven with `secret`, under key k.
     keyed_answer authenticate_keyed(const std::string& session, const std::string& secret, const std::string& k) {
         return call_keyed("SimpleAuthApi", "Authenticate",
-                          {{"sessionId", session}, {"login", alice.login},
+                          {{"sessionId", session},
+                           {"login", alice.login},
                            {"authHash", keeper::core::expected_auth_hash(alice.login, secret, session)}},
                           k);
     }
-    std::string balance(const std::string& purse) { return scalar("SELECT balance FROM purses WHERE purse = '" + purse + "'"); }
-    long long keys_of(const std::string& k) { return count("SELECT count(*) FROM idempotency_keys WHERE key = '" + k + "'"); }
+    std::string balance(const std::string& purse) {
+        return scalar("SELECT balance FROM purses WHERE purse = '" + purse + "'");
+    }
+    long long keys_of(const std::string& k) {
+        return count("SELECT count(*) FROM idempotency_keys WHERE key = '" + k + "'");
+    }
 };
 
 }  // namespace
@@ -86,9 +92,11 @@ BOOST_AUTO_TEST_CASE(a_keyed_topup_runs_once_and_its_repeats_answer_its_result) 
     BOOST_TEST(balance(purse) == "10.50");
     BOOST_TEST(count("SELECT count(*) FROM topups WHERE card_id = " + std::to_string(card)) == 1);
     BOOST_TEST(scalar("SELECT login || ' ' || operation || ' ' || result || ' ' || octet_length(fingerprint) "
-                      "FROM idempotency_keys WHERE key = '" + key + "'") == alice.login + " TopupPurseFromAtmCard 0 32");
+                      "FROM idempotency_keys WHERE key = '" +
+                      key + "'") == alice.login + " TopupPurseFromAtmCard 0 32");
     // A repeat changes nothing, its audit row included: the audit log holds the calls that ran.
-    BOOST_TEST(count("SELECT count(*) FROM audit_log a JOIN idempotency_keys k USING (request_id) WHERE k.key = '" + key + "'") == 1);
+    BOOST_TEST(count("SELECT count(*) FROM audit_log a JOIN idempotency_keys k USING (request_id) WHERE k.key = '" +
+                     key + "'") == 1);
     // Without a key the same top-up is a new one.
     BOOST_TEST(topup(alice, purse, card, "10.5", unique("other-")).result == 0);
     BOOST_TEST(balance(purse) == "21.00");
@@ -147,7 +155,7 @@ BOOST_AUTO_TEST_CASE(a_keyed_repeat_replays_on_every_host_of_a_rotation_and_an_u
     const auto k1 = secret_keyring::new_key_line("k1");
     const auto k2 = secret_keyring::new_key_line("k2");
     const auto reloaded = store_with(k2 + "\n" + k1);  // this host has the new key, the old one below it
-    const auto not_yet = store_with(k1);                // this one still has only the old key
+    const auto not_yet = store_with(k1);               // this one still has only the old key
     const auto purse = purse_for(alice);
     const auto card = card_for(alice);
     const auto on_reloaded = unique("key-");
@@ -158,7 +166,8 @@ BOOST_AUTO_TEST_CASE(a_keyed_repeat_replays_on_every_host_of_a_rotation_and_an_u
     const auto on_not_yet = unique("key-");
     BOOST_TEST(topup(alice, purse, card, "10", on_not_yet, not_yet.get()).result == 0);
     BOOST_TEST(topup(alice, purse, card, "10", on_not_yet, reloaded.get()).replayed);
-    BOOST_TEST(topup(alice, purse, card, "11", on_reloaded, not_yet.get()).status == 422);  // other parameters still are
+    BOOST_TEST(topup(alice, purse, card, "11", on_reloaded, not_yet.get()).status ==
+               422);  // other parameters still are
     BOOST_TEST(balance(purse) == "20.00");
     // The previous release's worker repeats a key this release recorded, with its unkeyed digest
     // (read from a key recorded without a key file, for the same call).
@@ -167,9 +176,10 @@ BOOST_AUTO_TEST_CASE(a_keyed_repeat_replays_on_every_host_of_a_rotation_and_an_u
     const auto plain = scalar("SELECT encode(fingerprint, 'hex') FROM idempotency_keys WHERE key = '" + unkeyed + "'");
     pqxx::work tx{sql()};
     const auto old_worker_repeat = [&] {
-        tx.exec_params("SELECT keeper_topup($1, $2, $3, $4, $5, $6, $7::numeric, $8::numeric, $9::numeric, $10, $11, $12)",
-                       unique("rid"), "TopupPurseFromAtmCard", alice.session, 86400, purse, card, "10", "15000", "50000",
-                       on_reloaded, plain, true);
+        tx.exec_params(
+            "SELECT keeper_topup($1, $2, $3, $4, $5, $6, $7::numeric, $8::numeric, $9::numeric, $10, $11, $12)",
+            unique("rid"), "TopupPurseFromAtmCard", alice.session, 86400, purse, card, "10", "15000", "50000",
+            on_reloaded, plain, true);
     };
     BOOST_CHECK_EXCEPTION(old_worker_repeat(), pqxx::sql_error,
                           [](const pqxx::sql_error& e) { return std::string{e.sqlstate()} == "55P03"; });
@@ -219,7 +229,8 @@ BOOST_AUTO_TEST_CASE(a_session_result_is_not_kept_so_the_call_runs_after_authent
     const auto again = rename(later, profile, "New", key);
     BOOST_TEST(again.result == 0);
     BOOST_TEST(!again.replayed);
-    exec("UPDATE sessions SET authenticated_at = now() - interval '2 days' WHERE session_hash = keeper_session_hash('" + session + "')");
+    exec("UPDATE sessions SET authenticated_at = now() - interval '2 days' WHERE session_hash = keeper_session_hash('" +
+         session + "')");
     const auto expired = rename(later, profile, "New", key);  // recognised: the caller is known
     BOOST_TEST(expired.result == 0);
     BOOST_TEST(expired.replayed);
@@ -230,7 +241,8 @@ BOOST_AUTO_TEST_CASE(a_repeated_wrong_code_spends_no_attempt) {
     p::add_transfer(sql(), alice.login, tran, "100.00", "4321", {3600});
     const auto finish = [&](const std::string& code, const std::string& k) {
         return call_keyed("AccountApi", "FinishCodeProtectedOperation",
-                          {{"sessionId", alice.session}, {"tranId", std::to_string(tran)}, {"protectionCode", code}}, k);
+                          {{"sessionId", alice.session}, {"tranId", std::to_string(tran)}, {"protectionCode", code}},
+                          k);
     };
     BOOST_TEST(finish("0000", key).result == 6);
     for (int i = 0; i < 5; ++i) BOOST_TEST(finish("0000", key).replayed);
@@ -250,7 +262,11 @@ BOOST_AUTO_TEST_CASE(applications_and_authenticate_keep_keys_under_their_own_cal
     p::add_app(sql(), other, "s2", "iOS", true);
     const auto subscribe = [&](const std::string& a, const std::string& secret) {
         return call_keyed("PushApi", "SubscribeAppWithTagAndLocale",
-                          {{"appId", a}, {"userId", "u1"}, {"pushServiceUserId", unique("dev")}, {"tag", "1"}, {"locale", "1033"},
+                          {{"appId", a},
+                           {"userId", "u1"},
+                           {"pushServiceUserId", unique("dev")},
+                           {"tag", "1"},
+                           {"locale", "1033"},
                            {"authHash", keeper::core::expected_auth_hash(a, secret, "u1")}},
                           key);
     };
@@ -319,8 +335,12 @@ BOOST_AUTO_TEST_CASE(a_failed_authentication_records_no_key_and_blocks_nothing) 
     BOOST_TEST(!wrong_again.replayed);
     const auto app = unique("App");
     const auto subscribe = call_keyed("PushApi", "SubscribeAppWithTagAndLocale",
-                                      {{"appId", app}, {"userId", "u1"}, {"pushServiceUserId", unique("dev")}, {"tag", "1"},
-                                       {"locale", "1033"}, {"authHash", keeper::core::expected_auth_hash(app, "s", "u1")}},
+                                      {{"appId", app},
+                                       {"userId", "u1"},
+                                       {"pushServiceUserId", unique("dev")},
+                                       {"tag", "1"},
+                                       {"locale", "1033"},
+                                       {"authHash", keeper::core::expected_auth_hash(app, "s", "u1")}},
                                       key);
     BOOST_TEST(subscribe.result == 4);  // no such application
     BOOST_TEST(count("SELECT count(*) FROM idempotency_keys WHERE key = '" + key + "' AND app_id IS NOT NULL") == 0);
@@ -332,8 +352,8 @@ BOOST_AUTO_TEST_CASE(a_failed_authentication_records_no_key_and_blocks_nothing) 
 BOOST_AUTO_TEST_CASE(a_keyed_call_that_waits_past_lock_timeout_gets_409_and_changes_nothing) {
     const auto purse = purse_for(alice);
     const auto card = card_for(alice);
-    keeper::db::pg_store short_wait{keeper::test::shared_database().url(), 1,
-                                    {std::chrono::milliseconds{300}, std::chrono::milliseconds{5000}}};
+    keeper::db::pg_store short_wait{
+        keeper::test::shared_database().url(), 1, {std::chrono::milliseconds{300}, std::chrono::milliseconds{5000}}};
     pqxx::connection other{keeper::test::shared_database().url()};
     pqxx::work holder{other};
     holder.exec("SELECT 1 FROM purses WHERE purse = '" + purse + "' FOR UPDATE");  // the top-up's UPDATE waits
@@ -359,9 +379,13 @@ BOOST_AUTO_TEST_CASE(concurrent_repeats_apply_once_and_all_answer_the_same) {
     pqxx::work hold{holder};
     hold.exec_params("SELECT pg_advisory_xact_lock(2, hashint8($1::bigint))", card);
     std::vector<std::future<keyed_answer>> calls;
-    for (int i = 0; i < 6; ++i) calls.push_back(std::async(std::launch::async, [&] { return topup(alice, purse, card, "2", key, &pool); }));
-    for (int waited = 0; waited < 500 && count("SELECT count(*) FROM pg_locks l JOIN pg_database d ON d.oid = l.database "
-                                           "WHERE d.datname = current_database() AND l.locktype = 'advisory' AND NOT l.granted") < 6; ++waited) {
+    for (int i = 0; i < 6; ++i)
+        calls.push_back(std::async(std::launch::async, [&] { return topup(alice, purse, card, "2", key, &pool); }));
+    for (int waited = 0;
+         waited < 500 &&
+         count("SELECT count(*) FROM pg_locks l JOIN pg_database d ON d.oid = l.database "
+               "WHERE d.datname = current_database() AND l.locktype = 'advisory' AND NOT l.granted") < 6;
+         ++waited) {
         std::this_thread::sleep_for(std::chrono::milliseconds{10});
     }
     hold.commit();

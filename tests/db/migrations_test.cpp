@@ -30,7 +30,8 @@ BOOST_AUTO_TEST_CASE(every_file_is_applied_once_with_its_checksum) {
     pqxx::work tx{conn};
     const auto r = tx.exec("SELECT version, checksum FROM schema_migrations ORDER BY version");
     BOOST_TEST_REQUIRE(r.size() == db::known_migrations().size());
-    for (std::size_t i = 0; i < r.size(); ++i) BOOST_TEST(r[i][1].as<std::string>() == db::known_migrations()[i].checksum);
+    for (std::size_t i = 0; i < r.size(); ++i)
+        BOOST_TEST(r[i][1].as<std::string>() == db::known_migrations()[i].checksum);
 }
 
 // Each file of db/functions defines the one function it is named for, and a fresh install records
@@ -46,25 +47,27 @@ BOOST_AUTO_TEST_CASE(every_function_file_is_applied_and_defines_the_function_it_
     pqxx::work tx{conn};
     const std::string previous_release = "keeper_previous_release";
     const auto& definitions = db::known_definitions();
-    const auto previous = std::find_if(definitions.begin(), definitions.end(),
-                                       [&](const auto& d) { return d.name == previous_release; });
+    const auto previous =
+        std::find_if(definitions.begin(), definitions.end(), [&](const auto& d) { return d.name == previous_release; });
     BOOST_TEST_REQUIRE((previous != definitions.end()));
     std::size_t previous_release_functions = 0;
     for (const auto& d : definitions) {
         if (d.name == previous_release) continue;
-        const bool also_previous = previous->sql.find("CREATE OR REPLACE FUNCTION " + d.name + "(") != std::string::npos;
+        const bool also_previous =
+            previous->sql.find("CREATE OR REPLACE FUNCTION " + d.name + "(") != std::string::npos;
         previous_release_functions += also_previous ? 1 : 0;
         BOOST_TEST(tx.exec_params1("SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
-                                   "WHERE n.nspname = current_schema() AND p.proname = $1", d.name)[0].as<int>() ==
-                       (also_previous ? 2 : 1),
+                                   "WHERE n.nspname = current_schema() AND p.proname = $1",
+                                   d.name)[0]
+                           .as<int>() == (also_previous ? 2 : 1),
                    d.name);
         BOOST_TEST(d.sql.find("CREATE OR REPLACE FUNCTION " + d.name + "(") != std::string::npos, d.name);
     }
     BOOST_TEST(previous_release_functions == 13u);  // keeper_audit and the 12 functions the workers call
     // No function outside db/functions: a numbered migration that defined one would be a second home.
     BOOST_TEST(tx.exec1("SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
-                        "WHERE n.nspname = current_schema()")[0].as<std::size_t>() ==
-               db::known_definitions().size() - 1 + previous_release_functions);
+                        "WHERE n.nspname = current_schema()")[0]
+                   .as<std::size_t>() == db::known_definitions().size() - 1 + previous_release_functions);
     for (const auto& m : db::known_migrations()) {
         BOOST_TEST(m.sql.find("CREATE FUNCTION") == std::string::npos, m.name);
         BOOST_TEST(m.sql.find("CREATE OR REPLACE FUNCTION") == std::string::npos, m.name);
@@ -121,7 +124,8 @@ BOOST_AUTO_TEST_CASE(every_table_and_column_has_a_comment_for_the_dbas) {
         "AND col_description(c.oid, a.attnum) IS NULL");
     for (const auto& c : columns) BOOST_ERROR("column without a comment: " << c[0].c_str() << "." << c[1].c_str());
     BOOST_TEST(tx.exec1("SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-                        "WHERE n.nspname = 'public' AND c.relkind = 'r'")[0].as<int>() >= 6);
+                        "WHERE n.nspname = 'public' AND c.relkind = 'r'")[0]
+                   .as<int>() >= 6);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -22,26 +22,46 @@ struct ops_fixture : db_fixture {
     user bob = new_user();
 
     int account_permits(const user& u, const std::string& p, const std::string& i, const std::string& m) {
-        return call_op("AccountApi", "SetAccountPermits", {{"sessionId", u.session}, {"acceptPayments", p}, {"acceptInvoices", i}, {"acceptMessages", m}});
+        return call_op("AccountApi", "SetAccountPermits",
+                       {{"sessionId", u.session}, {"acceptPayments", p}, {"acceptInvoices", i}, {"acceptMessages", m}});
     }
     int contact_permits(const user& u, const std::string& wmid, const std::string& flag) {
-        return call_op("AccountApi", "SetContactPermitsEx", {{"sessionId", u.session}, {"wmid", wmid}, {"acceptPayments", flag},
-                                                             {"acceptInvoices", flag}, {"acceptMessages", flag}, {"dontUseConfirmation", flag}});
+        return call_op("AccountApi", "SetContactPermitsEx",
+                       {{"sessionId", u.session},
+                        {"wmid", wmid},
+                        {"acceptPayments", flag},
+                        {"acceptInvoices", flag},
+                        {"acceptMessages", flag},
+                        {"dontUseConfirmation", flag}});
     }
     int finish(const user& u, long long tran, const std::string& code) {
-        return call_op("AccountApi", "FinishCodeProtectedOperation", {{"sessionId", u.session}, {"tranId", std::to_string(tran)}, {"protectionCode", code}});
+        return call_op("AccountApi", "FinishCodeProtectedOperation",
+                       {{"sessionId", u.session}, {"tranId", std::to_string(tran)}, {"protectionCode", code}});
     }
     int topup(const user& u, const std::string& purse, long long card, const std::string& amount) {
-        return call_op("AccountApi", "TopupPurseFromAtmCard", {{"sessionId", u.session}, {"purseDest", purse}, {"cardId", std::to_string(card)}, {"amount", amount}});
+        return call_op(
+            "AccountApi", "TopupPurseFromAtmCard",
+            {{"sessionId", u.session}, {"purseDest", purse}, {"cardId", std::to_string(card)}, {"amount", amount}});
     }
     int confirm(const user& u, int profile, int task, const std::string& code) {
-        return call_op("TelepayApi", "TelepaySchedulerConfirmCreate", {{"sessionId", u.session}, {"profileId", std::to_string(profile)}, {"taskId", std::to_string(task)}, {"code", code}});
+        return call_op("TelepayApi", "TelepaySchedulerConfirmCreate",
+                       {{"sessionId", u.session},
+                        {"profileId", std::to_string(profile)},
+                        {"taskId", std::to_string(task)},
+                        {"code", code}});
     }
     int rename(const user& u, int profile, const std::string& name) {
-        return call_op("TelepayApi", "RenameTelepayProfile", {{"sessionId", u.session}, {"id", std::to_string(profile)}, {"name", name}});
+        return call_op("TelepayApi", "RenameTelepayProfile",
+                       {{"sessionId", u.session}, {"id", std::to_string(profile)}, {"name", name}});
     }
-    int subscribe(const user& u, const std::string& provider, const std::string& device, const std::string& tag = "1", const std::string& locale = "1033") {
-        return call_op("PushApi", "SubscribeWithTagAndLocale", {{"sessionId", u.session}, {"provider", provider}, {"pushServiceUserId", device}, {"tag", tag}, {"locale", locale}});
+    int subscribe(const user& u, const std::string& provider, const std::string& device, const std::string& tag = "1",
+                  const std::string& locale = "1033") {
+        return call_op("PushApi", "SubscribeWithTagAndLocale",
+                       {{"sessionId", u.session},
+                        {"provider", provider},
+                        {"pushServiceUserId", device},
+                        {"tag", tag},
+                        {"locale", locale}});
     }
     int delivered(const user& u, int sms) {
         return call_op("PushApi", "MarkPushSmsAsDelivered", {{"sessionId", u.session}, {"id", std::to_string(sms)}});
@@ -56,7 +76,9 @@ struct ops_fixture : db_fixture {
         p::add_card(sql(), u.login, id, limit, blocked);
         return id;
     }
-    std::string balance(const std::string& purse) { return scalar("SELECT balance FROM purses WHERE purse = '" + purse + "'"); }
+    std::string balance(const std::string& purse) {
+        return scalar("SELECT balance FROM purses WHERE purse = '" + purse + "'");
+    }
 };
 
 }  // namespace
@@ -65,27 +87,37 @@ BOOST_FIXTURE_TEST_SUITE(permits, ops_fixture)
 
 BOOST_AUTO_TEST_CASE(account_permits_are_stored_replaced_and_idempotent) {
     BOOST_TEST(account_permits(alice, "true", "false", "1") == 0);
-    const auto row = "SELECT accept_payments::text || accept_invoices::text || accept_messages::text FROM account_permits a JOIN logins l ON l.id = a.login_id WHERE l.login = '" + alice.login + "'";
+    const auto row =
+        "SELECT accept_payments::text || accept_invoices::text || accept_messages::text FROM account_permits a JOIN "
+        "logins l ON l.id = a.login_id WHERE l.login = '" +
+        alice.login + "'";
     BOOST_TEST(scalar(row) == "truefalsetrue");
     BOOST_TEST(account_permits(alice, "true", "false", "1") == 0);
     BOOST_TEST(account_permits(alice, "FALSE", "True", "0") == 0);
     BOOST_TEST(scalar(row) == "falsetruefalse");
-    BOOST_TEST(count("SELECT count(*) FROM account_permits a JOIN logins l ON l.id = a.login_id WHERE l.login = '" + alice.login + "'") == 1);
+    BOOST_TEST(count("SELECT count(*) FROM account_permits a JOIN logins l ON l.id = a.login_id WHERE l.login = '" +
+                     alice.login + "'") == 1);
 }
 
 BOOST_AUTO_TEST_CASE(contact_permits_are_per_login_and_wmid) {
     BOOST_TEST(contact_permits(alice, "123456789012", "true") == 0);
     BOOST_TEST(contact_permits(bob, "123456789012", "false") == 0);
     BOOST_TEST(contact_permits(alice, "123456789012", "true") == 0);
-    BOOST_TEST(scalar("SELECT dont_use_confirmation::text FROM contact_permits c JOIN logins l ON l.id = c.login_id WHERE l.login = '" + alice.login + "'") == "true");
-    BOOST_TEST(scalar("SELECT accept_payments::text FROM contact_permits c JOIN logins l ON l.id = c.login_id WHERE l.login = '" + bob.login + "'") == "false");
+    BOOST_TEST(scalar("SELECT dont_use_confirmation::text FROM contact_permits c JOIN logins l ON l.id = c.login_id "
+                      "WHERE l.login = '" +
+                      alice.login + "'") == "true");
+    BOOST_TEST(
+        scalar(
+            "SELECT accept_payments::text FROM contact_permits c JOIN logins l ON l.id = c.login_id WHERE l.login = '" +
+            bob.login + "'") == "false");
 }
 
 BOOST_AUTO_TEST_CASE(a_wmid_is_exactly_12_digits) {
     for (const std::string bad : {"12345678901", "1234567890123", "12345678901a", "", " 123456789012"}) {
         BOOST_TEST(contact_permits(alice, bad, "true") == 1, "wmid '" << bad << "'");
     }
-    BOOST_TEST(count("SELECT count(*) FROM contact_permits c JOIN logins l ON l.id = c.login_id WHERE l.login = '" + alice.login + "'") == 0);
+    BOOST_TEST(count("SELECT count(*) FROM contact_permits c JOIN logins l ON l.id = c.login_id WHERE l.login = '" +
+                     alice.login + "'") == 0);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -116,7 +148,8 @@ BOOST_AUTO_TEST_CASE(an_expired_transfer_answers_12_and_stays_pending) {
     p::add_transfer(sql(), alice.login, tran, "5", "4321", {-1});
     BOOST_TEST(finish(alice, tran, "4321") == 12);
     BOOST_TEST(finish(alice, tran, "0000") == 12);
-    BOOST_TEST(scalar("SELECT status || failed_attempts FROM protected_transfers WHERE id = " + std::to_string(tran)) == "pending0");
+    BOOST_TEST(scalar("SELECT status || failed_attempts FROM protected_transfers WHERE id = " + std::to_string(tran)) ==
+               "pending0");
 }
 
 BOOST_AUTO_TEST_CASE(another_logins_or_a_missing_transfer_answers_5) {
@@ -124,7 +157,8 @@ BOOST_AUTO_TEST_CASE(another_logins_or_a_missing_transfer_answers_5) {
     p::add_transfer(sql(), alice.login, tran, "5", "4321", {3600});
     BOOST_TEST(finish(bob, tran, "4321") == 5);
     BOOST_TEST(finish(bob, tran, "0000") == 5);
-    BOOST_TEST(scalar("SELECT status || failed_attempts FROM protected_transfers WHERE id = " + std::to_string(tran)) == "pending0");
+    BOOST_TEST(scalar("SELECT status || failed_attempts FROM protected_transfers WHERE id = " + std::to_string(tran)) ==
+               "pending0");
     BOOST_TEST(finish(alice, next_id(), "4321") == 5);
 }
 
@@ -161,12 +195,17 @@ BOOST_AUTO_TEST_CASE(a_topup_adds_exactly_to_the_purse_and_is_recorded) {
 BOOST_AUTO_TEST_CASE(a_call_waiting_on_a_locked_row_fails_after_lock_timeout_and_commits_nothing) {
     const auto purse = purse_for(alice, "5.00");
     const auto card = card_for(alice);
-    keeper::db::pg_store short_wait{keeper::test::shared_database().url(), 1,
-                                    {std::chrono::milliseconds{300}, std::chrono::milliseconds{5000}}};
+    keeper::db::pg_store short_wait{
+        keeper::test::shared_database().url(), 1, {std::chrono::milliseconds{300}, std::chrono::milliseconds{5000}}};
     const auto topup_on = [&](keeper::core::store& s) {
-        const std::string query = "sessionId=" + alice.session + "&purseDest=" + purse + "&cardId=" + std::to_string(card) + "&amount=1";
-        keeper::core::http_request r{"GET", "/AccountApi.asmx/TopupPurseFromAtmCard", query, "", std::nullopt, "h", "http",
-                                     unique("rid"), "", false, "127.0.0.1", std::nullopt};
+        const std::string query =
+            "sessionId=" + alice.session + "&purseDest=" + purse + "&cardId=" + std::to_string(card) + "&amount=1";
+        keeper::core::http_request r{"GET",        "/AccountApi.asmx/TopupPurseFromAtmCard",
+                                     query,        "",
+                                     std::nullopt, "h",
+                                     "http",       unique("rid"),
+                                     "",           false,
+                                     "127.0.0.1",  std::nullopt};
         return keeper::core::handle_request(r, s, cfg);
     };
     pqxx::connection other{keeper::test::shared_database().url()};
@@ -238,7 +277,8 @@ BOOST_AUTO_TEST_CASE(the_cards_24_hour_limit_answers_9_and_changes_nothing) {
     BOOST_TEST(balance(purse) == "100.00");
     // A day later (both the record and the limit's window moved back in time):
     exec("UPDATE topups SET created_at = now() - interval '24 hours 1 second' WHERE card_id = " + std::to_string(card));
-    exec("UPDATE card_recent_topups SET created_at = now() - interval '24 hours 1 second' WHERE card_id = " + std::to_string(card));
+    exec("UPDATE card_recent_topups SET created_at = now() - interval '24 hours 1 second' WHERE card_id = " +
+         std::to_string(card));
     BOOST_TEST(topup(alice, purse, card, "100") == 0);
 }
 
@@ -261,7 +301,8 @@ BOOST_AUTO_TEST_CASE(confirming_a_task_follows_the_code_rules) {
     p::add_task(sql(), profile, 2, "777", {3600});
     p::add_task(sql(), profile, 3, "777", {-1});
     BOOST_TEST(confirm(alice, profile, 1, "777") == 0);
-    BOOST_TEST(scalar("SELECT status FROM telepay_tasks WHERE profile_id = " + std::to_string(profile) + " AND id = 1") == "active");
+    BOOST_TEST(scalar("SELECT status FROM telepay_tasks WHERE profile_id = " + std::to_string(profile) +
+                      " AND id = 1") == "active");
     BOOST_TEST(confirm(alice, profile, 1, "777") == 0);
     BOOST_TEST(confirm(alice, profile, 1, "778") == 8);
     for (int i = 0; i < 4; ++i) BOOST_TEST(confirm(alice, profile, 2, "000") == 6);
@@ -300,7 +341,9 @@ BOOST_AUTO_TEST_CASE(bad_names_answer_1_and_other_logins_profiles_5) {
     BOOST_TEST(rename(alice, profile, "") == 1);
     BOOST_TEST(rename(alice, profile, "   ") == 1);
     BOOST_TEST(rename(alice, profile, std::string(65, 'a')) == 1);
-    BOOST_TEST(rename(alice, profile, "a\x01" "b") == 1);
+    BOOST_TEST(rename(alice, profile,
+                      "a\x01"
+                      "b") == 1);
     BOOST_TEST(rename(bob, profile, "Mine now") == 5);
     BOOST_TEST(rename(alice, next_id(), "x") == 5);
     BOOST_TEST(scalar("SELECT name FROM telepay_profiles WHERE id = " + std::to_string(profile)) == "Old");
@@ -313,7 +356,10 @@ BOOST_FIXTURE_TEST_SUITE(push, ops_fixture)
 BOOST_AUTO_TEST_CASE(subscribing_stores_the_device_and_a_device_moves_with_its_login) {
     const auto device = unique("dev");
     BOOST_TEST(subscribe(alice, "Android", device, "5", "1049") == 0);
-    const auto owner = "SELECT l.login || ' ' || s.tag || ' ' || s.locale FROM push_subscriptions s JOIN logins l ON l.id = s.login_id WHERE s.provider = 'Android' AND s.push_service_user_id = '" + device + "'";
+    const auto owner =
+        "SELECT l.login || ' ' || s.tag || ' ' || s.locale FROM push_subscriptions s JOIN logins l ON l.id = "
+        "s.login_id WHERE s.provider = 'Android' AND s.push_service_user_id = '" +
+        device + "'";
     BOOST_TEST(scalar(owner) == alice.login + " 5 1049");
     BOOST_TEST(subscribe(alice, "Android", device, "6", "1033") == 0);
     BOOST_TEST(scalar(owner) == alice.login + " 6 1033");
@@ -338,19 +384,27 @@ BOOST_AUTO_TEST_CASE(an_application_subscribes_its_users_devices_with_its_provid
     const auto device = unique("appdev");
     const auto hash = keeper::core::expected_auth_hash(app, "app-secret", "User-1");
     const auto sub = [&](const std::string& a, const std::string& u, const std::string& h) {
-        return call_op("PushApi", "SubscribeAppWithTagAndLocale", {{"appId", a}, {"userId", u}, {"pushServiceUserId", device}, {"tag", "9"}, {"locale", "1049"}, {"authHash", h}});
+        return call_op("PushApi", "SubscribeAppWithTagAndLocale",
+                       {{"appId", a},
+                        {"userId", u},
+                        {"pushServiceUserId", device},
+                        {"tag", "9"},
+                        {"locale", "1049"},
+                        {"authHash", h}});
     };
     BOOST_TEST(sub(app, "User-1", hash) == 0);
-    BOOST_TEST(scalar("SELECT provider || ' ' || user_id FROM app_push_subscriptions WHERE push_service_user_id = '" + device + "'") == "iOS user-1");
+    BOOST_TEST(scalar("SELECT provider || ' ' || user_id FROM app_push_subscriptions WHERE push_service_user_id = '" +
+                      device + "'") == "iOS user-1");
     BOOST_TEST(sub(app, "user-2", keeper::core::expected_auth_hash(app, "app-secret", "user-2")) == 0);
-    BOOST_TEST(scalar("SELECT user_id FROM app_push_subscriptions WHERE push_service_user_id = '" + device + "'") == "user-2");
+    BOOST_TEST(scalar("SELECT user_id FROM app_push_subscriptions WHERE push_service_user_id = '" + device + "'") ==
+               "user-2");
     BOOST_TEST(sub(app, "User-1", std::string(32, '0')) == 4);
     BOOST_TEST(sub(unique("nope"), "User-1", hash) == 4);
     BOOST_TEST(sub(app, "User-1", "short") == 1);
-    BOOST_TEST(sub(app, "", hash) == 1);                        // userId empty
-    BOOST_TEST(sub(app, std::string(65, 'u'), hash) == 1);     // userId too long
-    BOOST_TEST(sub(app, "bad\tuser", hash) == 1);             // userId with a control character
-    BOOST_TEST(sub("", "User-1", hash) == 1);                  // appId empty
+    BOOST_TEST(sub(app, "", hash) == 1);                    // userId empty
+    BOOST_TEST(sub(app, std::string(65, 'u'), hash) == 1);  // userId too long
+    BOOST_TEST(sub(app, "bad\tuser", hash) == 1);           // userId with a control character
+    BOOST_TEST(sub("", "User-1", hash) == 1);               // appId empty
     const auto off = unique("off");
     p::add_app(sql(), off, "s", "Android", false);
     BOOST_TEST(sub(off, "u", keeper::core::expected_auth_hash(off, "s", "u")) == 4);
@@ -369,7 +423,13 @@ BOOST_AUTO_TEST_CASE(an_application_with_too_many_failures_answers_11_until_the_
     p::add_app(sql(), other, "app-secret", "Android", true);
     const auto device = unique("throttled-dev");
     const auto sub = [&](const std::string& a, const std::string& h) {
-        return call_op("PushApi", "SubscribeAppWithTagAndLocale", {{"appId", a}, {"userId", "u1"}, {"pushServiceUserId", device}, {"tag", "1"}, {"locale", "1033"}, {"authHash", h}});
+        return call_op("PushApi", "SubscribeAppWithTagAndLocale",
+                       {{"appId", a},
+                        {"userId", "u1"},
+                        {"pushServiceUserId", device},
+                        {"tag", "1"},
+                        {"locale", "1033"},
+                        {"authHash", h}});
     };
     const auto right = [](const std::string& a) { return keeper::core::expected_auth_hash(a, "app-secret", "u1"); };
     const auto failures = [&](const std::string& a) {
@@ -408,8 +468,12 @@ BOOST_AUTO_TEST_CASE(one_clients_failures_hold_that_client_and_never_the_applica
         const auto hash = right ? keeper::core::expected_auth_hash(a, "app-secret", who) : std::string(32, '0');
         const auto query = "appId=" + a + "&userId=" + who + "&pushServiceUserId=" + unique("dev") +
                            "&tag=1&locale=1033&authHash=" + hash;
-        keeper::core::http_request r{"GET", "/PushApi.asmx/SubscribeAppWithTagAndLocale", query, "", std::nullopt, "h",
-                                     "http", unique("rid"), "", false, from, std::nullopt};
+        keeper::core::http_request r{"GET",        "/PushApi.asmx/SubscribeAppWithTagAndLocale",
+                                     query,        "",
+                                     std::nullopt, "h",
+                                     "http",       unique("rid"),
+                                     "",           false,
+                                     from,         std::nullopt};
         const auto out = keeper::core::handle_request(r, store, cfg);
         const auto& body = out.response.body;
         const auto open = body.find('>', body.find("<int"));
@@ -417,7 +481,7 @@ BOOST_AUTO_TEST_CASE(one_clients_failures_hold_that_client_and_never_the_applica
     };
     const std::string attacker = "198.51.100.7";
     for (int i = 0; i < 3; ++i) BOOST_TEST(sub(attacker, app, "victim", false) == 4);
-    BOOST_TEST(sub(attacker, app, "attacker", true) == 11);  // its own pair is held, right hash or not
+    BOOST_TEST(sub(attacker, app, "attacker", true) == 11);    // its own pair is held, right hash or not
     BOOST_TEST(sub("198.51.100.8", app, "user1", true) == 0);  // the application's users are not
     BOOST_TEST(sub(attacker, second, "attacker", true) == 0);  // another application, under the cap
     // An IPv6 client is its /64: another address of the same /64 is the same client.
@@ -453,17 +517,26 @@ BOOST_FIXTURE_TEST_SUITE(session_checks, ops_fixture)
 // Every operation that takes a sessionId: unknown → 2, expired → 3, bad format → 1.
 BOOST_AUTO_TEST_CASE(every_session_operation_resolves_the_session_first) {
     const std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::string>>>> calls{
-        {"AccountApi/SetContactPermitsEx", {{"wmid", "123456789012"}, {"acceptPayments", "1"}, {"acceptInvoices", "1"}, {"acceptMessages", "1"}, {"dontUseConfirmation", "1"}}},
+        {"AccountApi/SetContactPermitsEx",
+         {{"wmid", "123456789012"},
+          {"acceptPayments", "1"},
+          {"acceptInvoices", "1"},
+          {"acceptMessages", "1"},
+          {"dontUseConfirmation", "1"}}},
         {"AccountApi/SetAccountPermits", {{"acceptPayments", "1"}, {"acceptInvoices", "1"}, {"acceptMessages", "1"}}},
         {"AccountApi/FinishCodeProtectedOperation", {{"tranId", "1"}, {"protectionCode", "1"}}},
         {"AccountApi/TopupPurseFromAtmCard", {{"purseDest", "Z123456789012"}, {"cardId", "1"}, {"amount", "1"}}},
         {"AccountApi/CheckSessionEx", {{"appId", "a"}}},
         {"TelepayApi/TelepaySchedulerConfirmCreate", {{"profileId", "1"}, {"taskId", "1"}, {"code", "1"}}},
         {"TelepayApi/RenameTelepayProfile", {{"id", "1"}, {"name", "n"}}},
-        {"PushApi/SubscribeWithTagAndLocale", {{"provider", "Android"}, {"pushServiceUserId", "d"}, {"tag", "1"}, {"locale", "1033"}}},
+        {"PushApi/SubscribeWithTagAndLocale",
+         {{"provider", "Android"}, {"pushServiceUserId", "d"}, {"tag", "1"}, {"locale", "1033"}}},
         {"PushApi/MarkPushSmsAsDelivered", {{"id", "1"}}},
     };
-    exec("UPDATE sessions SET authenticated_at = now() - interval '2 days' WHERE session_hash = keeper_session_hash(lower('" + bob.session + "'))");
+    exec(
+        "UPDATE sessions SET authenticated_at = now() - interval '2 days' WHERE session_hash = "
+        "keeper_session_hash(lower('" +
+        bob.session + "'))");
     for (const auto& [path, rest] : calls) {
         const auto slash = path.find('/');
         const auto with = [&](const std::string& session) {
@@ -483,7 +556,8 @@ BOOST_AUTO_TEST_CASE(every_call_that_uses_the_database_is_audited_once) {
     subscribe(alice, "Android", unique("d"));
     delivered(alice, next_id());
     BOOST_TEST(count("SELECT count(*) FROM audit_calls WHERE login = '" + alice.login + "'") == before + 3);
-    BOOST_TEST(count("SELECT count(*) FROM audit_calls WHERE login = '" + alice.login + "' AND operation = 'MarkPushSmsAsDelivered' AND result = 5") == 1);
+    BOOST_TEST(count("SELECT count(*) FROM audit_calls WHERE login = '" + alice.login +
+                     "' AND operation = 'MarkPushSmsAsDelivered' AND result = 5") == 1);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

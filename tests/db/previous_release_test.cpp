@@ -64,8 +64,8 @@ BOOST_AUTO_TEST_CASE(every_statement_its_workers_prepare_prepares_on_this_schema
 
 BOOST_AUTO_TEST_CASE(its_session_and_permit_statements_answer_with_this_releases_effects) {
     const auto session = unique("sess");
-    BOOST_TEST(run("SELECT keeper_authenticate($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS result", rid(), "Authenticate",
-                   alice.login, session, true, 900, 5, "", "", false) == "0");
+    BOOST_TEST(run("SELECT keeper_authenticate($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS result", rid(),
+                   "Authenticate", alice.login, session, true, 900, 5, "", "", false) == "0");
     BOOST_TEST(count("SELECT count(*) FROM sessions WHERE session_hash = keeper_session_hash('" + session + "')") == 1);
     const auto app = unique("app");
     add_app(app, "s1", "iOS", true);
@@ -74,13 +74,16 @@ BOOST_AUTO_TEST_CASE(its_session_and_permit_statements_answer_with_this_releases
     const auto permits = rid();
     BOOST_TEST(run("SELECT keeper_set_account_permits($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS result", permits,
                    "SetAccountPermits", session, 86400, true, false, true, "", "", false) == "0");
-    BOOST_TEST(scalar("SELECT accept_invoices FROM account_permits a JOIN logins l ON l.id = a.login_id WHERE l.login = '" +
-                      alice.login + "'") == "f");
+    BOOST_TEST(
+        scalar("SELECT accept_invoices FROM account_permits a JOIN logins l ON l.id = a.login_id WHERE l.login = '" +
+               alice.login + "'") == "f");
     // Its audit row names the login by id, as this release's do.
     BOOST_TEST(scalar("SELECT login FROM audit_calls WHERE request_id = '" + permits + "'") == alice.login);
-    BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE request_id = '" + permits + "' AND login_id IS NOT NULL") == 1);
-    BOOST_TEST(run("SELECT keeper_set_contact_permits($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS result", rid(),
-                   "SetContactPermits", session, 86400, "123456789012", true, true, true, false, "", "", false) == "0");
+    BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE request_id = '" + permits + "' AND login_id IS NOT NULL") ==
+               1);
+    BOOST_TEST(run("SELECT keeper_set_contact_permits($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS result",
+                   rid(), "SetContactPermits", session, 86400, "123456789012", true, true, true, false, "", "",
+                   false) == "0");
     BOOST_TEST(run("SELECT keeper_audit($1, $2, NULLIF($3, ''), NULLIF($4, ''), $5, $6, $7, $8) AS result", rid(),
                    "Authenticate", alice.login, "", 4, "", "", false) == "4");
 }
@@ -89,16 +92,16 @@ BOOST_AUTO_TEST_CASE(its_code_confirmation_reads_the_login_name_and_completes_th
     const long long tran = next_id();
     p::add_transfer(sql(), alice.login, tran, "10.00", "4321", {3600});
     pqxx::nontransaction tx{worker};
-    const auto found = tx.exec_params1("SELECT result, login_id, login, code_hash "
-                                       "FROM keeper_code_hash($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-                                       rid(), "FinishCodeProtectedOperation", alice.session, 86400, "transfer", tran, 0, "",
-                                       "", false);
+    const auto found = tx.exec_params1(
+        "SELECT result, login_id, login, code_hash "
+        "FROM keeper_code_hash($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+        rid(), "FinishCodeProtectedOperation", alice.session, 86400, "transfer", tran, 0, "", "", false);
     BOOST_TEST(found[0].as<int>() == 0);
     BOOST_TEST(found[2].as<std::string>() == alice.login);
     BOOST_TEST(keeper::core::code_matches(found[3].as<std::string>(), "4321"));
-    const auto done = tx.exec_params1("SELECT keeper_confirm_transfer($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS result",
-                                      rid(), "FinishCodeProtectedOperation", found[1].as<long long>(), alice.login, tran,
-                                      true, 5, "", "", false);
+    const auto done = tx.exec_params1(
+        "SELECT keeper_confirm_transfer($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS result", rid(),
+        "FinishCodeProtectedOperation", found[1].as<long long>(), alice.login, tran, true, 5, "", "", false);
     BOOST_TEST(done[0].as<int>() == 0);
     BOOST_TEST(scalar("SELECT status FROM protected_transfers WHERE id = " + std::to_string(tran)) == "completed");
 }
@@ -115,8 +118,8 @@ BOOST_AUTO_TEST_CASE(its_topup_and_other_writes_answer_and_a_keyed_repeat_replay
                    key, std::string(64, 'a'), false) == "0");
     BOOST_TEST(scalar("SELECT balance FROM purses WHERE purse = '" + purse + "'") == "12.50");
     // The repeat with the key, as that release's worker sends it once the key met the unique index.
-    BOOST_CHECK_EXCEPTION(run(topup, rid(), "TopupPurseFromAtmCard", alice.session, 86400, purse, card, "12.50", "15000",
-                              "50000", key, std::string(64, 'a'), true),
+    BOOST_CHECK_EXCEPTION(run(topup, rid(), "TopupPurseFromAtmCard", alice.session, 86400, purse, card, "12.50",
+                              "15000", "50000", key, std::string(64, 'a'), true),
                           pqxx::sql_error, [](const pqxx::sql_error& e) { return e.sqlstate() == "KI200"; });
     BOOST_TEST(scalar("SELECT balance FROM purses WHERE purse = '" + purse + "'") == "12.50");
 
@@ -127,8 +130,9 @@ BOOST_AUTO_TEST_CASE(its_topup_and_other_writes_answer_and_a_keyed_repeat_replay
     BOOST_TEST(run("SELECT keeper_rename_profile($1, $2, $3, $4, $5, $6, $7, $8, $9) AS result", rid(),
                    "RenameTelepayProfile", alice.session, 86400, profile, "New", "", "", false) == "0");
     BOOST_TEST(run("SELECT keeper_confirm_task($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) AS result", rid(),
-                   "TelepaySchedulerConfirmCreate", std::stoll(scalar("SELECT id FROM logins WHERE login = '" + alice.login + "'")),
-                   alice.login, profile, task, false, 5, "", "", false) == "6");
+                   "TelepaySchedulerConfirmCreate",
+                   std::stoll(scalar("SELECT id FROM logins WHERE login = '" + alice.login + "'")), alice.login,
+                   profile, task, false, 5, "", "", false) == "6");
     BOOST_TEST(run("SELECT keeper_subscribe_device($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) AS result", rid(),
                    "SubscribeDevice", alice.session, 86400, "Android", unique("dev"), 1, 1033, "", "", false) == "0");
     BOOST_TEST(run("SELECT keeper_mark_sms_delivered($1, $2, $3, $4, $5, $6, $7, $8) AS result", rid(),

@@ -1,4 +1,5 @@
-// Sessions (docs/api-decisions.md, Authenticate) against PostgreSQL: Authenticate and CheckSessionEx, and what each leaves behind.
+// Sessions (docs/api-decisions.md, Authenticate) against PostgreSQL: Authenticate and CheckSessionEx, and what each
+// leaves behind.
 #include <boost/test/unit_test.hpp>
 
 #include "core/api/text_util.hpp"
@@ -22,7 +23,10 @@ struct session_fixture : db_fixture {
     }
     void age_session(const std::string& interval) {
         pqxx::work tx{sql()};
-        tx.exec_params("UPDATE sessions SET authenticated_at = now() - $2::interval WHERE session_hash = keeper_session_hash(lower($1))", session, interval);
+        tx.exec_params(
+            "UPDATE sessions SET authenticated_at = now() - $2::interval WHERE session_hash = "
+            "keeper_session_hash(lower($1))",
+            session, interval);
         tx.commit();
     }
 };
@@ -33,7 +37,8 @@ BOOST_FIXTURE_TEST_SUITE(authenticate, session_fixture)
 
 BOOST_AUTO_TEST_CASE(a_correct_hash_binds_the_session_and_answers_0) {
     BOOST_TEST(authenticate_with_secret(session, login, secret) == 0);
-    BOOST_TEST(count("SELECT count(*) FROM sessions WHERE session_hash = keeper_session_hash(lower('" + session + "'))") == 1);
+    BOOST_TEST(
+        count("SELECT count(*) FROM sessions WHERE session_hash = keeper_session_hash(lower('" + session + "'))") == 1);
     BOOST_TEST(check_session(session, "none") == 10);  // the session is valid; the app is not
 }
 
@@ -53,7 +58,8 @@ BOOST_AUTO_TEST_CASE(authenticating_again_renews_the_session) {
     BOOST_TEST(authenticate_with_secret(session, login, secret) == 0);
     age_session("23 hours");
     BOOST_TEST(authenticate_with_secret(session, login, secret) == 0);
-    BOOST_TEST(count("SELECT count(*) FROM sessions WHERE session_hash = keeper_session_hash(lower('" + session + "')) AND authenticated_at > now() - interval '1 minute'") == 1);
+    BOOST_TEST(count("SELECT count(*) FROM sessions WHERE session_hash = keeper_session_hash(lower('" + session +
+                     "')) AND authenticated_at > now() - interval '1 minute'") == 1);
 }
 
 BOOST_AUTO_TEST_CASE(a_wrong_hash_answers_4_records_a_failure_and_binds_nothing) {
@@ -129,7 +135,8 @@ BOOST_AUTO_TEST_CASE(each_call_leaves_one_audit_row_without_the_hash) {
     authenticate(session, login, wrong_hash);
     authenticate_with_secret(session, login, secret);
     BOOST_TEST(count("SELECT count(*) FROM audit_calls WHERE login = '" + login + "'") == before + 2);
-    BOOST_TEST(count("SELECT count(*) FROM audit_calls WHERE login = '" + login + "' AND operation = 'Authenticate' AND result = 4") == 1);
+    BOOST_TEST(count("SELECT count(*) FROM audit_calls WHERE login = '" + login +
+                     "' AND operation = 'Authenticate' AND result = 4") == 1);
     BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE request_id = '' OR request_id IS NULL") == 0);
     // By id, the name only for a login that does not exist.
     BOOST_TEST(count("SELECT count(*) FROM audit_log a JOIN logins l ON l.id = a.login_id WHERE l.login = '" + login +
@@ -138,7 +145,8 @@ BOOST_AUTO_TEST_CASE(each_call_leaves_one_audit_row_without_the_hash) {
     BOOST_TEST(authenticate(session, ghost, wrong_hash) == 4);
     BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE login = '" + ghost + "' AND login_id IS NULL") == 1);
     const auto hash = keeper::core::expected_auth_hash(login, secret, session);
-    BOOST_TEST(count("SELECT count(*) FROM audit_log a WHERE a::text LIKE '%" + hash + "%' OR a::text LIKE '%" + wrong_hash + "%'") == 0);
+    BOOST_TEST(count("SELECT count(*) FROM audit_log a WHERE a::text LIKE '%" + hash + "%' OR a::text LIKE '%" +
+                     wrong_hash + "%'") == 0);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -150,7 +158,8 @@ BOOST_AUTO_TEST_CASE(a_valid_session_and_an_enabled_application_answer_0) {
     add_app(keeper::core::to_lower_utf8(app), "app-secret", "Android", true);
     authenticate_with_secret(session, login, secret);
     BOOST_TEST(check_session(session, app) == 0);
-    BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE operation = 'CheckSessionEx' AND app_id = lower('" + app + "') AND result = 0") == 1);
+    BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE operation = 'CheckSessionEx' AND app_id = lower('" + app +
+                     "') AND result = 0") == 1);
 }
 
 BOOST_AUTO_TEST_CASE(an_unknown_or_unauthenticated_session_answers_2) {

@@ -69,7 +69,8 @@ bool is_cancel_request(const std::array<char, 8>& head) {
 }  // namespace
 
 stalling_proxy::stalling_proxy(const std::string& database_url, holds what) : m_what(what) {
-    m_socket_path = param(database_url, "host", "/var/run/postgresql") + "/.s.PGSQL." + param(database_url, "port", "5432");
+    m_socket_path =
+        param(database_url, "host", "/var/run/postgresql") + "/.s.PGSQL." + param(database_url, "port", "5432");
     m_listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;

@@ -30,9 +30,11 @@ BOOST_AUTO_TEST_CASE(every_statement_returns_the_columns_its_handle_names) {
     for (const auto& s : keeper::db::worker_statements) {
         BOOST_TEST_CONTEXT(s.name) {
             pqxx::work tx{sql()};
-            const auto r = tx.exec("SELECT * FROM (" + std::regex_replace(std::string{s.sql}, placeholder, "NULL") + ") AS s LIMIT 0");
+            const auto r = tx.exec("SELECT * FROM (" + std::regex_replace(std::string{s.sql}, placeholder, "NULL") +
+                                   ") AS s LIMIT 0");
             BOOST_TEST_REQUIRE(r.columns() == s.columns.size());
-            for (pqxx::row::size_type i = 0; i < r.columns(); ++i) BOOST_TEST(std::string_view{r.column_name(i)} == s.columns[i]);
+            for (pqxx::row::size_type i = 0; i < r.columns(); ++i)
+                BOOST_TEST(std::string_view{r.column_name(i)} == s.columns[i]);
         }
     }
 }
@@ -42,8 +44,9 @@ BOOST_AUTO_TEST_CASE(every_statement_returns_the_columns_its_handle_names) {
 // are the frame's, in the frame's order.
 BOOST_AUTO_TEST_CASE(the_keeper_call_type_has_the_frames_fields_in_order) {
     pqxx::work tx{sql()};
-    const auto r = tx.exec("SELECT attname FROM pg_attribute WHERE attrelid = 'keeper_call'::regclass "
-                           "AND attnum > 0 AND NOT attisdropped ORDER BY attnum");
+    const auto r = tx.exec(
+        "SELECT attname FROM pg_attribute WHERE attrelid = 'keeper_call'::regclass "
+        "AND attnum > 0 AND NOT attisdropped ORDER BY attnum");
     BOOST_TEST_REQUIRE(r.size() == keeper::db::call_frame_fields.size());
     for (std::size_t i = 0; i < r.size(); ++i) {
         BOOST_TEST(r[static_cast<int>(i)][0].as<std::string>() == std::string{keeper::db::call_frame_fields[i]});
@@ -74,7 +77,8 @@ const keeper::db::database_timeouts short_budget{std::chrono::milliseconds{2000}
                                                  std::chrono::milliseconds{300}, 4};
 
 BOOST_AUTO_TEST_CASE(health_is_200_with_the_database_and_503_without) {
-    keeper::core::http_request r{"GET", "/health", "", "", std::nullopt, "h", "http", "r", "", false, "127.0.0.1", std::nullopt};
+    keeper::core::http_request r{"GET",  "/health", "", "",    std::nullopt, "h",
+                                 "http", "r",       "", false, "127.0.0.1",  std::nullopt};
     BOOST_TEST(keeper::core::handle_request(r, store, cfg).response.status == 200);
     keeper::db::pg_store nowhere{"host=/nonexistent dbname=keeper connect_timeout=1", 1, short_budget};
     BOOST_TEST(keeper::core::handle_request(r, nowhere, cfg).response.status == 503);
@@ -84,7 +88,18 @@ BOOST_AUTO_TEST_CASE(health_is_200_with_the_database_and_503_without) {
 // long it took.
 std::pair<keeper::core::handled_request, std::chrono::steady_clock::duration> short_call_through(
     keeper::db::pg_store& through, keeper::core::settings cfg) {
-    const keeper::core::http_request r{"GET", "/AccountApi.asmx/CheckSessionEx", "sessionId=a&appId=b", "", std::nullopt, "h", "http", "r", "", false, "127.0.0.1", std::nullopt};
+    const keeper::core::http_request r{"GET",
+                                       "/AccountApi.asmx/CheckSessionEx",
+                                       "sessionId=a&appId=b",
+                                       "",
+                                       std::nullopt,
+                                       "h",
+                                       "http",
+                                       "r",
+                                       "",
+                                       false,
+                                       "127.0.0.1",
+                                       std::nullopt};
     cfg.call_budget = short_budget.budget;
     const auto started = std::chrono::steady_clock::now();
     auto out = keeper::core::handle_request(r, through, cfg);
@@ -97,7 +112,8 @@ BOOST_AUTO_TEST_CASE(an_unreachable_database_is_not_applied_once_the_budget_is_s
     BOOST_TEST(out.response.status == 503);
     BOOST_TEST(out.response.body.find("not applied") != std::string::npos);
     BOOST_TEST(out.log.outcome == "fault=not_applied");
-    BOOST_TEST((waited >= std::chrono::milliseconds{100} && waited < std::chrono::seconds{3}));  // it tried again, within the budget
+    BOOST_TEST((waited >= std::chrono::milliseconds{100} &&
+                waited < std::chrono::seconds{3}));  // it tried again, within the budget
     BOOST_TEST(out.log.detail == "cannot connect to the database");
     BOOST_TEST(!nowhere.healthy());
 }
@@ -131,13 +147,14 @@ BOOST_AUTO_TEST_CASE(a_connection_whose_statement_was_interrupted_never_serves_a
 // deadline, not at libpq's connect_timeout (whole seconds, per host). Nothing was sent, so the
 // call is "not applied" (db/store/connection_opening.hpp).
 BOOST_AUTO_TEST_CASE(opening_a_connection_ends_at_the_calls_deadline) {
-    const keeper::test::stalling_proxy hung{keeper::test::shared_database().url(), keeper::test::stalling_proxy::holds::every_connection};
+    const keeper::test::stalling_proxy hung{keeper::test::shared_database().url(),
+                                            keeper::test::stalling_proxy::holds::every_connection};
     keeper::db::pg_store behind{hung.url() + " connect_timeout=60", 1, short_budget};
     const auto [out, waited] = short_call_through(behind, cfg);
     BOOST_TEST(out.response.status == 503);
     BOOST_TEST(out.log.outcome == "fault=not_applied");
-    BOOST_TEST(hung.held() >= 1);                   // it did reach the hung server
-    BOOST_TEST(waited < std::chrono::seconds{5});   // not the 60 s of connect_timeout
+    BOOST_TEST(hung.held() >= 1);                  // it did reach the hung server
+    BOOST_TEST(waited < std::chrono::seconds{5});  // not the 60 s of connect_timeout
 }
 
 // PostgreSQL's cancel port blackholed: a cancel request hangs until its connection is closed.
@@ -148,7 +165,8 @@ BOOST_AUTO_TEST_CASE(a_cancel_that_hangs_delays_no_other_calls_cut) {
     const keeper::db::database_timeouts bounds{std::chrono::milliseconds{8000}, std::chrono::milliseconds{8000},
                                                std::chrono::milliseconds{1000}, 4};
     std::optional<keeper::db::pg_store> store_behind;  // outlives the proxy, which lets go of what it holds first
-    const keeper::test::stalling_proxy blackholed{keeper::test::shared_database().url(), keeper::test::stalling_proxy::holds::cancel_requests};
+    const keeper::test::stalling_proxy blackholed{keeper::test::shared_database().url(),
+                                                  keeper::test::stalling_proxy::holds::cancel_requests};
     auto& two = store_behind.emplace(blackholed.url(), 2, bounds);
     const auto login = unique("cut");
     add_login(login, "secret");
@@ -165,11 +183,13 @@ BOOST_AUTO_TEST_CASE(a_cancel_that_hangs_delays_no_other_calls_cut) {
     });
     std::this_thread::sleep_for(std::chrono::milliseconds{300});  // the first call's cancel goes out first
     const auto started = std::chrono::steady_clock::now();
-    BOOST_CHECK_THROW(two.find_login_secret(login, keeper::core::deadline::after(bounds.budget)), keeper::core::store_error);
+    BOOST_CHECK_THROW(two.find_login_secret(login, keeper::core::deadline::after(bounds.budget)),
+                      keeper::core::store_error);
     const auto waited = std::chrono::steady_clock::now() - started;
     BOOST_TEST(first.get());
-    BOOST_TEST(blackholed.held() >= 2);                                  // both cancels hung
-    BOOST_TEST(waited < bounds.budget + std::chrono::milliseconds{1500});  // cut at its deadline, not at the lock timeout
+    BOOST_TEST(blackholed.held() >= 2);  // both cancels hung
+    BOOST_TEST(waited <
+               bounds.budget + std::chrono::milliseconds{1500});  // cut at its deadline, not at the lock timeout
 }
 
 // After a switchover the host a connection knew as primary may answer as a standby: "cannot
@@ -192,7 +212,8 @@ BOOST_AUTO_TEST_CASE(a_call_a_standby_refused_runs_again_on_a_new_connection) {
     exec("ALTER DATABASE \"" + database + "\" RESET default_transaction_read_only");
     // Now "the primary has moved": the open connection still refuses, the retry's new one writes.
     BOOST_TEST(static_cast<int>(check().code) == 2);  // session_not_found
-    BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE operation = 'CheckSessionEx' AND request_id LIKE 'rid%'") >= 1);
+    BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE operation = 'CheckSessionEx' AND request_id LIKE 'rid%'") >=
+               1);
 }
 
 // A top-up on its way: its server process waits for the card's lock, which the test holds. The
@@ -203,16 +224,20 @@ struct in_doubt_topup {
     keeper::core::runtime_gauges gauges;
     keeper::db::pg_store one_connection{keeper::test::shared_database().url(), 1, {}, nullptr, &gauges};
     std::string request_id = db_fixture::unique("rid");
-    std::string purse = "Z" + std::to_string(100000000000 + std::chrono::steady_clock::now().time_since_epoch().count() % 899999999999);
+    std::string purse =
+        "Z" + std::to_string(100000000000 + std::chrono::steady_clock::now().time_since_epoch().count() % 899999999999);
     long long card = 0;
     std::string session;
 
     explicit in_doubt_topup(db_fixture& fixture) : f(fixture) {
         const auto u = f.new_user();
         session = u.session;
-        card = 700000 + f.count("SELECT count(*) FROM cards") + std::chrono::steady_clock::now().time_since_epoch().count() % 100000;
-        f.exec("INSERT INTO purses (purse, login_id) SELECT '" + purse + "', id FROM logins WHERE login = '" + u.login + "'");
-        f.exec("INSERT INTO cards (id, login_id) SELECT " + std::to_string(card) + ", id FROM logins WHERE login = '" + u.login + "'");
+        card = 700000 + f.count("SELECT count(*) FROM cards") +
+               std::chrono::steady_clock::now().time_since_epoch().count() % 100000;
+        f.exec("INSERT INTO purses (purse, login_id) SELECT '" + purse + "', id FROM logins WHERE login = '" + u.login +
+               "'");
+        f.exec("INSERT INTO cards (id, login_id) SELECT " + std::to_string(card) + ", id FROM logins WHERE login = '" +
+               u.login + "'");
     }
 
     // Runs the top-up while the card is locked; `meanwhile` runs before its server process is ended.
@@ -226,8 +251,9 @@ struct in_doubt_topup {
         });
         std::string pid;
         for (int i = 0; i < 500 && pid.empty(); ++i) {
-            pid = f.scalar("SELECT coalesce(min(pid)::text, '') FROM pg_locks WHERE locktype = 'advisory' AND NOT granted "
-                           "AND classid = 2");
+            pid = f.scalar(
+                "SELECT coalesce(min(pid)::text, '') FROM pg_locks WHERE locktype = 'advisory' AND NOT granted "
+                "AND classid = 2");
             if (pid.empty()) std::this_thread::sleep_for(std::chrono::milliseconds{10});
         }
         BOOST_TEST_REQUIRE(!pid.empty());
@@ -255,7 +281,10 @@ BOOST_AUTO_TEST_CASE(a_call_whose_server_process_ended_before_it_committed_runs_
 BOOST_AUTO_TEST_CASE(a_call_that_committed_before_its_answer_was_lost_answers_its_recorded_result) {
     in_doubt_topup t{*this};
     // As if the first run had committed with result 9: the store must answer that, not run again.
-    const auto result = t.run([&] { exec("SELECT keeper_audit(ROW('" + t.request_id + "', 'TopupPurseFromAtmCard', '', '', false, '', NULL)::keeper_call, NULL, NULL, NULL, 9)"); });
+    const auto result = t.run([&] {
+        exec("SELECT keeper_audit(ROW('" + t.request_id +
+             "', 'TopupPurseFromAtmCard', '', '', false, '', NULL)::keeper_call, NULL, NULL, NULL, 9)");
+    });
     BOOST_TEST(static_cast<int>(result.code) == 9);
     BOOST_TEST(t.topups() == 0);
     BOOST_TEST(t.audit_rows() == 1);
@@ -270,7 +299,8 @@ BOOST_AUTO_TEST_CASE(a_call_that_committed_before_its_answer_was_lost_answers_it
 struct retried_topup {
     db_fixture& f;
     std::string request_id = db_fixture::unique("rid");
-    std::string purse = "Z" + std::to_string(100000000000 + std::chrono::steady_clock::now().time_since_epoch().count() % 899999999999);
+    std::string purse =
+        "Z" + std::to_string(100000000000 + std::chrono::steady_clock::now().time_since_epoch().count() % 899999999999);
     long long card = 0;
     std::string session;
     pqxx::connection first_attempt{keeper::test::shared_database().url()};
@@ -280,12 +310,16 @@ struct retried_topup {
         const auto u = f.new_user();
         session = u.session;
         card = 800000 + std::chrono::steady_clock::now().time_since_epoch().count() % 100000;
-        f.exec("INSERT INTO purses (purse, login_id) SELECT '" + purse + "', id FROM logins WHERE login = '" + u.login + "'");
-        f.exec("INSERT INTO cards (id, login_id) SELECT " + std::to_string(card) + ", id FROM logins WHERE login = '" + u.login + "'");
+        f.exec("INSERT INTO purses (purse, login_id) SELECT '" + purse + "', id FROM logins WHERE login = '" + u.login +
+               "'");
+        f.exec("INSERT INTO cards (id, login_id) SELECT " + std::to_string(card) + ", id FROM logins WHERE login = '" +
+               u.login + "'");
     }
 
     // The call's frame as SQL, for an attempt the test makes by hand.
-    std::string frame() const { return "ROW('" + request_id + "', 'TopupPurseFromAtmCard', '', '', false, '', NULL)::keeper_call"; }
+    std::string frame() const {
+        return "ROW('" + request_id + "', 'TopupPurseFromAtmCard', '', '', false, '', NULL)::keeper_call";
+    }
     keeper::core::store_result run(keeper::db::pg_store& store, bool retried) {
         return store.topup(f.frame(request_id, "TopupPurseFromAtmCard", retried), f.session(session),
                            {purse, card, "10.50", "15000", "50000"});
@@ -293,7 +327,9 @@ struct retried_topup {
     keeper::core::store_result run_again() { return run(f.store, true); }
     long long topups() { return f.count("SELECT count(*) FROM topups WHERE request_id = '" + request_id + "'"); }
     long long audit_rows() { return f.count("SELECT count(*) FROM audit_log WHERE request_id = '" + request_id + "'"); }
-    bool first_attempt_ended() { return f.count("SELECT count(*) FROM pg_stat_activity WHERE pid = " + first_pid) == 0; }
+    bool first_attempt_ended() {
+        return f.count("SELECT count(*) FROM pg_stat_activity WHERE pid = " + first_pid) == 0;
+    }
 };
 
 BOOST_AUTO_TEST_CASE(a_retried_call_whose_first_attempt_committed_answers_its_recorded_result) {
@@ -339,16 +375,20 @@ BOOST_AUTO_TEST_CASE(a_retried_call_whose_first_attempt_runs_in_a_live_worker_is
     pqxx::work lock{holder};
     lock.exec("SELECT pg_advisory_xact_lock(2, hashint8(" + std::to_string(t.card) + "))");
     const auto card_waiters = [&] {
-        return count("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND classid = 2 AND objid = "
-                     "hashint8(" + std::to_string(t.card) + ")::oid");
+        return count(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND classid = 2 AND objid = "
+            "hashint8(" +
+            std::to_string(t.card) + ")::oid");
     };
     auto first = std::async(std::launch::async, [&] { return t.run(live_worker, false); });
     for (int i = 0; i < 500 && card_waiters() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds{10});
     BOOST_TEST_REQUIRE(card_waiters() == 1);
-    const auto first_backend = scalar("SELECT min(pid)::text FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND classid = 2");
+    const auto first_backend =
+        scalar("SELECT min(pid)::text FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND classid = 2");
     auto retry = std::async(std::launch::async, [&] { return t.run_again(); });
     const auto ended = [&] { return count("SELECT count(*) FROM pg_stat_activity WHERE pid = " + first_backend) == 0; };
-    for (int i = 0; i < 500 && !(ended() && card_waiters() >= 1); ++i) std::this_thread::sleep_for(std::chrono::milliseconds{10});
+    for (int i = 0; i < 500 && !(ended() && card_waiters() >= 1); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds{10});
     BOOST_TEST(ended());  // the live worker's attempt was ended by the retry
     lock.commit();
     BOOST_TEST(static_cast<int>(retry.get().code) == 0);
@@ -363,9 +403,12 @@ BOOST_AUTO_TEST_CASE(a_session_reads_its_logins_call_by_request_id_and_no_other)
     const auto owner = new_user();
     const auto other = new_user();
     const auto now = std::chrono::time_point_cast<keeper::core::utc_time::duration>(std::chrono::system_clock::now());
-    const auto id = std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count()) +
-                    "0123456789abcdef012";
-    BOOST_TEST(static_cast<int>(store.set_account_permits(frame(id, "SetAccountPermits"), session(owner.session), true, false, true).code) == 0);
+    const auto id =
+        std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count()) +
+        "0123456789abcdef012";
+    BOOST_TEST(static_cast<int>(
+                   store.set_account_permits(frame(id, "SetAccountPermits"), session(owner.session), true, false, true)
+                       .code) == 0);
     const auto look = [&](const std::string& session, std::chrono::minutes from, std::chrono::minutes to) {
         return store.find_call(this->session(session), id, now + from, now + to, now, soon());
     };
@@ -381,7 +424,8 @@ BOOST_AUTO_TEST_CASE(a_session_reads_its_logins_call_by_request_id_and_no_other)
     const auto unknown = look(unique("nosession"), std::chrono::minutes{-1}, std::chrono::minutes{1});
     BOOST_TEST(static_cast<int>(unknown.session) == 2);
     BOOST_TEST(!unknown.result.has_value());
-    BOOST_TEST(scalar("SELECT has_function_privilege('public', 'keeper_login_call(text, integer, text, timestamptz, timestamptz)', 'EXECUTE')::text") == "false");
+    BOOST_TEST(scalar("SELECT has_function_privilege('public', 'keeper_login_call(text, integer, text, timestamptz, "
+                      "timestamptz)', 'EXECUTE')::text") == "false");
 }
 
 // "none" only once no attempt of the call can still commit. An attempt that began in time holds the
@@ -391,8 +435,9 @@ BOOST_AUTO_TEST_CASE(a_session_reads_its_logins_call_by_request_id_and_no_other)
 // and "recorded" once it commits (docs/api-decisions.md, "Checking a call's outcome").
 BOOST_AUTO_TEST_CASE(a_call_whose_claim_is_held_is_pending_whatever_the_clock_says) {
     const auto u = new_user();
-    const auto a_minute_ago = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                  std::chrono::system_clock::now().time_since_epoch()) - std::chrono::minutes{1};
+    const auto a_minute_ago =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()) -
+        std::chrono::minutes{1};
     const auto id = std::to_string(a_minute_ago.count()) + "0123456789abcdefc1a";
     const auto look = [&](const std::string& request_id) {
         keeper::core::http_request r;
@@ -406,8 +451,9 @@ BOOST_AUTO_TEST_CASE(a_call_whose_claim_is_held_is_pending_whatever_the_clock_sa
     pqxx::work tx{attempt};
     // An attempt of the call, in its transaction: its claim taken, its audit row written, not yet
     // committed (its frame names no deadline: keeper_claim lets it begin).
-    tx.exec("SELECT keeper_set_account_permits(ROW(" + tx.quote(id) + ", 'SetAccountPermits', '', '', false, '', NULL)::keeper_call, " +
-            tx.quote(u.session) + ", 86400, true, false, true)");
+    tx.exec("SELECT keeper_set_account_permits(ROW(" + tx.quote(id) +
+            ", 'SetAccountPermits', '', '', false, '', NULL)::keeper_call, " + tx.quote(u.session) +
+            ", 86400, true, false, true)");
     const auto while_held = look(id);
     BOOST_TEST(while_held.find(R"("outcome":"pending")") != std::string::npos, while_held);
     tx.commit();
@@ -427,9 +473,10 @@ BOOST_AUTO_TEST_CASE(an_attempt_that_begins_after_its_calls_deadline_changes_not
     const auto late = unique("rid");
     try {
         pqxx::nontransaction tx{sql()};
-        tx.exec_params("SELECT keeper_set_account_permits(ROW($1, 'SetAccountPermits', '', '', false, '', "
-                       "clock_timestamp() - interval '1 millisecond')::keeper_call, $2, 86400, true, false, true)",
-                       late, u.session);
+        tx.exec_params(
+            "SELECT keeper_set_account_permits(ROW($1, 'SetAccountPermits', '', '', false, '', "
+            "clock_timestamp() - interval '1 millisecond')::keeper_call, $2, 86400, true, false, true)",
+            late, u.session);
         BOOST_FAIL("an attempt after its deadline ran");
     } catch (const pqxx::sql_error& e) {
         BOOST_TEST(e.sqlstate() == "KD001");
@@ -438,7 +485,8 @@ BOOST_AUTO_TEST_CASE(an_attempt_that_begins_after_its_calls_deadline_changes_not
 
     auto passed = frame(unique("rid"), "SetAccountPermits");
     passed.until = keeper::core::deadline{keeper::core::deadline::clock::now() - std::chrono::milliseconds{1}};
-    BOOST_CHECK_THROW(store.set_account_permits(passed, session(u.session), true, false, true), keeper::core::not_applied);
+    BOOST_CHECK_THROW(store.set_account_permits(passed, session(u.session), true, false, true),
+                      keeper::core::not_applied);
     BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE request_id = '" + passed.request_id + "'") == 0);
 
     auto in_time = frame(unique("rid"), "SetAccountPermits");
@@ -463,9 +511,8 @@ BOOST_AUTO_TEST_CASE(a_call_names_its_trace_in_pg_stat_activity_and_its_audit_ro
     hold.exec("SELECT pg_advisory_xact_lock(hashtextextended(" + hold.quote(id) + ", 0))");  // the call's claim
     auto traced = frame(id, "SetAccountPermits");
     traced.trace_id = trace;
-    auto call = std::async(std::launch::async, [&] {
-        return store.set_account_permits(traced, session(u.session), true, false, true);
-    });
+    auto call = std::async(std::launch::async,
+                           [&] { return store.set_account_permits(traced, session(u.session), true, false, true); });
     bool seen = false;
     for (int i = 0; i < 500 && !seen; ++i) {
         seen = count("SELECT count(*) FROM pg_stat_activity WHERE " + named + " AND wait_event_type = 'Lock'") == 1;
@@ -484,8 +531,10 @@ BOOST_AUTO_TEST_CASE(a_call_names_its_trace_in_pg_stat_activity_and_its_audit_ro
     auto own = frame(started_by_nginx, "SetAccountPermits");
     own.trace_id = started_by_nginx;
     BOOST_TEST(static_cast<int>(store.set_account_permits(own, session(u.session), true, false, true).code) == 0);
-    BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE request_id = '" + started_by_nginx + "' AND trace_id IS NULL") == 1);
-    BOOST_TEST(scalar("SELECT trace_id FROM audit_calls WHERE request_id = '" + started_by_nginx + "'") == started_by_nginx);
+    BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE request_id = '" + started_by_nginx +
+                     "' AND trace_id IS NULL") == 1);
+    BOOST_TEST(scalar("SELECT trace_id FROM audit_calls WHERE request_id = '" + started_by_nginx + "'") ==
+               started_by_nginx);
 }
 
 // No acknowledgement before replication (docs/design.md): a keyed repeat that finds its call
@@ -527,7 +576,8 @@ BOOST_AUTO_TEST_CASE(a_replay_is_answered_only_once_the_synchronous_standby_has_
 }
 
 BOOST_AUTO_TEST_CASE(only_the_worker_role_may_ask_for_a_calls_outcome_and_only_by_request_id) {
-    BOOST_TEST(scalar("SELECT has_function_privilege('public', 'keeper_call_outcome(text)', 'EXECUTE')::text") == "false");
+    BOOST_TEST(scalar("SELECT has_function_privilege('public', 'keeper_call_outcome(text)', 'EXECUTE')::text") ==
+               "false");
     BOOST_TEST(scalar("SELECT coalesce(keeper_call_outcome('" + unique("none") + "')::text, 'null')") == "null");
 }
 

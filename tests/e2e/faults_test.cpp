@@ -32,8 +32,9 @@ BOOST_AUTO_TEST_CASE(malformed_xml_empty_body_and_doctype_are_400_with_a_client_
     const auto empty = post_xml("/GlobalApi.asmx", "text/xml; charset=utf-8", "");
     BOOST_TEST(empty.status == 400);
     BOOST_TEST(has(empty, "empty"));
-    const auto doctype = post_xml("/GlobalApi.asmx", "application/soap+xml",
-                                  R"(<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><x>&e;</x>)");
+    const auto doctype =
+        post_xml("/GlobalApi.asmx", "application/soap+xml",
+                 R"(<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><x>&e;</x>)");
     BOOST_TEST(doctype.status == 400);
     BOOST_TEST(has(doctype, "<soap:Value>soap:Sender</soap:Value>"));
     BOOST_TEST(!has(doctype, "root:"));
@@ -49,7 +50,8 @@ BOOST_AUTO_TEST_CASE(the_wrong_envelope_version_is_version_mismatch) {
 }
 
 BOOST_AUTO_TEST_CASE(a_must_understand_header_is_refused) {
-    const auto body = envelope(soap11_ns, wrapper("GetUtcNow", {}), R"(<h:Security xmlns:h="urn:sec" soap:mustUnderstand="1"/>)");
+    const auto body =
+        envelope(soap11_ns, wrapper("GetUtcNow", {}), R"(<h:Security xmlns:h="urn:sec" soap:mustUnderstand="1"/>)");
     const auto r = post_xml("/GlobalApi.asmx", "text/xml; charset=utf-8", body);
     BOOST_TEST(r.status == 500);
     BOOST_TEST(has(r, "<faultcode>soap:MustUnderstand</faultcode>"));
@@ -126,7 +128,8 @@ BOOST_AUTO_TEST_CASE(the_openapi_document_is_served_through_nginx) {
 }
 
 BOOST_AUTO_TEST_CASE(health_live_and_ready_answer_get_and_head_through_nginx) {
-    const std::pair<const char*, const char*> checks[] = {{"/health", "ok\r\n"}, {"/live", "live\r\n"}, {"/ready", "ready\r\n"}};
+    const std::pair<const char*, const char*> checks[] = {
+        {"/health", "ok\r\n"}, {"/live", "live\r\n"}, {"/ready", "ready\r\n"}};
     for (const auto& [path, body] : checks) {
         BOOST_TEST_CONTEXT(path) {
             const auto r = http_get(port, path);
@@ -143,7 +146,8 @@ BOOST_AUTO_TEST_CASE(health_live_and_ready_answer_get_and_head_through_nginx) {
 BOOST_AUTO_TEST_CASE(metrics_sum_every_workers_requests) {
     const auto counter = [&] {
         const auto text = http_get(port, "/metrics").body;
-        const std::string series = R"(keeper_requests_total{group="ErrorsApi",operation="GetErrorDesc",transport="post",outcome="ok"} )";
+        const std::string series =
+            R"(keeper_requests_total{group="ErrorsApi",operation="GetErrorDesc",transport="post",outcome="ok"} )";
         const auto at = text.find(series);
         return at == std::string::npos ? 0L : std::stol(text.substr(at + series.size()));
     };
@@ -170,8 +174,9 @@ BOOST_AUTO_TEST_CASE(metrics_sum_every_workers_requests) {
 // nginx's access line and keeper's log line.
 BOOST_AUTO_TEST_CASE(a_calls_trace_is_continued_or_started_and_logged) {
     const std::string trace = "4bf92f3577b34da6a3ce929d0e0e4736";
-    const auto continued = http_request(port, "GET", "/GlobalApi.asmx/GetUtcNow",
-                                        {{"traceparent", "00-" + trace + "-00f067aa0ba902b7-01"}, {"X-Request-Id", "client-7"}});
+    const auto continued =
+        http_request(port, "GET", "/GlobalApi.asmx/GetUtcNow",
+                     {{"traceparent", "00-" + trace + "-00f067aa0ba902b7-01"}, {"X-Request-Id", "client-7"}});
     BOOST_TEST(continued.status == 200);
     const auto answer = continued.header("traceresponse");
     BOOST_TEST(answer.starts_with("00-" + trace + "-"), answer);
@@ -194,9 +199,11 @@ BOOST_AUTO_TEST_CASE(a_calls_trace_is_continued_or_started_and_logged) {
         return false;
     };
     const auto rid = continued.header("x-request-id");
-    BOOST_TEST(logged("nginx-access.log", "request_id=" + rid + " trace_id=" + trace + " client_request_id=\"client-7\""));
+    BOOST_TEST(
+        logged("nginx-access.log", "request_id=" + rid + " trace_id=" + trace + " client_request_id=\"client-7\""));
     BOOST_TEST(logged("keeper.log", "request_id=" + rid + " trace_id=" + trace + " group=GlobalApi"));
-    BOOST_TEST(logged("keeper.log", "request_id=" + started.header("x-request-id") + " trace_id=" + started.header("x-request-id")));
+    BOOST_TEST(logged("keeper.log",
+                      "request_id=" + started.header("x-request-id") + " trace_id=" + started.header("x-request-id")));
 
     // A call that reaches the database: its audit row holds the client's trace id (audit_calls
     // shows the request id for a trace nginx started).
@@ -205,8 +212,10 @@ BOOST_AUTO_TEST_CASE(a_calls_trace_is_continued_or_started_and_logged) {
     const auto audited = get_call("SimpleAuthApi", "Authenticate", call).header("x-request-id");
     call_headers.clear();
     const auto own = get_call("SimpleAuthApi", "Authenticate", call).header("x-request-id");
-    BOOST_TEST(count("SELECT count(*) FROM audit_calls WHERE request_id = '" + audited + "' AND trace_id = '" + trace + "'") == 1);
-    BOOST_TEST(count("SELECT count(*) FROM audit_calls WHERE request_id = '" + own + "' AND trace_id = request_id") == 1);
+    BOOST_TEST(count("SELECT count(*) FROM audit_calls WHERE request_id = '" + audited + "' AND trace_id = '" + trace +
+                     "'") == 1);
+    BOOST_TEST(count("SELECT count(*) FROM audit_calls WHERE request_id = '" + own + "' AND trace_id = request_id") ==
+               1);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

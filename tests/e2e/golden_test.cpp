@@ -43,7 +43,8 @@ std::map<std::string, std::string> read_headers(const std::string& text, std::si
         pos = eol + 1;
         if (line.empty()) return out;
         auto name = line.substr(0, line.find(':'));
-        if (lower_names) for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (lower_names)
+            for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         out[name] = line.substr(line.find(':') + 2);
     }
 }
@@ -93,18 +94,35 @@ struct golden_fixture : stack_fixture {
     golden_fixture() {
         pqxx::work tx{db};
         tx.exec("INSERT INTO logins (login, shared_secret) VALUES ('golden', 'golden-secret') ON CONFLICT DO NOTHING");
-        tx.exec("INSERT INTO sessions (session_hash, login_id, authenticated_at) "
-                "SELECT keeper_session_hash('{11111111-2222-3333-4444-555555555555}'), id, now() "
-                "FROM logins WHERE login = 'golden' ON CONFLICT DO NOTHING");
-        tx.exec("INSERT INTO applications (app_id, shared_secret, push_provider) VALUES ('golden-app', 'golden-app-secret', 'Android') ON CONFLICT DO NOTHING");
-        tx.exec("INSERT INTO purses (purse, login_id) SELECT 'Z900000000001', id FROM logins WHERE login = 'golden' ON CONFLICT DO NOTHING");
-        tx.exec("INSERT INTO cards (id, login_id) SELECT 900001, id FROM logins WHERE login = 'golden' ON CONFLICT DO NOTHING");
-        tx.exec_params("INSERT INTO protected_transfers (id, login_id, amount, code_hash, expires_at) SELECT 900001, id, 100, $1, now() + interval '1 day' "
-                       "FROM logins WHERE login = 'golden' ON CONFLICT DO NOTHING", keeper::core::make_code_hash("4321"));
-        tx.exec("INSERT INTO telepay_profiles (id, login_id, name) SELECT 900001, id, 'Golden' FROM logins WHERE login = 'golden' ON CONFLICT DO NOTHING");
-        tx.exec_params("INSERT INTO telepay_tasks (profile_id, id, code_hash, expires_at) VALUES (900001, 1, $1, now() + interval '1 day') "
-                       "ON CONFLICT DO NOTHING", keeper::core::make_code_hash("777"));
-        tx.exec("INSERT INTO push_sms (id, login_id) SELECT 900001, id FROM logins WHERE login = 'golden' ON CONFLICT DO NOTHING");
+        tx.exec(
+            "INSERT INTO sessions (session_hash, login_id, authenticated_at) "
+            "SELECT keeper_session_hash('{11111111-2222-3333-4444-555555555555}'), id, now() "
+            "FROM logins WHERE login = 'golden' ON CONFLICT DO NOTHING");
+        tx.exec(
+            "INSERT INTO applications (app_id, shared_secret, push_provider) VALUES ('golden-app', "
+            "'golden-app-secret', 'Android') ON CONFLICT DO NOTHING");
+        tx.exec(
+            "INSERT INTO purses (purse, login_id) SELECT 'Z900000000001', id FROM logins WHERE login = 'golden' ON "
+            "CONFLICT DO NOTHING");
+        tx.exec(
+            "INSERT INTO cards (id, login_id) SELECT 900001, id FROM logins WHERE login = 'golden' ON CONFLICT DO "
+            "NOTHING");
+        tx.exec_params(
+            "INSERT INTO protected_transfers (id, login_id, amount, code_hash, expires_at) SELECT 900001, id, 100, $1, "
+            "now() + interval '1 day' "
+            "FROM logins WHERE login = 'golden' ON CONFLICT DO NOTHING",
+            keeper::core::make_code_hash("4321"));
+        tx.exec(
+            "INSERT INTO telepay_profiles (id, login_id, name) SELECT 900001, id, 'Golden' FROM logins WHERE login = "
+            "'golden' ON CONFLICT DO NOTHING");
+        tx.exec_params(
+            "INSERT INTO telepay_tasks (profile_id, id, code_hash, expires_at) VALUES (900001, 1, $1, now() + interval "
+            "'1 day') "
+            "ON CONFLICT DO NOTHING",
+            keeper::core::make_code_hash("777"));
+        tx.exec(
+            "INSERT INTO push_sms (id, login_id) SELECT 900001, id FROM logins WHERE login = 'golden' ON CONFLICT DO "
+            "NOTHING");
         tx.commit();
     }
 };
@@ -112,7 +130,8 @@ struct golden_fixture : stack_fixture {
 // A request body of "{{bytes:N}}" stands for N bytes of 'x' (a body over a limit).
 std::string expanded_body(const std::string& body) {
     const std::string prefix = "{{bytes:";
-    if (body.rfind(prefix, 0) != 0 || body.size() < prefix.size() + 2 || body.substr(body.size() - 2) != "}}") return body;
+    if (body.rfind(prefix, 0) != 0 || body.size() < prefix.size() + 2 || body.substr(body.size() - 2) != "}}")
+        return body;
     return std::string(std::stoul(body.substr(prefix.size(), body.size() - prefix.size() - 2)), 'x');
 }
 
@@ -132,7 +151,8 @@ BOOST_FIXTURE_TEST_SUITE(e2e_golden, golden_fixture)
 BOOST_AUTO_TEST_CASE(every_operation_of_the_table_has_a_case_per_transport_and_nothing_else) {
     std::set<std::string> expected, found;
     for (const auto& op : keeper::core::operations()) {
-        for (const auto& t : keeper::core::transports()) expected.insert(std::string{op.name} + "." + std::string{t.name} + ".case");
+        for (const auto& t : keeper::core::transports())
+            expected.insert(std::string{op.name} + "." + std::string{t.name} + ".case");
     }
     for (const auto& p : case_files()) found.insert(p.filename().string());
     BOOST_TEST(expected.size() == 65u);

@@ -25,8 +25,10 @@ struct keyed_stack : stack_fixture {
         static long long next = 0;
         card = 7000000000LL + getpid() * 1000LL + ++next;
         purse = "Z" + std::to_string(700000000000LL + card);
-        exec("INSERT INTO purses (purse, login_id) SELECT '" + purse + "', id FROM logins WHERE login = '" + login + "'");
-        exec("INSERT INTO cards (id, login_id) SELECT " + std::to_string(card) + ", id FROM logins WHERE login = '" + login + "'");
+        exec("INSERT INTO purses (purse, login_id) SELECT '" + purse + "', id FROM logins WHERE login = '" + login +
+             "'");
+        exec("INSERT INTO cards (id, login_id) SELECT " + std::to_string(card) + ", id FROM logins WHERE login = '" +
+             login + "'");
     }
     fields topup(const std::string& amount) const {
         return {{"sessionId", session}, {"purseDest", purse}, {"cardId", std::to_string(card)}, {"amount", amount}};

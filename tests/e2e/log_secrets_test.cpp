@@ -30,7 +30,8 @@ struct log_secrets_fixture : keeper::test::stack_fixture {
 
     // A value no log holds by chance: long, random, remembered as a secret.
     std::string secret(const std::string& prefix) {
-        auto s = prefix + std::to_string(getpid()) + "q" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+        auto s = prefix + std::to_string(getpid()) + "q" +
+                 std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
         secrets.push_back(s);
         return s;
     }
@@ -74,20 +75,64 @@ BOOST_AUTO_TEST_CASE(no_secret_hash_code_or_session_id_reaches_any_log) {
         p::add_task(db, base, n, task_code, {3600});
         p::add_sms(db, login, base + n);
 
-        BOOST_TEST(keeper::test::int_result(call("SimpleAuthApi", "Authenticate", {{"sessionId", session}, {"login", login}, {"authHash", hash}})) == 0, name);
+        BOOST_TEST(keeper::test::int_result(call("SimpleAuthApi", "Authenticate",
+                                                 {{"sessionId", session}, {"login", login}, {"authHash", hash}})) == 0,
+                   name);
         const std::vector<std::tuple<std::string, std::string, fields>> calls{
             {"AccountApi", "CheckSessionEx", {{"sessionId", session}, {"appId", app}}},
-            {"AccountApi", "SetAccountPermits", {{"sessionId", session}, {"acceptPayments", "true"}, {"acceptInvoices", "false"}, {"acceptMessages", "true"}}},
-            {"AccountApi", "SetContactPermitsEx", {{"sessionId", session}, {"wmid", "123456789012"}, {"acceptPayments", "true"}, {"acceptInvoices", "false"},
-                                                   {"acceptMessages", "true"}, {"dontUseConfirmation", "false"}}},
-            {"AccountApi", "FinishCodeProtectedOperation", {{"sessionId", session}, {"tranId", std::to_string(base + n)}, {"protectionCode", transfer_code + "x"}}},
-            {"AccountApi", "FinishCodeProtectedOperation", {{"sessionId", session}, {"tranId", std::to_string(base + n)}, {"protectionCode", transfer_code}}},
-            {"AccountApi", "TopupPurseFromAtmCard", {{"sessionId", session}, {"purseDest", purse}, {"cardId", std::to_string(base)}, {"amount", "1.25"}}},
-            {"TelepayApi", "TelepaySchedulerConfirmCreate", {{"sessionId", session}, {"profileId", std::to_string(base)}, {"taskId", std::to_string(n)}, {"code", task_code + "x"}}},
-            {"TelepayApi", "TelepaySchedulerConfirmCreate", {{"sessionId", session}, {"profileId", std::to_string(base)}, {"taskId", std::to_string(n)}, {"code", task_code}}},
-            {"TelepayApi", "RenameTelepayProfile", {{"sessionId", session}, {"id", std::to_string(base)}, {"name", "Home"}}},
-            {"PushApi", "SubscribeWithTagAndLocale", {{"sessionId", session}, {"provider", "Android"}, {"pushServiceUserId", unique("dev")}, {"tag", "1"}, {"locale", "1033"}}},
-            {"PushApi", "SubscribeAppWithTagAndLocale", {{"appId", app}, {"userId", user}, {"pushServiceUserId", unique("adev")}, {"tag", "1"}, {"locale", "1049"}, {"authHash", app_hash}}},
+            {"AccountApi",
+             "SetAccountPermits",
+             {{"sessionId", session},
+              {"acceptPayments", "true"},
+              {"acceptInvoices", "false"},
+              {"acceptMessages", "true"}}},
+            {"AccountApi",
+             "SetContactPermitsEx",
+             {{"sessionId", session},
+              {"wmid", "123456789012"},
+              {"acceptPayments", "true"},
+              {"acceptInvoices", "false"},
+              {"acceptMessages", "true"},
+              {"dontUseConfirmation", "false"}}},
+            {"AccountApi",
+             "FinishCodeProtectedOperation",
+             {{"sessionId", session}, {"tranId", std::to_string(base + n)}, {"protectionCode", transfer_code + "x"}}},
+            {"AccountApi",
+             "FinishCodeProtectedOperation",
+             {{"sessionId", session}, {"tranId", std::to_string(base + n)}, {"protectionCode", transfer_code}}},
+            {"AccountApi",
+             "TopupPurseFromAtmCard",
+             {{"sessionId", session}, {"purseDest", purse}, {"cardId", std::to_string(base)}, {"amount", "1.25"}}},
+            {"TelepayApi",
+             "TelepaySchedulerConfirmCreate",
+             {{"sessionId", session},
+              {"profileId", std::to_string(base)},
+              {"taskId", std::to_string(n)},
+              {"code", task_code + "x"}}},
+            {"TelepayApi",
+             "TelepaySchedulerConfirmCreate",
+             {{"sessionId", session},
+              {"profileId", std::to_string(base)},
+              {"taskId", std::to_string(n)},
+              {"code", task_code}}},
+            {"TelepayApi",
+             "RenameTelepayProfile",
+             {{"sessionId", session}, {"id", std::to_string(base)}, {"name", "Home"}}},
+            {"PushApi",
+             "SubscribeWithTagAndLocale",
+             {{"sessionId", session},
+              {"provider", "Android"},
+              {"pushServiceUserId", unique("dev")},
+              {"tag", "1"},
+              {"locale", "1033"}}},
+            {"PushApi",
+             "SubscribeAppWithTagAndLocale",
+             {{"appId", app},
+              {"userId", user},
+              {"pushServiceUserId", unique("adev")},
+              {"tag", "1"},
+              {"locale", "1049"},
+              {"authHash", app_hash}}},
             {"PushApi", "MarkPushSmsAsDelivered", {{"sessionId", session}, {"id", std::to_string(base + n)}}},
             {"GlobalApi", "GetUtcNow", {}},
             {"ErrorsApi", "GetErrorDesc", {{"errorCode", "7"}, {"cultureCode", "1049"}}},
@@ -99,14 +144,17 @@ BOOST_AUTO_TEST_CASE(no_secret_hash_code_or_session_id_reaches_any_log) {
         // A wrong hash, an unknown session: failures are logged too, and must not quote either.
         const auto wrong = keeper::core::expected_auth_hash(login, login_secret + "x", session);
         secrets.push_back(wrong);
-        BOOST_TEST(keeper::test::int_result(call("SimpleAuthApi", "Authenticate", {{"sessionId", session}, {"login", login}, {"authHash", wrong}})) == 4);
+        BOOST_TEST(keeper::test::int_result(call("SimpleAuthApi", "Authenticate",
+                                                 {{"sessionId", session}, {"login", login}, {"authHash", wrong}})) ==
+                   4);
     }
 
     std::this_thread::sleep_for(std::chrono::milliseconds{300});  // nginx and the log ring write after answering
     const auto dir = keeper::test::stack_state_dir() + "/log/";
     for (const std::string file : {"nginx-access.log", "nginx-error.log", "keeper.log", "postgres.log"}) {
         const auto text = read_file(dir + file);
-        if (file == "nginx-access.log" || file == "keeper.log") BOOST_TEST(text.find("Authenticate") != std::string::npos, file);
+        if (file == "nginx-access.log" || file == "keeper.log")
+            BOOST_TEST(text.find("Authenticate") != std::string::npos, file);
         for (const auto& s : secrets) BOOST_TEST(text.find(s) == std::string::npos, file << " holds " << s);
     }
 }

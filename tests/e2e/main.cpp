@@ -1,2 +1,2 @@
-#define BOOST_TEST_MODULE keeper end-to-end tests
+#define BOOST_TEST_MODULE keeper end - to - end tests
 #include <boost/test/unit_test.hpp>

@@ -49,7 +49,8 @@ BOOST_AUTO_TEST_CASE(database_connections_cut_while_idle_cost_no_call_and_the_wo
         }
     }
     BOOST_TEST(faults == 0);
-    for (std::size_t i = 0; i < workers.size() * 2; ++i) BOOST_TEST(int_result(get_call("AccountApi", "CheckSessionEx", f)) == 2);
+    for (std::size_t i = 0; i < workers.size() * 2; ++i)
+        BOOST_TEST(int_result(get_call("AccountApi", "CheckSessionEx", f)) == 2);
     BOOST_TEST((children_of(stack_pool_pid()) == workers));  // the same workers lived on
 }
 
@@ -61,7 +62,8 @@ BOOST_AUTO_TEST_CASE(a_worker_that_dies_is_replaced) {
     for (int i = 0; i < 50; ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds{100});
         after = children_of(stack_pool_pid());
-        if (after.size() == before.size() && std::find(after.begin(), after.end(), before.front()) == after.end()) break;
+        if (after.size() == before.size() && std::find(after.begin(), after.end(), before.front()) == after.end())
+            break;
     }
     BOOST_TEST(after.size() == before.size());
     BOOST_TEST((std::find(after.begin(), after.end(), before.front()) == after.end()));

@@ -32,7 +32,10 @@ BOOST_AUTO_TEST_CASE(authenticate_then_check_then_renew) {
     BOOST_TEST(check_session(session, app) == 2);
     BOOST_TEST(good() == 0);
     BOOST_TEST(check_session(session, app) == 0);
-    exec("UPDATE sessions SET authenticated_at = now() - interval '25 hours' WHERE session_hash = keeper_session_hash(lower('" + session + "'))");
+    exec(
+        "UPDATE sessions SET authenticated_at = now() - interval '25 hours' WHERE session_hash = "
+        "keeper_session_hash(lower('" +
+        session + "'))");
     BOOST_TEST(check_session(session, app) == 3);
     BOOST_TEST(good() == 0);
     BOOST_TEST(check_session(session, app) == 0);
@@ -45,7 +48,7 @@ BOOST_AUTO_TEST_CASE(nginx_access_log_holds_no_query_string_secrets) {
     std::ifstream in{stack_state_dir() + "/log/nginx-access.log"};
     const std::string log{std::istreambuf_iterator<char>{in}, {}};
     BOOST_TEST(log.find("GET /SimpleAuthApi.asmx/Authenticate HTTP") != std::string::npos);  // the call is logged ...
-    BOOST_TEST(log.find(hash) == std::string::npos);                                          // ... without its hash
+    BOOST_TEST(log.find(hash) == std::string::npos);                                         // ... without its hash
 }
 
 BOOST_AUTO_TEST_CASE(wrong_hash_and_unknown_login_both_answer_4) {
@@ -76,15 +79,16 @@ BOOST_AUTO_TEST_CASE(twenty_failures_of_an_application_answer_11_over_any_transp
     const auto app = unique("throttled");
     add_app(app, "app-secret", true);
     const auto sub = [&](const std::string& hash, bool soap) {
-        const fields f{{"appId", app}, {"userId", "u1"}, {"pushServiceUserId", unique("dev")}, {"tag", "1"}, {"locale", "1033"},
-                       {"authHash", hash}};
+        const fields f{{"appId", app}, {"userId", "u1"},   {"pushServiceUserId", unique("dev")},
+                       {"tag", "1"},   {"locale", "1033"}, {"authHash", hash}};
         return int_result(soap ? soap12_call("PushApi", "SubscribeAppWithTagAndLocale", f, false)
                                : get_call("PushApi", "SubscribeAppWithTagAndLocale", f));
     };
     for (int i = 0; i < 20; ++i) BOOST_TEST(sub(std::string(32, '0'), i % 2 == 0) == 4);
     BOOST_TEST(sub(expected_auth_hash(app, "app-secret", "u1"), true) == 11);
     BOOST_TEST(sub(expected_auth_hash(app, "app-secret", "u1"), false) == 11);
-    exec("UPDATE app_auth_failures SET failed_at = now() - interval '15 minutes 1 second' WHERE app_id = lower('" + app + "')");
+    exec("UPDATE app_auth_failures SET failed_at = now() - interval '15 minutes 1 second' WHERE app_id = lower('" +
+         app + "')");
     BOOST_TEST(sub(expected_auth_hash(app, "app-secret", "u1"), true) == 0);
 }
 
@@ -107,9 +111,9 @@ BOOST_AUTO_TEST_CASE(bad_formats_answer_1) {
 // its login's sessions only; an id keeper never gave, old enough, is "none"; a young one "pending".
 BOOST_AUTO_TEST_CASE(a_call_is_checked_by_its_request_id) {
     BOOST_TEST(good() == 0);
-    const auto call = get_call("AccountApi", "SetAccountPermits",
-                               {{"sessionId", session}, {"acceptPayments", "true"}, {"acceptInvoices", "false"},
-                                {"acceptMessages", "true"}});
+    const auto call = get_call(
+        "AccountApi", "SetAccountPermits",
+        {{"sessionId", session}, {"acceptPayments", "true"}, {"acceptInvoices", "false"}, {"acceptMessages", "true"}});
     BOOST_TEST(int_result(call) == 0);
     const auto id = call.header("x-request-id");
     const auto look = [&](const std::string& s, const std::string& request_id) {
@@ -118,8 +122,9 @@ BOOST_AUTO_TEST_CASE(a_call_is_checked_by_its_request_id) {
     const auto mine = look(session, id);
     BOOST_TEST(mine.status == 200);
     BOOST_TEST(mine.header("content-type").starts_with("application/json"));
-    BOOST_TEST(mine.body.starts_with(R"({"requestId":")" + id + R"(","session":0,"outcome":"recorded","result":0,"at":")"),
-               mine.body);
+    BOOST_TEST(
+        mine.body.starts_with(R"({"requestId":")" + id + R"(","session":0,"outcome":"recorded","result":0,"at":")"),
+        mine.body);
     // The login's other session sees it too; another login's session does not.
     const auto again = unique("{Again}");
     BOOST_TEST(authenticate(again, login, expected_auth_hash(login, secret, again)) == 0);
@@ -130,7 +135,8 @@ BOOST_AUTO_TEST_CASE(a_call_is_checked_by_its_request_id) {
     BOOST_TEST(authenticate(theirs, stranger, expected_auth_hash(stranger, "stranger-secret", theirs)) == 0);
     BOOST_TEST(look(theirs, id).body.find(R"("outcome":"recorded")") == std::string::npos);
     // Ids of calls that never happened: a minute old, and just now.
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());
+    const auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());
     const auto never = std::to_string((ms - std::chrono::minutes{1}).count()) + "0000000000000000000";
     BOOST_TEST(look(session, never).body == R"({"requestId":")" + never + R"(","session":0,"outcome":"none"})");
     const auto young = std::to_string(ms.count()) + "0000000000000000000";

@@ -30,8 +30,9 @@ void stack_fixture::add_login(const std::string& login, const std::string& secre
 
 void stack_fixture::add_app(const std::string& app_id, const std::string& secret, bool enabled) {
     pqxx::work tx{db};
-    tx.exec_params("INSERT INTO applications (app_id, shared_secret, push_provider, enabled) VALUES ($1, $2, 'Android', $3)",
-                   app_id, secret, enabled);
+    tx.exec_params(
+        "INSERT INTO applications (app_id, shared_secret, push_provider, enabled) VALUES ($1, $2, 'Android', $3)",
+        app_id, secret, enabled);
     tx.commit();
 }
 
@@ -40,13 +41,15 @@ std::map<std::string, std::string> stack_fixture::with(std::map<std::string, std
     return headers;
 }
 
-http_reply stack_fixture::soap11_call(const std::string& group, const std::string& op, const fields& params, bool with_action) {
+http_reply stack_fixture::soap11_call(const std::string& group, const std::string& op, const fields& params,
+                                      bool with_action) {
     auto headers = with({{"Content-Type", "text/xml; charset=utf-8"}});
     if (with_action) headers["SOAPAction"] = "\"http://tempuri.org/" + op + "\"";
     return http_request(port, "POST", "/" + group + ".asmx", headers, soap11(op, params));
 }
 
-http_reply stack_fixture::soap12_call(const std::string& group, const std::string& op, const fields& params, bool with_action) {
+http_reply stack_fixture::soap12_call(const std::string& group, const std::string& op, const fields& params,
+                                      bool with_action) {
     const std::string type = "application/soap+xml; charset=utf-8" +
                              (with_action ? "; action=\"http://tempuri.org/" + op + "\"" : std::string{});
     return http_request(port, "POST", "/" + group + ".asmx", with({{"Content-Type", type}}), soap12(op, params));
@@ -58,17 +61,18 @@ http_reply stack_fixture::get_call(const std::string& group, const std::string& 
 }
 
 http_reply stack_fixture::post_call(const std::string& group, const std::string& op, const fields& params) {
-    return http_request(port, "POST", "/" + group + ".asmx/" + op, with({{"Content-Type", "application/x-www-form-urlencoded"}}),
-                        form(params));
+    return http_request(port, "POST", "/" + group + ".asmx/" + op,
+                        with({{"Content-Type", "application/x-www-form-urlencoded"}}), form(params));
 }
 
 http_reply stack_fixture::json_call(const std::string& group, const std::string& op, const std::string& json) {
-    return http_request(port, "POST", "/" + group + ".asmx/" + op, with({{"Content-Type", "application/json; charset=utf-8"}}),
-                        json);
+    return http_request(port, "POST", "/" + group + ".asmx/" + op,
+                        with({{"Content-Type", "application/json; charset=utf-8"}}), json);
 }
 
 int stack_fixture::authenticate(const std::string& session, const std::string& login, const std::string& hash) {
-    return int_result(get_call("SimpleAuthApi", "Authenticate", {{"sessionId", session}, {"login", login}, {"authHash", hash}}));
+    return int_result(
+        get_call("SimpleAuthApi", "Authenticate", {{"sessionId", session}, {"login", login}, {"authHash", hash}}));
 }
 
 int stack_fixture::check_session(const std::string& session, const std::string& app_id) {

@@ -25,8 +25,10 @@ struct stack_fixture {
     void add_login(const std::string& login, const std::string& secret);
     void add_app(const std::string& app_id, const std::string& secret, bool enabled);
 
-    http_reply soap11_call(const std::string& group, const std::string& op, const fields& params, bool with_action = true);
-    http_reply soap12_call(const std::string& group, const std::string& op, const fields& params, bool with_action = true);
+    http_reply soap11_call(const std::string& group, const std::string& op, const fields& params,
+                           bool with_action = true);
+    http_reply soap12_call(const std::string& group, const std::string& op, const fields& params,
+                           bool with_action = true);
     http_reply get_call(const std::string& group, const std::string& op, const fields& params);
     http_reply post_call(const std::string& group, const std::string& op, const fields& params);
     // JSON as ASP.NET AJAX sends it: the body is the JSON text given.

@@ -21,7 +21,9 @@ struct transports_fixture : stack_fixture {
         add_app(app, "app-secret", true);
     }
     fields auth_fields(const std::string& session) {
-        return {{"sessionId", session}, {"login", login}, {"authHash", keeper::core::expected_auth_hash(login, secret, session)}};
+        return {{"sessionId", session},
+                {"login", login},
+                {"authHash", keeper::core::expected_auth_hash(login, secret, session)}};
     }
 };
 
@@ -65,12 +67,14 @@ BOOST_AUTO_TEST_CASE(authenticate_over_every_transport) {
     r = post_call("SimpleAuthApi", "Authenticate", auth_fields(s4));
     BOOST_TEST(r.body == plain_success("int", "0"));
     const auto s6 = unique("s");
-    r = json_call("SimpleAuthApi", "Authenticate", R"({"sessionId":")" + s6 + R"(","login":")" + login + R"(","authHash":")" +
-                                                        keeper::core::expected_auth_hash(login, secret, s6) + R"("})");
+    r = json_call("SimpleAuthApi", "Authenticate",
+                  R"({"sessionId":")" + s6 + R"(","login":")" + login + R"(","authHash":")" +
+                      keeper::core::expected_auth_hash(login, secret, s6) + R"("})");
     BOOST_TEST(r.status == 200);
     BOOST_TEST(r.header("content-type") == "application/json; charset=utf-8");
     BOOST_TEST(r.body == R"({"d":0})");
-    BOOST_TEST(count("SELECT count(*) FROM sessions s JOIN logins l ON l.id = s.login_id WHERE l.login = '" + login + "'") == 6);
+    BOOST_TEST(count("SELECT count(*) FROM sessions s JOIN logins l ON l.id = s.login_id WHERE l.login = '" + login +
+                     "'") == 6);
 }
 
 BOOST_AUTO_TEST_CASE(check_session_ex_over_every_transport) {
@@ -79,19 +83,23 @@ BOOST_AUTO_TEST_CASE(check_session_ex_over_every_transport) {
     const fields f{{"sessionId", s}, {"appId", app}};
     BOOST_TEST(soap11_call("AccountApi", "CheckSessionEx", f).body == soap_success(soap11_ns, "CheckSessionEx", "0"));
     BOOST_TEST(soap12_call("AccountApi", "CheckSessionEx", f).body == soap_success(soap12_ns, "CheckSessionEx", "0"));
-    BOOST_TEST(soap12_call("AccountApi", "CheckSessionEx", f, false).body == soap_success(soap12_ns, "CheckSessionEx", "0"));
+    BOOST_TEST(soap12_call("AccountApi", "CheckSessionEx", f, false).body ==
+               soap_success(soap12_ns, "CheckSessionEx", "0"));
     BOOST_TEST(get_call("AccountApi", "CheckSessionEx", f).body == plain_success("int", "0"));
     BOOST_TEST(post_call("AccountApi", "CheckSessionEx", f).body == plain_success("int", "0"));
     const fields unknown{{"sessionId", unique("none")}, {"appId", app}};
-    BOOST_TEST(soap11_call("AccountApi", "CheckSessionEx", unknown).body == soap_success(soap11_ns, "CheckSessionEx", "2"));
+    BOOST_TEST(soap11_call("AccountApi", "CheckSessionEx", unknown).body ==
+               soap_success(soap11_ns, "CheckSessionEx", "2"));
     BOOST_TEST(post_call("AccountApi", "CheckSessionEx", unknown).body == plain_success("int", "2"));
     // The issue's capture of a genuine ASMX: {"sessionId":…,"appId":…} → 200, {"d":0}.
-    const auto j = json_call("AccountApi", "CheckSessionEx", R"({"sessionId":")" + s + R"(","appId":")" + app + R"("})");
+    const auto j =
+        json_call("AccountApi", "CheckSessionEx", R"({"sessionId":")" + s + R"(","appId":")" + app + R"("})");
     BOOST_TEST(j.status == 200);
     BOOST_TEST(j.header("content-type") == "application/json; charset=utf-8");
     BOOST_TEST(j.body == R"({"d":0})");
-    BOOST_TEST(json_call("AccountApi", "CheckSessionEx", R"({"sessionId":")" + unique("none") + R"(","appId":")" + app + R"("})").body ==
-               R"({"d":2})");
+    BOOST_TEST(json_call("AccountApi", "CheckSessionEx",
+                         R"({"sessionId":")" + unique("none") + R"(","appId":")" + app + R"("})")
+                   .body == R"({"d":2})");
 }
 
 BOOST_AUTO_TEST_CASE(json_errors_reach_the_client_as_asp_net_ajax_writes_them) {
@@ -102,17 +110,21 @@ BOOST_AUTO_TEST_CASE(json_errors_reach_the_client_as_asp_net_ajax_writes_them) {
     BOOST_TEST(missing.body == R"({"Message":"Missing parameter: appId."})");
     const auto bad = json_call("AccountApi", "CheckSessionEx", R"({"sessionId":1,"appId":"a"})");
     BOOST_TEST(bad.status == 400);
-    BOOST_TEST(bad.body == R"({"Message":"Parameter \u0027sessionId\u0027 has an invalid value 1: not a valid string."})");
+    BOOST_TEST(bad.body ==
+               R"({"Message":"Parameter \u0027sessionId\u0027 has an invalid value 1: not a valid string."})");
     const auto broken = json_call("AccountApi", "CheckSessionEx", "{\"sessionId\":");
     BOOST_TEST(broken.status == 400);
     BOOST_TEST(broken.header("jsonerror") == "true");
 }
 
 BOOST_AUTO_TEST_CASE(get_utc_now_over_every_transport) {
-    check_date_time_now(between(soap11_call("GlobalApi", "GetUtcNow", {}).body, "<GetUtcNowResult>", "</GetUtcNowResult>"));
-    check_date_time_now(between(soap12_call("GlobalApi", "GetUtcNow", {}).body, "<GetUtcNowResult>", "</GetUtcNowResult>"));
+    check_date_time_now(
+        between(soap11_call("GlobalApi", "GetUtcNow", {}).body, "<GetUtcNowResult>", "</GetUtcNowResult>"));
+    check_date_time_now(
+        between(soap12_call("GlobalApi", "GetUtcNow", {}).body, "<GetUtcNowResult>", "</GetUtcNowResult>"));
     const auto g = get_call("GlobalApi", "GetUtcNow", {});
-    BOOST_TEST(g.body.rfind("<?xml version=\"1.0\" encoding=\"utf-8\"?>\r\n<dateTime xmlns=\"http://tempuri.org/\">", 0) == 0u);
+    BOOST_TEST(g.body.rfind("<?xml version=\"1.0\" encoding=\"utf-8\"?>\r\n<dateTime xmlns=\"http://tempuri.org/\">",
+                            0) == 0u);
     check_date_time_now(between(g.body, "tempuri.org/\">", "</dateTime>"));
     check_date_time_now(between(post_call("GlobalApi", "GetUtcNow", {}).body, "tempuri.org/\">", "</dateTime>"));
     const auto j = json_call("GlobalApi", "GetUtcNow", "{}").body;
@@ -136,13 +148,16 @@ BOOST_AUTO_TEST_CASE(get_error_desc_over_every_transport) {
 
 BOOST_AUTO_TEST_CASE(responses_carry_the_request_id_that_the_log_and_audit_use) {
     const auto s = unique("rid");
-    const auto r = get_call("SimpleAuthApi", "Authenticate", {{"sessionId", s}, {"login", login}, {"authHash", std::string(32, 'f')}});
+    const auto r = get_call("SimpleAuthApi", "Authenticate",
+                            {{"sessionId", s}, {"login", login}, {"authHash", std::string(32, 'f')}});
     const auto id = r.header("x-request-id");
     BOOST_TEST_REQUIRE(id.size() == 32u);
-    BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE request_id = '" + id + "' AND operation = 'Authenticate' AND result = 4") == 1);
+    BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE request_id = '" + id +
+                     "' AND operation = 'Authenticate' AND result = 4") == 1);
     // The id starts with the time in milliseconds (nginx/keeper-request-id.conf), so later calls'
     // ids sort after earlier ones' (by their time; two calls in one millisecond in any order).
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());
+    const auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());
     BOOST_TEST(std::llabs(std::stoll(id.substr(0, 13)) - static_cast<long long>(ms.count())) < 60'000);
     BOOST_TEST(id.find_first_not_of("0123456789abcdef") == std::string::npos);
     const auto later = get_call("GlobalApi", "GetUtcNow", {}).header("x-request-id");
@@ -150,8 +165,8 @@ BOOST_AUTO_TEST_CASE(responses_carry_the_request_id_that_the_log_and_audit_use) 
 }
 
 BOOST_AUTO_TEST_CASE(every_answer_says_nosniff_and_html_pages_also_a_content_security_policy) {
-    for (const std::string target : {"/GlobalApi.asmx/GetUtcNow", "/GlobalApi.asmx?WSDL", "/GlobalApi.asmx/Nope", "/Nope.asmx",
-                                     "/GlobalApi.asmx", "/GlobalApi.asmx?op=GetUtcNow"}) {
+    for (const std::string target : {"/GlobalApi.asmx/GetUtcNow", "/GlobalApi.asmx?WSDL", "/GlobalApi.asmx/Nope",
+                                     "/Nope.asmx", "/GlobalApi.asmx", "/GlobalApi.asmx?op=GetUtcNow"}) {
         const auto r = keeper::test::http_get(port, target);
         BOOST_TEST(r.header("x-content-type-options") == "nosniff", target);
     }

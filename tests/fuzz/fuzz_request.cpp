@@ -14,9 +14,15 @@
 namespace {
 
 constexpr std::string_view content_types[] = {
-    "text/xml; charset=utf-8", "application/soap+xml; charset=utf-8", "application/x-www-form-urlencoded", "",
-    "application/soap+xml; charset=utf-8; action=\"http://tempuri.org/Authenticate\"", "text/plain", "text/xml",
-    "multipart/form-data", "application/json; charset=utf-8"};
+    "text/xml; charset=utf-8",
+    "application/soap+xml; charset=utf-8",
+    "application/x-www-form-urlencoded",
+    "",
+    "application/soap+xml; charset=utf-8; action=\"http://tempuri.org/Authenticate\"",
+    "text/plain",
+    "text/xml",
+    "multipart/form-data",
+    "application/json; charset=utf-8"};
 
 std::string_view next_line(std::string_view& rest) {
     const auto nl = rest.find('\n');

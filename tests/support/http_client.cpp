@@ -102,10 +102,10 @@ void capture_json_answer(const std::string& method, const std::string& target,
     for (const auto& [name, value] : headers) {
         if (lower(name) == "content-type") sent_type = value;
     }
-    const std::string line = "{\"method\":" + json_quoted(method) + ",\"target\":" + json_quoted(target) +
-                             ",\"content_type\":" + json_quoted(sent_type) +
-                             ",\"status\":" + std::to_string(reply.status) + ",\"jsonerror\":" +
-                             json_quoted(reply.header("jsonerror")) + ",\"body\":" + json_quoted(reply.body) + "}\n";
+    const std::string line =
+        "{\"method\":" + json_quoted(method) + ",\"target\":" + json_quoted(target) +
+        ",\"content_type\":" + json_quoted(sent_type) + ",\"status\":" + std::to_string(reply.status) +
+        ",\"jsonerror\":" + json_quoted(reply.header("jsonerror")) + ",\"body\":" + json_quoted(reply.body) + "}\n";
     const int fd = ::open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) return;
     [[maybe_unused]] const auto n = ::write(fd, line.data(), line.size());
@@ -124,7 +124,8 @@ http_reply http_request(int port, const std::string& method, const std::string& 
     if (::connect(s.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
         throw std::runtime_error("cannot connect to 127.0.0.1:" + std::to_string(port));
     }
-    std::string req = method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) + "\r\nConnection: close\r\n";
+    std::string req =
+        method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) + "\r\nConnection: close\r\n";
     for (const auto& [name, value] : headers) req += name + ": " + value + "\r\n";
     if (!body.empty() || method == "POST") req += "Content-Length: " + std::to_string(body.size()) + "\r\n";
     req += "\r\n" + body;

@@ -25,8 +25,12 @@ inline std::string envelope(const std::string& env_ns, const std::string& body, 
            "</soap:Body></soap:Envelope>";
 }
 
-inline std::string soap11(const std::string& op, const fields& params) { return envelope(soap11_ns, wrapper(op, params)); }
-inline std::string soap12(const std::string& op, const fields& params) { return envelope(soap12_ns, wrapper(op, params)); }
+inline std::string soap11(const std::string& op, const fields& params) {
+    return envelope(soap11_ns, wrapper(op, params));
+}
+inline std::string soap12(const std::string& op, const fields& params) {
+    return envelope(soap12_ns, wrapper(op, params));
+}
 
 inline std::string form(const fields& params) {
     std::string out;
@@ -43,7 +47,8 @@ inline std::string soap_success(const std::string& env_ns, const std::string& op
 }
 
 inline std::string plain_success(const std::string& type, const std::string& result) {
-    return "<?xml version=\"1.0\" encoding=\"utf-8\"?>\r\n<" + type + " xmlns=\"http://tempuri.org/\">" + result + "</" + type + ">";
+    return "<?xml version=\"1.0\" encoding=\"utf-8\"?>\r\n<" + type + " xmlns=\"http://tempuri.org/\">" + result +
+           "</" + type + ">";
 }
 
 }  // namespace keeper::test

@@ -10,7 +10,8 @@ namespace keeper::test {
 inline std::string required_env(const char* name) {
     const char* v = std::getenv(name);
     if (!v || !*v) {
-        throw std::runtime_error(std::string{name} + " is not set: run the database and end-to-end tiers through scripts/test");
+        throw std::runtime_error(std::string{name} +
+                                 " is not set: run the database and end-to-end tiers through scripts/test");
     }
     return v;
 }

@@ -39,9 +39,9 @@ BOOST_AUTO_TEST_CASE(requests_are_queued_until_their_expected_wait_passes_the_ta
 BOOST_AUTO_TEST_CASE(a_request_sent_before_is_never_refused_and_goes_first) {
     admission_queue q{1, milliseconds{10}};
     q.served(microseconds{5000});
-    BOOST_TEST(q.offer(first(1)));   // 5 ms
-    BOOST_TEST(q.offer(first(2)));   // 10 ms
-    BOOST_TEST(!q.offer(first(3)));  // 15 ms: refused
+    BOOST_TEST(q.offer(first(1)));    // 5 ms
+    BOOST_TEST(q.offer(first(2)));    // 10 ms
+    BOOST_TEST(!q.offer(first(3)));   // 15 ms: refused
     BOOST_TEST(q.offer(retried(4)));  // sent before: its first attempt may have run
     BOOST_TEST(q.offer(retried(5)));
     BOOST_TEST(q.try_take()->fd == 4);
@@ -115,7 +115,8 @@ BOOST_AUTO_TEST_CASE(refusals_are_told_waits_spread_evenly_up_to_the_longest) {
         ++told[static_cast<std::size_t>(s)];
         sum += s;
     }
-    for (int s = 1; s <= retry_pushback::longest_s; ++s) BOOST_TEST(told[static_cast<std::size_t>(s)] > draws / retry_pushback::longest_s / 2);
+    for (int s = 1; s <= retry_pushback::longest_s; ++s)
+        BOOST_TEST(told[static_cast<std::size_t>(s)] > draws / retry_pushback::longest_s / 2);
     BOOST_TEST(sum / draws > 9.5);
     BOOST_TEST(sum / draws < 11.5);
 }

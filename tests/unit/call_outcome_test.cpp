@@ -37,7 +37,9 @@ struct recorded_store : keeper::test::unreachable_store {
 
 // keeper's request id for a call nginx first saw `ago` before now.
 std::string request_id_of(std::chrono::milliseconds ago) {
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()) - ago;
+    const auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()) -
+        ago;
     return std::to_string(ms.count()) + "0123456789abcdef012";
 }
 
@@ -55,11 +57,17 @@ http_request get(const std::string& query) {
 BOOST_AUTO_TEST_SUITE(call_outcome)
 
 BOOST_AUTO_TEST_CASE(a_request_id_says_when_nginx_first_saw_the_call) {
-    const auto t = request_id_time("1700000000123" "0123456789abcdef012");
+    const auto t = request_id_time(
+        "1700000000123"
+        "0123456789abcdef012");
     BOOST_TEST_REQUIRE(t.has_value());
     BOOST_TEST(std::chrono::duration_cast<std::chrono::milliseconds>(t->time_since_epoch()).count() == 1700000000123);
-    BOOST_TEST(!request_id_time("1700000000123" "0123456789ABCDEF012"));  // upper-case hex: not keeper's
-    BOOST_TEST(!request_id_time("170000000012x" "0123456789abcdef012"));
+    BOOST_TEST(
+        !request_id_time("1700000000123"
+                         "0123456789ABCDEF012"));  // upper-case hex: not keeper's
+    BOOST_TEST(
+        !request_id_time("170000000012x"
+                         "0123456789abcdef012"));
     BOOST_TEST(!request_id_time("1700000000123"));
 }
 
@@ -71,7 +79,9 @@ BOOST_AUTO_TEST_CASE(a_recorded_call_answers_its_result_and_time) {
     const auto out = handle_request(get("sessionId=ABCdef&requestId=" + id), st, cfg);
     BOOST_TEST(out.response.status == 200);
     BOOST_TEST(out.response.content_type.starts_with("application/json"));
-    BOOST_TEST(out.response.body == R"({"requestId":")" + id + R"(","session":0,"outcome":"recorded","result":9,"at":"2026-11-27T07:00:00.123Z"})");
+    BOOST_TEST(out.response.body ==
+               R"({"requestId":")" + id +
+                   R"(","session":0,"outcome":"recorded","result":9,"at":"2026-11-27T07:00:00.123Z"})");
     BOOST_TEST(st.session_id == "abcdef");  // sessions compare in lower case, as in every call
     BOOST_TEST(st.request_id == id);
     // The window: from a minute before nginx saw it to a minute past its deadline.
@@ -93,7 +103,8 @@ BOOST_AUTO_TEST_CASE(no_call_is_none_once_the_store_finds_it_decided_and_pending
     st.record.undecided = std::chrono::milliseconds{14200};
     out = handle_request(get("sessionId=s&requestId=" + old), st, cfg);
     BOOST_TEST(out.response.status == 200);
-    BOOST_TEST(out.response.body == R"({"requestId":")" + old + R"(","session":0,"outcome":"pending","retryAfter":15})");
+    BOOST_TEST(out.response.body ==
+               R"({"requestId":")" + old + R"(","session":0,"outcome":"pending","retryAfter":15})");
     bool retry_after = false;
     for (const auto& [name, value] : out.response.headers) {
         if (name == "Retry-After") retry_after = value == "15";
@@ -119,7 +130,8 @@ BOOST_AUTO_TEST_CASE(a_form_post_is_read_as_a_get) {
     r.content_type = "application/x-www-form-urlencoded";
     const auto id = request_id_of(std::chrono::minutes{1});
     r.body = "requestId=" + id + "&sessionId=s";
-    BOOST_TEST(handle_request(r, st, settings{}).response.body.find(R"("outcome":"recorded","result":0)") != std::string::npos);
+    BOOST_TEST(handle_request(r, st, settings{}).response.body.find(R"("outcome":"recorded","result":0)") !=
+               std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(bad_parameters_are_a_json_client_fault_and_ask_the_store_nothing) {
@@ -143,7 +155,8 @@ BOOST_AUTO_TEST_CASE(bad_parameters_are_a_json_client_fault_and_ask_the_store_no
 
 BOOST_AUTO_TEST_CASE(a_database_that_does_not_answer_is_a_json_server_fault) {
     keeper::test::unreachable_store st;
-    const auto out = handle_request(get("sessionId=s&requestId=" + request_id_of(std::chrono::minutes{1})), st, settings{});
+    const auto out =
+        handle_request(get("sessionId=s&requestId=" + request_id_of(std::chrono::minutes{1})), st, settings{});
     BOOST_TEST(out.response.status == 500);
     BOOST_TEST(out.response.body.starts_with(R"({"Message":)"));
     BOOST_TEST(st.calls == 1);

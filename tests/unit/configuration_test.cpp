@@ -31,7 +31,8 @@ std::string another_valid_value(const std::string& key, const std::string& value
     if (key == "log_format") return value == "text" ? "json" : "text";
     if (key == "public_base_url") return "https://api.example.com";
     if (value == "true" || value == "false") return value == "true" ? "false" : "true";
-    if (!value.empty() && value.find_first_not_of("0123456789") == std::string::npos) return std::to_string(std::stoll(value) + 1);
+    if (!value.empty() && value.find_first_not_of("0123456789") == std::string::npos)
+        return std::to_string(std::stoll(value) + 1);
     return value + "x";
 }
 
@@ -84,14 +85,19 @@ BOOST_AUTO_TEST_CASE(the_workers_connection_string_carries_a_connect_timeout) {
     const std::string tcp = "keepalives_idle=10 keepalives_interval=3 keepalives_count=3 tcp_user_timeout=10000";
     const std::string tcp_uri = "keepalives_idle=10&keepalives_interval=3&keepalives_count=3&tcp_user_timeout=10000";
     auto s = parse_settings("database_url = host=db1,db2 dbname=keeper target_session_attrs=read-write\n", {});
-    BOOST_TEST(worker_conninfo(s) == "host=db1,db2 dbname=keeper target_session_attrs=read-write connect_timeout=3 " + tcp);
-    s = parse_settings("database_url = postgresql://db1,db2/keeper?target_session_attrs=read-write\nconnect_timeout_seconds = 7\n", {});
-    BOOST_TEST(worker_conninfo(s) == "postgresql://db1,db2/keeper?target_session_attrs=read-write&connect_timeout=7&" + tcp_uri);
+    BOOST_TEST(worker_conninfo(s) ==
+               "host=db1,db2 dbname=keeper target_session_attrs=read-write connect_timeout=3 " + tcp);
+    s = parse_settings(
+        "database_url = postgresql://db1,db2/keeper?target_session_attrs=read-write\nconnect_timeout_seconds = 7\n",
+        {});
+    BOOST_TEST(worker_conninfo(s) ==
+               "postgresql://db1,db2/keeper?target_session_attrs=read-write&connect_timeout=7&" + tcp_uri);
     s = parse_settings("database_url = postgresql://db1/keeper\n", {});
     BOOST_TEST(worker_conninfo(s) == "postgresql://db1/keeper?connect_timeout=3&" + tcp_uri);
     s = parse_settings("database_url = dbname=keeper connect_timeout=10 keepalives_idle=60\n", {});
     BOOST_TEST(worker_conninfo(s) ==
-               "dbname=keeper connect_timeout=10 keepalives_idle=60 keepalives_interval=3 keepalives_count=3 tcp_user_timeout=10000");
+               "dbname=keeper connect_timeout=10 keepalives_idle=60 keepalives_interval=3 keepalives_count=3 "
+               "tcp_user_timeout=10000");
 }
 
 BOOST_AUTO_TEST_CASE(unknown_keys_and_bad_values_name_the_key) {
@@ -129,8 +135,9 @@ BOOST_AUTO_TEST_CASE(the_admin_file_holds_only_the_admin_connection_strings_and_
     const auto write = [&](const std::string& name, const std::string& text) { return dir.write(name, text); };
     const auto config = write("keeper.conf", "database_url = dbname=k user=keeper_worker\nadmin_database_url = old\n");
     BOOST_TEST(admin_config_path(config).empty());  // none beside it yet
-    const auto admin = write("admin.conf", "admin_database_url = dbname=k user=keeper password=p\n"
-                                           "maintain_database_url = dbname=k user=keeper_maintain\n");
+    const auto admin = write("admin.conf",
+                             "admin_database_url = dbname=k user=keeper password=p\n"
+                             "maintain_database_url = dbname=k user=keeper_maintain\n");
     BOOST_TEST(admin_config_path(config) == admin);
     const auto s = load_settings(config, admin);
     BOOST_TEST(s.database_url == "dbname=k user=keeper_worker");
@@ -142,7 +149,8 @@ BOOST_AUTO_TEST_CASE(the_admin_file_holds_only_the_admin_connection_strings_and_
         apply_admin_file(other, "# the workers' own\ndatabase_url = x\n");
         BOOST_FAIL("admin.conf took a worker key");
     } catch (const config_error& e) {
-        BOOST_TEST(std::string{e.what()}.find("admin.conf line 2: 'database_url' belongs in keeper.conf") == 0, e.what());
+        BOOST_TEST(std::string{e.what()}.find("admin.conf line 2: 'database_url' belongs in keeper.conf") == 0,
+                   e.what());
     }
 }
 
@@ -166,7 +174,8 @@ BOOST_AUTO_TEST_CASE(the_shipped_config_file_shows_every_key_with_its_default) {
     std::string uncommented;
     std::istringstream lines{file};
     for (std::string l; std::getline(lines, l);) {
-        if (l.rfind("#", 0) == 0 && l.find(" = ") != std::string::npos && l.find(' ') > 1) uncommented += l.substr(1) + "\n";
+        if (l.rfind("#", 0) == 0 && l.find(" = ") != std::string::npos && l.find(' ') > 1)
+            uncommented += l.substr(1) + "\n";
     }
     BOOST_TEST((parse_settings(uncommented, {}) == keeper::core::settings{}));
 }
@@ -281,7 +290,8 @@ BOOST_AUTO_TEST_CASE(the_committed_api_reference_is_the_generated_one) {
     std::ifstream in{std::string{KEEPER_SOURCE_DIR} + "/docs/api.md"};
     std::ostringstream text;
     text << in.rdbuf();
-    BOOST_TEST((text.str() == write_api_reference()), "regenerate: build/keeperctl/keeperctl api-reference > docs/api.md");
+    BOOST_TEST((text.str() == write_api_reference()),
+               "regenerate: build/keeperctl/keeperctl api-reference > docs/api.md");
 }
 
 BOOST_AUTO_TEST_CASE(the_committed_openapi_document_is_the_generated_one) {
@@ -305,7 +315,8 @@ BOOST_AUTO_TEST_CASE(a_line_names_request_operation_transport_outcome_and_durati
     h.log = {"SimpleAuthApi", "Authenticate", transport::soap11, "result=0", "", nullptr, 0, std::nullopt};
     h.response.status = 200;
     BOOST_TEST(format_log_line("abc", h, std::chrono::microseconds{1500}) ==
-               "request_id=abc group=SimpleAuthApi operation=Authenticate transport=soap11 outcome=result=0 status=200 duration_ms=1.500");
+               "request_id=abc group=SimpleAuthApi operation=Authenticate transport=soap11 outcome=result=0 status=200 "
+               "duration_ms=1.500");
 }
 
 BOOST_AUTO_TEST_CASE(a_replayed_or_retried_call_says_so) {
@@ -338,14 +349,18 @@ BOOST_AUTO_TEST_CASE(a_line_names_the_calls_trace_when_it_has_one) {
                                   "00_4bf92f3577b34da6a3ce929d0e0e4736_00f067aa0ba902b7_01"}) {
         BOOST_TEST(!trace_id_of(bad).has_value(), bad);
     }
-    http_request r{"GET", "/GlobalApi.asmx/GetUtcNow", "", "", std::nullopt, "h", "http", "rid", "", false, "127.0.0.1", std::nullopt};
+    http_request r{
+        "GET",       "/GlobalApi.asmx/GetUtcNow", "", "", std::nullopt, "h", "http", "rid", "", false, "127.0.0.1",
+        std::nullopt};
     r.traceparent = parent;
     keeper::test::unreachable_store db;
     const auto h = handle_request(r, db, keeper::core::settings{});
     BOOST_TEST(h.log.trace_id == "4bf92f3577b34da6a3ce929d0e0e4736");
-    BOOST_TEST(format_log_line("rid", h, std::chrono::microseconds{0}).starts_with(
-        "request_id=rid trace_id=4bf92f3577b34da6a3ce929d0e0e4736 group=GlobalApi operation=GetUtcNow"));
-    const auto object = nlohmann::json::parse(format_log_line("rid", h, std::chrono::microseconds{0}, log_format_kind::json));
+    BOOST_TEST(format_log_line("rid", h, std::chrono::microseconds{0})
+                   .starts_with(
+                       "request_id=rid trace_id=4bf92f3577b34da6a3ce929d0e0e4736 group=GlobalApi operation=GetUtcNow"));
+    const auto object =
+        nlohmann::json::parse(format_log_line("rid", h, std::chrono::microseconds{0}, log_format_kind::json));
     BOOST_TEST(object["trace_id"] == "4bf92f3577b34da6a3ce929d0e0e4736");
     r.traceparent = "00-00000000000000000000000000000000-00f067aa0ba902b7-01";
     BOOST_TEST(format_log_line("rid", handle_request(r, db, keeper::core::settings{}), std::chrono::microseconds{0})

@@ -36,7 +36,8 @@ struct scripted_store : t::unreachable_store {
 };
 
 const std::string session = "0123456789abcdef0123456789abcdef";
-const std::string permits_query = "sessionId=" + session + "&acceptPayments=true&acceptInvoices=false&acceptMessages=true";
+const std::string permits_query =
+    "sessionId=" + session + "&acceptPayments=true&acceptInvoices=false&acceptMessages=true";
 const std::string permits_json =
     R"({"sessionId":")" + session + R"(","acceptPayments":true,"acceptInvoices":false,"acceptMessages":true})";
 
@@ -46,33 +47,50 @@ struct keyed_fixture {
 
     handled_request send(std::string method, std::string path, std::string query, std::string type, std::string body,
                          std::optional<std::string> key, std::optional<std::string> action = std::nullopt) {
-        http_request r{std::move(method), std::move(path), std::move(query), std::move(type), std::move(action),
-                       "h", "http", "rid-k", std::move(body), false, "127.0.0.1", std::move(key)};
+        http_request r{std::move(method),
+                       std::move(path),
+                       std::move(query),
+                       std::move(type),
+                       std::move(action),
+                       "h",
+                       "http",
+                       "rid-k",
+                       std::move(body),
+                       false,
+                       "127.0.0.1",
+                       std::move(key)};
         return handle_request(r, db, cfg);
     }
     handled_request get(const std::optional<std::string>& key) {
         return send("GET", "/AccountApi.asmx/SetAccountPermits", permits_query, "", "", key);
     }
     handled_request json(const std::optional<std::string>& key) {
-        return send("POST", "/AccountApi.asmx/SetAccountPermits", "", "application/json; charset=utf-8", permits_json, key);
+        return send("POST", "/AccountApi.asmx/SetAccountPermits", "", "application/json; charset=utf-8", permits_json,
+                    key);
     }
     handled_request form(const std::optional<std::string>& key) {
-        return send("POST", "/AccountApi.asmx/SetAccountPermits", "", "application/x-www-form-urlencoded", permits_query, key);
+        return send("POST", "/AccountApi.asmx/SetAccountPermits", "", "application/x-www-form-urlencoded",
+                    permits_query, key);
     }
     handled_request soap11(const std::optional<std::string>& key) {
         return send("POST", "/AccountApi.asmx", "", "text/xml; charset=utf-8",
-                    t::soap11("SetAccountPermits", {{"sessionId", session}, {"acceptPayments", "true"},
-                                                    {"acceptInvoices", "false"}, {"acceptMessages", "true"}}),
+                    t::soap11("SetAccountPermits", {{"sessionId", session},
+                                                    {"acceptPayments", "true"},
+                                                    {"acceptInvoices", "false"},
+                                                    {"acceptMessages", "true"}}),
                     key, "\"http://tempuri.org/SetAccountPermits\"");
     }
     handled_request soap12(const std::optional<std::string>& key) {
         return send("POST", "/AccountApi.asmx", "", "application/soap+xml; charset=utf-8",
-                    t::soap12("SetAccountPermits", {{"sessionId", session}, {"acceptPayments", "true"},
-                                                    {"acceptInvoices", "false"}, {"acceptMessages", "true"}}),
+                    t::soap12("SetAccountPermits", {{"sessionId", session},
+                                                    {"acceptPayments", "true"},
+                                                    {"acceptInvoices", "false"},
+                                                    {"acceptMessages", "true"}}),
                     key);
     }
     static std::string header(const handled_request& h, const std::string& name) {
-        for (const auto& [n, v] : h.response.headers) if (n == name) return v;
+        for (const auto& [n, v] : h.response.headers)
+            if (n == name) return v;
         return "(none)";
     }
 };
@@ -97,8 +115,8 @@ BOOST_AUTO_TEST_CASE(a_key_is_bare_or_a_structured_field_string_of_1_to_255_visi
 
 BOOST_AUTO_TEST_CASE(anything_else_is_a_client_fault) {
     for (const std::string& bad : {std::string{}, std::string{"\"\""}, std::string(256, 'k'), std::string{"a b"},
-                                  std::string{"\"a b\""}, std::string{"tab\there"}, std::string{"ключ"},
-                                  std::string{"nul\0x", 5}, std::string{R"("bad\escape")"}, std::string{R"("a"b")"}}) {
+                                   std::string{"\"a b\""}, std::string{"tab\there"}, std::string{"ключ"},
+                                   std::string{"nul\0x", 5}, std::string{R"("bad\escape")"}, std::string{R"("a"b")"}}) {
         BOOST_TEST_CONTEXT(bad) {
             try {
                 (void)read_idempotency_key(bad);

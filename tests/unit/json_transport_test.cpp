@@ -20,7 +20,8 @@ struct json_fixture {
 
     handled_request post_json(const std::string& path, const std::string& body,
                               const std::string& content_type = "application/json; charset=utf-8") {
-        http_request r{"POST", path, "", content_type, std::nullopt, "h", "http", "rid-j", body, false, "127.0.0.1", std::nullopt};
+        http_request r{"POST", path,    "",   content_type, std::nullopt, "h",
+                       "http", "rid-j", body, false,        "127.0.0.1",  std::nullopt};
         return handle_request(r, db, cfg);
     }
     handled_request get(const std::string& path, const std::string& remote_addr = "127.0.0.1") {
@@ -28,7 +29,8 @@ struct json_fixture {
         return handle_request(r, db, cfg);
     }
     static std::string header(const handled_request& h, const std::string& name) {
-        for (const auto& [n, v] : h.response.headers) if (n == name) return v;
+        for (const auto& [n, v] : h.response.headers)
+            if (n == name) return v;
         return {};
     }
     // A 400 naming what was wrong, in ASP.NET AJAX's error shape.
@@ -64,7 +66,9 @@ BOOST_AUTO_TEST_CASE(date_time_is_written_as_asp_net_ajax_does) {
         BOOST_TEST(r.response.body.starts_with(R"({"d":"\/Date()"));
         BOOST_TEST(r.response.body.ends_with(R"()\/"})"));
         const auto ms = std::stoll(r.response.body.substr(13));
-        const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+        const auto now =
+            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+                .count();
         BOOST_TEST(std::llabs(now - ms) < 60000);
     }
 }
@@ -77,7 +81,8 @@ BOOST_AUTO_TEST_CASE(strings_are_escaped_as_javascriptserializer_does) {
 }
 
 BOOST_AUTO_TEST_CASE(a_missing_parameter_is_400_naming_it) {
-    expect_client_error(post_json("/ErrorsApi.asmx/GetErrorDesc", R"({"errorCode":4})"), "Missing parameter: cultureCode.");
+    expect_client_error(post_json("/ErrorsApi.asmx/GetErrorDesc", R"({"errorCode":4})"),
+                        "Missing parameter: cultureCode.");
 }
 
 BOOST_AUTO_TEST_CASE(a_mistyped_parameter_is_400_naming_it) {
@@ -89,14 +94,16 @@ BOOST_AUTO_TEST_CASE(a_mistyped_parameter_is_400_naming_it) {
                         "Parameter 'errorCode' has an invalid value 2147483648: not a valid int.");
     expect_client_error(post_json("/ErrorsApi.asmx/GetErrorDesc", R"({"errorCode":null,"cultureCode":1033})"),
                         "Parameter 'errorCode' has an invalid value null: not a valid int.");
-    expect_client_error(post_json("/AccountApi.asmx/SetAccountPermits",
-                                  R"({"sessionId":"s","acceptPayments":1,"acceptInvoices":true,"acceptMessages":true})"),
-                        "Parameter 'acceptPayments' has an invalid value 1: not a valid boolean.");
+    expect_client_error(
+        post_json("/AccountApi.asmx/SetAccountPermits",
+                  R"({"sessionId":"s","acceptPayments":1,"acceptInvoices":true,"acceptMessages":true})"),
+        "Parameter 'acceptPayments' has an invalid value 1: not a valid boolean.");
     expect_client_error(post_json("/AccountApi.asmx/CheckSessionEx", R"({"sessionId":["s"],"appId":"a"})"),
                         "Parameter 'sessionId' has an invalid value [\"s\"]: not a valid string.");
-    expect_client_error(post_json("/PushApi.asmx/SubscribeWithTagAndLocale",
-                                  R"({"sessionId":"s","provider":"android","pushServiceUserId":"u","tag":1,"locale":"en"})"),
-                        "Parameter 'provider' has an invalid value \"android\": not a valid Provider.");
+    expect_client_error(
+        post_json("/PushApi.asmx/SubscribeWithTagAndLocale",
+                  R"({"sessionId":"s","provider":"android","pushServiceUserId":"u","tag":1,"locale":"en"})"),
+        "Parameter 'provider' has an invalid value \"android\": not a valid Provider.");
 }
 
 BOOST_AUTO_TEST_CASE(provider_is_read_by_name_or_by_number) {
@@ -115,25 +122,33 @@ BOOST_AUTO_TEST_CASE(provider_is_read_by_name_or_by_number) {
 
 BOOST_AUTO_TEST_CASE(a_body_that_is_not_json_or_not_an_object_is_400) {
     expect_client_error(post_json("/GlobalApi.asmx/GetUtcNow", "{"), "The request body is not valid JSON (at byte 2).");
-    expect_client_error(post_json("/GlobalApi.asmx/GetUtcNow", "{\"a\":1,}"), "The request body is not valid JSON (at byte 8).");
-    expect_client_error(post_json("/GlobalApi.asmx/GetUtcNow", "{} {}"), "The request body is not valid JSON (at byte 4).");
-    expect_client_error(post_json("/GlobalApi.asmx/GetUtcNow", "/* c */ {}"), "The request body is not valid JSON (at byte 1).");
-    expect_client_error(post_json("/GlobalApi.asmx/GetUtcNow", "{\"a\":\"\xff\"}"), "The request body is not valid JSON (at byte 7).");
+    expect_client_error(post_json("/GlobalApi.asmx/GetUtcNow", "{\"a\":1,}"),
+                        "The request body is not valid JSON (at byte 8).");
+    expect_client_error(post_json("/GlobalApi.asmx/GetUtcNow", "{} {}"),
+                        "The request body is not valid JSON (at byte 4).");
+    expect_client_error(post_json("/GlobalApi.asmx/GetUtcNow", "/* c */ {}"),
+                        "The request body is not valid JSON (at byte 1).");
+    expect_client_error(post_json("/GlobalApi.asmx/GetUtcNow", "{\"a\":\"\xff\"}"),
+                        "The request body is not valid JSON (at byte 7).");
     expect_client_error(post_json("/GlobalApi.asmx/GetUtcNow", "[]"),
                         "The JSON body must be an object of the operation's parameters by name.");
 }
 
 BOOST_AUTO_TEST_CASE(depth_and_repeats_are_bounded) {
-    expect_client_error(post_json("/GlobalApi.asmx/GetUtcNow", R"({"x":)" + std::string(40, '[') + std::string(40, ']') + "}"),
-                        "The JSON body is nested too deeply.");
-    expect_client_error(post_json("/ErrorsApi.asmx/GetErrorDesc", R"({"errorCode":4,"cultureCode":1033,"errorCode":5})"),
-                        "Parameter 'errorCode' is given more than once.");
+    expect_client_error(
+        post_json("/GlobalApi.asmx/GetUtcNow", R"({"x":)" + std::string(40, '[') + std::string(40, ']') + "}"),
+        "The JSON body is nested too deeply.");
+    expect_client_error(
+        post_json("/ErrorsApi.asmx/GetErrorDesc", R"({"errorCode":4,"cultureCode":1033,"errorCode":5})"),
+        "Parameter 'errorCode' is given more than once.");
     // Unknown members are ignored, as for the form transports.
-    BOOST_TEST(post_json("/ErrorsApi.asmx/GetErrorDesc", R"({"errorCode":4,"cultureCode":1033,"x":{"y":1}})").response.status == 200);
+    BOOST_TEST(post_json("/ErrorsApi.asmx/GetErrorDesc", R"({"errorCode":4,"cultureCode":1033,"x":{"y":1}})")
+                   .response.status == 200);
 }
 
 BOOST_AUTO_TEST_CASE(a_server_failure_is_500_with_a_generic_message) {
-    const auto r = post_json("/AccountApi.asmx/CheckSessionEx", R"({"sessionId":"{11111111-2222-3333-4444-555555555555}","appId":"a"})");
+    const auto r = post_json("/AccountApi.asmx/CheckSessionEx",
+                             R"({"sessionId":"{11111111-2222-3333-4444-555555555555}","appId":"a"})");
     BOOST_TEST(r.response.status == 500);
     BOOST_TEST(header(r, "jsonerror") == "true");
     BOOST_TEST(r.response.body == R"({"Message":"Server was unable to process request (request id rid-j)."})");
@@ -165,8 +180,12 @@ BOOST_AUTO_TEST_CASE(a_json_calls_415_and_413_are_json) {
     BOOST_TEST(to_group.response.status == 415);
     BOOST_TEST(header(to_group, "jsonerror") == "true");
 
-    http_request big{"POST", "/GlobalApi.asmx/GetUtcNow", "", "application/json; charset=utf-8", std::nullopt, "h", "http",
-                     "rid-j", "", true, "127.0.0.1", std::nullopt};
+    http_request big{"POST",       "/GlobalApi.asmx/GetUtcNow",
+                     "",           "application/json; charset=utf-8",
+                     std::nullopt, "h",
+                     "http",       "rid-j",
+                     "",           true,
+                     "127.0.0.1",  std::nullopt};
     const auto too_large = handle_request(big, db, cfg);
     BOOST_TEST(too_large.response.status == 413);
     BOOST_TEST(header(too_large, "jsonerror") == "true");

@@ -48,7 +48,9 @@ std::vector<std::string> lines_of(const std::vector<std::string>& writes) {
     return lines;
 }
 
-std::string record(int thread, int i) { return "request_id=t" + std::to_string(thread) + "-" + std::to_string(i) + " status=200"; }
+std::string record(int thread, int i) {
+    return "request_id=t" + std::to_string(thread) + "-" + std::to_string(i) + " status=200";
+}
 
 }  // namespace
 
@@ -118,7 +120,7 @@ BOOST_AUTO_TEST_CASE(concurrent_appends_keep_every_record_whole) {
         });
     }
     std::thread drainer{[&] {
-            for (int i = 0; i < 200; ++i) {
+        for (int i = 0; i < 200; ++i) {
             shared.ring().drain(out.in());
             std::this_thread::yield();
         }

@@ -34,11 +34,17 @@ BOOST_AUTO_TEST_CASE(requests_are_counted_by_operation_transport_and_outcome) {
     record_request(*block, log_for(auth, transport::soap11, 0, std::nullopt), std::chrono::microseconds{300});
     record_request(*block, log_for(auth, transport::soap11, 0, std::nullopt), std::chrono::microseconds{3000});
     record_request(*block, log_for(auth, transport::http_get, 4, std::nullopt), std::chrono::microseconds{100});
-    record_request(*block, log_for(nullptr, transport::soap12, std::nullopt, fault_kind::malformed), std::chrono::microseconds{50});
+    record_request(*block, log_for(nullptr, transport::soap12, std::nullopt, fault_kind::malformed),
+                   std::chrono::microseconds{50});
     const auto text = format_metrics(*block);
-    BOOST_TEST(has_line(text, R"(keeper_requests_total{group="SimpleAuthApi",operation="Authenticate",transport="soap11",outcome="result_0"} 2)"));
-    BOOST_TEST(has_line(text, R"(keeper_requests_total{group="SimpleAuthApi",operation="Authenticate",transport="get",outcome="result_4"} 1)"));
-    BOOST_TEST(has_line(text, R"(keeper_requests_total{group="-",operation="-",transport="soap12",outcome="fault_malformed"} 1)"));
+    BOOST_TEST(has_line(
+        text,
+        R"(keeper_requests_total{group="SimpleAuthApi",operation="Authenticate",transport="soap11",outcome="result_0"} 2)"));
+    BOOST_TEST(has_line(
+        text,
+        R"(keeper_requests_total{group="SimpleAuthApi",operation="Authenticate",transport="get",outcome="result_4"} 1)"));
+    BOOST_TEST(has_line(
+        text, R"(keeper_requests_total{group="-",operation="-",transport="soap12",outcome="fault_malformed"} 1)"));
     BOOST_TEST(has_line(text, R"(keeper_faults_total{kind="malformed"} 1)"));
     BOOST_TEST(has_line(text, R"(keeper_faults_total{kind="server"} 0)"));
     BOOST_TEST(has_line(text, "# TYPE keeper_requests_total counter"));
@@ -48,7 +54,8 @@ BOOST_AUTO_TEST_CASE(durations_form_a_cumulative_histogram) {
     auto block = std::make_unique<metrics_block>();
     const auto* now = find_operation(api_group::global, "GetUtcNow");
     for (int us : {100, 400, 2000, 2000000}) {
-        record_request(*block, log_for(now, transport::http_get, std::nullopt, std::nullopt), std::chrono::microseconds{us});
+        record_request(*block, log_for(now, transport::http_get, std::nullopt, std::nullopt),
+                       std::chrono::microseconds{us});
     }
     const auto text = format_metrics(*block);
     const std::string labels = R"(group="GlobalApi",operation="GetUtcNow")";
@@ -74,7 +81,7 @@ BOOST_AUTO_TEST_CASE(pool_and_database_series_follow_prometheus_conventions) {
     g.db_connect_failures = 4;
     g.db_connections_lost = 5;
     g.db_lock_timeouts = 1;
-    record_database_call(g, std::chrono::microseconds{700});   // le 0.001
+    record_database_call(g, std::chrono::microseconds{700});    // le 0.001
     record_database_call(g, std::chrono::microseconds{30000});  // le 0.05
     const auto text = format_metrics(*block);
     BOOST_TEST(has_line(text, R"(keeper_build_info{version=")" KEEPER_VERSION R"("} 1)"));
@@ -97,8 +104,9 @@ BOOST_AUTO_TEST_CASE(pool_and_database_series_follow_prometheus_conventions) {
     BOOST_TEST(has_line(text, "keeper_database_call_duration_seconds_sum 0.0307"));
     BOOST_TEST(has_line(text, "keeper_database_call_duration_seconds_count 2"));
     // Every series has its HELP and TYPE; counters end in _total, durations are in seconds.
-    for (const std::string name : {"keeper_workers_alive", "keeper_worker_replacements_total", "keeper_database_connections_open",
-                                   "keeper_database_call_duration_seconds", "keeper_build_info"}) {
+    for (const std::string name :
+         {"keeper_workers_alive", "keeper_worker_replacements_total", "keeper_database_connections_open",
+          "keeper_database_call_duration_seconds", "keeper_build_info"}) {
         BOOST_TEST(text.find("# HELP " + name + " ") != std::string::npos, name);
         BOOST_TEST(text.find("# TYPE " + name + " ") != std::string::npos, name);
     }
@@ -134,7 +142,8 @@ BOOST_AUTO_TEST_CASE(process_series_name_each_process_of_the_pool) {
 BOOST_AUTO_TEST_CASE(the_synchronous_standby_gauge_says_one_copy_or_two_and_nothing_unknown) {
     BOOST_TEST(format_synchronous_standby(true).ends_with("\nkeeper_database_synchronous_standby 1\n"));
     BOOST_TEST(format_synchronous_standby(false).ends_with("\nkeeper_database_synchronous_standby 0\n"));
-    BOOST_TEST(format_synchronous_standby(false).find("# TYPE keeper_database_synchronous_standby gauge\n") != std::string::npos);
+    BOOST_TEST(format_synchronous_standby(false).find("# TYPE keeper_database_synchronous_standby gauge\n") !=
+               std::string::npos);
     BOOST_TEST(format_synchronous_standby(std::nullopt).empty());
 }
 

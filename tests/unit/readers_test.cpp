@@ -78,7 +78,9 @@ BOOST_AUTO_TEST_CASE(reads_the_wrapper_and_its_children) {
 }
 
 BOOST_AUTO_TEST_CASE(sees_xsi_nil) {
-    const auto body = t::envelope(t::soap11_ns, R"(<Op xmlns="http://tempuri.org/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><a xsi:nil="true"/></Op>)");
+    const auto body = t::envelope(
+        t::soap11_ns,
+        R"(<Op xmlns="http://tempuri.org/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><a xsi:nil="true"/></Op>)");
     BOOST_TEST(read_soap(body, soap_version::v11).children.at(0).nil);
 }
 
@@ -89,11 +91,14 @@ BOOST_AUTO_TEST_CASE(empty_body_and_broken_xml_are_malformed) {
 }
 
 BOOST_AUTO_TEST_CASE(any_doctype_is_refused_before_entities_are_defined) {
-    const std::string laughs = R"(<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]><l>&c;</l>)";
+    const std::string laughs =
+        R"(<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]><l>&c;</l>)";
     BOOST_TEST(kind_of_failure(laughs) == fault_kind::malformed);
-    const std::string external = R"(<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><x>&e;</x>)";
+    const std::string external =
+        R"(<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><x>&e;</x>)";
     BOOST_TEST(kind_of_failure(external) == fault_kind::malformed);
-    const std::string plain = "<!DOCTYPE html><soap:Envelope xmlns:soap=\"" + t::soap11_ns + "\"><soap:Body/></soap:Envelope>";
+    const std::string plain =
+        "<!DOCTYPE html><soap:Envelope xmlns:soap=\"" + t::soap11_ns + "\"><soap:Body/></soap:Envelope>";
     BOOST_TEST(kind_of_failure(plain) == fault_kind::malformed);
 }
 

@@ -20,20 +20,26 @@ struct router_fixture {
     t::unreachable_store db;
 
     handled_request soap11(const std::string& path, const std::string& body, std::optional<std::string> action) {
-        http_request r{"POST", path, "", "text/xml; charset=utf-8", std::move(action), "h", "http", "rid-1", body, false, "127.0.0.1", std::nullopt};
+        http_request r{
+            "POST", path,        "",          "text/xml; charset=utf-8", std::move(action), "h", "http", "rid-1", body,
+            false,  "127.0.0.1", std::nullopt};
         return handle_request(r, db, cfg);
     }
-    handled_request soap12(const std::string& path, const std::string& body, const std::string& content_type =
-                                                                                "application/soap+xml; charset=utf-8") {
-        http_request r{"POST", path, "", content_type, std::nullopt, "h", "http", "rid-2", body, false, "127.0.0.1", std::nullopt};
+    handled_request soap12(const std::string& path, const std::string& body,
+                           const std::string& content_type = "application/soap+xml; charset=utf-8") {
+        http_request r{"POST", path,    "",   content_type, std::nullopt, "h",
+                       "http", "rid-2", body, false,        "127.0.0.1",  std::nullopt};
         return handle_request(r, db, cfg);
     }
     handled_request get(const std::string& path, const std::string& query) {
-        http_request r{"GET", path, query, "", std::nullopt, "h", "http", "rid-3", "", false, "127.0.0.1", std::nullopt};
+        http_request r{"GET",  path,    query, "",    std::nullopt, "h",
+                       "http", "rid-3", "",    false, "127.0.0.1",  std::nullopt};
         return handle_request(r, db, cfg);
     }
     handled_request post_form(const std::string& path, const std::string& body, const std::string& query = {}) {
-        http_request r{"POST", path, query, "application/x-www-form-urlencoded", std::nullopt, "h", "http", "rid-4", body, false, "127.0.0.1", std::nullopt};
+        http_request r{"POST",       path,  query,       "application/x-www-form-urlencoded",
+                       std::nullopt, "h",   "http",      "rid-4",
+                       body,         false, "127.0.0.1", std::nullopt};
         return handle_request(r, db, cfg);
     }
 };
@@ -62,7 +68,8 @@ BOOST_AUTO_TEST_CASE(soap11_is_routed_by_soapaction_with_or_without_quotes) {
 }
 
 BOOST_AUTO_TEST_CASE(soap11_without_soapaction_is_routed_by_the_body_element) {
-    const auto r = soap11("/ErrorsApi.asmx", t::soap11("GetErrorDesc", {{"errorCode", "4"}, {"cultureCode", "1033"}}), std::nullopt);
+    const auto r = soap11("/ErrorsApi.asmx", t::soap11("GetErrorDesc", {{"errorCode", "4"}, {"cultureCode", "1033"}}),
+                          std::nullopt);
     BOOST_TEST(r.response.body == t::soap_success(t::soap11_ns, "GetErrorDesc", "Authentication failed."));
     const auto empty = soap11("/GlobalApi.asmx", t::soap11("GetUtcNow", {}), std::string{"\"\""});
     BOOST_TEST(empty.response.status == 200);
@@ -76,16 +83,19 @@ BOOST_AUTO_TEST_CASE(an_unknown_soapaction_is_a_client_fault_naming_it) {
 }
 
 BOOST_AUTO_TEST_CASE(an_operation_of_another_group_is_unknown_here) {
-    const auto r = soap11("/GlobalApi.asmx", t::soap11("GetErrorDesc", {}), std::string{"http://tempuri.org/GetErrorDesc"});
+    const auto r =
+        soap11("/GlobalApi.asmx", t::soap11("GetErrorDesc", {}), std::string{"http://tempuri.org/GetErrorDesc"});
     BOOST_TEST(r.response.status == 500);
     BOOST_TEST(r.log.outcome == "fault=client");
 }
 
 BOOST_AUTO_TEST_CASE(soapaction_and_body_naming_different_operations_is_refused) {
-    const auto r = soap11("/AccountApi.asmx", t::soap11("CheckSessionEx", {}), std::string{"http://tempuri.org/GetUtcNow"});
+    const auto r =
+        soap11("/AccountApi.asmx", t::soap11("CheckSessionEx", {}), std::string{"http://tempuri.org/GetUtcNow"});
     BOOST_TEST(r.response.status == 500);
     BOOST_TEST(r.response.body.find("<faultcode>soap:Client</faultcode>") != std::string::npos);
-    const auto x = soap11("/ErrorsApi.asmx", t::soap11("GetUtcNow", {}), std::string{"http://tempuri.org/GetErrorDesc"});
+    const auto x =
+        soap11("/ErrorsApi.asmx", t::soap11("GetUtcNow", {}), std::string{"http://tempuri.org/GetErrorDesc"});
     BOOST_TEST(x.response.body.find("soap:Client") != std::string::npos);
 }
 
@@ -98,24 +108,30 @@ BOOST_AUTO_TEST_CASE(an_unknown_body_element_or_namespace_is_a_client_fault) {
 
 BOOST_AUTO_TEST_CASE(soap12_uses_the_action_parameter_when_it_names_an_operation) {
     const auto body = t::soap12("GetErrorDesc", {{"errorCode", "0"}, {"cultureCode", "1033"}});
-    const auto r = soap12("/ErrorsApi.asmx", body, R"(application/soap+xml; charset=utf-8; action="http://tempuri.org/GetErrorDesc")");
+    const auto r = soap12("/ErrorsApi.asmx", body,
+                          R"(application/soap+xml; charset=utf-8; action="http://tempuri.org/GetErrorDesc")");
     BOOST_TEST(r.response.body == t::soap_success(t::soap12_ns, "GetErrorDesc", "Success."));
     const auto unknown = soap12("/ErrorsApi.asmx", body, R"(application/soap+xml; action="urn:whatever")");
     BOOST_TEST(unknown.response.status == 200);  // an unknown action falls back to the body
-    const auto clash = soap12("/ErrorsApi.asmx", t::soap12("GetUtcNow", {}), R"(application/soap+xml; action="http://tempuri.org/GetErrorDesc")");
+    const auto clash = soap12("/ErrorsApi.asmx", t::soap12("GetUtcNow", {}),
+                              R"(application/soap+xml; action="http://tempuri.org/GetErrorDesc")");
     BOOST_TEST(clash.response.body.find("<soap:Value>soap:Sender</soap:Value>") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(parameter_order_does_not_matter_and_unknown_elements_are_ignored) {
     const auto body = t::soap11("GetErrorDesc", {{"extra", "x"}, {"cultureCode", "1049"}, {"errorCode", " 4 "}});
-    BOOST_TEST(soap11("/ErrorsApi.asmx", body, std::nullopt).response.body == t::soap_success(t::soap11_ns, "GetErrorDesc", desc_1049));
+    BOOST_TEST(soap11("/ErrorsApi.asmx", body, std::nullopt).response.body ==
+               t::soap_success(t::soap11_ns, "GetErrorDesc", desc_1049));
 }
 
 BOOST_AUTO_TEST_CASE(a_missing_or_nil_element_gets_the_type_default) {
     const auto missing = soap11("/ErrorsApi.asmx", t::soap11("GetErrorDesc", {}), std::nullopt);
     BOOST_TEST(missing.response.body == t::soap_success(t::soap11_ns, "GetErrorDesc", "Success."));
-    const auto nil = t::envelope(t::soap11_ns, R"(<GetErrorDesc xmlns="http://tempuri.org/" xmlns:i="http://www.w3.org/2001/XMLSchema-instance"><errorCode i:nil="true"/><cultureCode>1049</cultureCode></GetErrorDesc>)");
-    BOOST_TEST(soap11("/ErrorsApi.asmx", nil, std::nullopt).response.body == t::soap_success(t::soap11_ns, "GetErrorDesc", "Операция выполнена успешно."));
+    const auto nil = t::envelope(
+        t::soap11_ns,
+        R"(<GetErrorDesc xmlns="http://tempuri.org/" xmlns:i="http://www.w3.org/2001/XMLSchema-instance"><errorCode i:nil="true"/><cultureCode>1049</cultureCode></GetErrorDesc>)");
+    BOOST_TEST(soap11("/ErrorsApi.asmx", nil, std::nullopt).response.body ==
+               t::soap_success(t::soap11_ns, "GetErrorDesc", "Операция выполнена успешно."));
 }
 
 BOOST_AUTO_TEST_CASE(an_undecodable_soap_value_is_a_client_fault_naming_parameter_and_value) {
@@ -126,7 +142,8 @@ BOOST_AUTO_TEST_CASE(an_undecodable_soap_value_is_a_client_fault_naming_paramete
 }
 
 BOOST_AUTO_TEST_CASE(format_errors_answer_1_without_asking_the_database) {
-    const auto r = get("/SimpleAuthApi.asmx/Authenticate", "sessionId=bad%20id&login=bob&authHash=00000000000000000000000000000000");
+    const auto r = get("/SimpleAuthApi.asmx/Authenticate",
+                       "sessionId=bad%20id&login=bob&authHash=00000000000000000000000000000000");
     BOOST_TEST(r.response.body == t::plain_success("int", "1"));
     const auto s = soap11("/AccountApi.asmx", t::soap11("CheckSessionEx", {}), std::nullopt);  // null strings
     BOOST_TEST(s.response.body == t::soap_success(t::soap11_ns, "CheckSessionEx", "1"));
@@ -134,7 +151,8 @@ BOOST_AUTO_TEST_CASE(format_errors_answer_1_without_asking_the_database) {
 }
 
 BOOST_AUTO_TEST_CASE(a_database_failure_is_a_generic_server_fault_with_details_only_in_the_log) {
-    const auto body = t::soap11("Authenticate", {{"sessionId", "abc"}, {"login", "bob"}, {"authHash", std::string(32, 'a')}});
+    const auto body =
+        t::soap11("Authenticate", {{"sessionId", "abc"}, {"login", "bob"}, {"authHash", std::string(32, 'a')}});
     const auto r = soap11("/SimpleAuthApi.asmx", body, std::nullopt);
     BOOST_TEST(r.response.status == 500);
     BOOST_TEST(r.response.body.find("<faultcode>soap:Server</faultcode>") != std::string::npos);
@@ -154,7 +172,8 @@ BOOST_AUTO_TEST_CASE(the_edge_time_is_nginx_msec_and_nothing_else) {
     const auto t = parse_epoch_msec("1700000000.123");
     BOOST_REQUIRE(t.has_value());
     BOOST_TEST(std::chrono::duration_cast<std::chrono::milliseconds>(t->time_since_epoch()).count() == 1700000000123LL);
-    for (const std::string bad : {"", "1700000000", "1700000000.12", "1700000000.1234", "-1.000", "17x0.123", "1.-12", ".123"}) {
+    for (const std::string bad :
+         {"", "1700000000", "1700000000.12", "1700000000.1234", "-1.000", "17x0.123", "1.-12", ".123"}) {
         BOOST_TEST(!parse_epoch_msec(bad).has_value(), bad);
     }
 }
@@ -168,16 +187,18 @@ BOOST_AUTO_TEST_CASE(a_call_whose_budget_was_spent_waiting_for_a_worker_is_not_a
         r.sent_at = long_ago;
         return handle_request(r, db, cfg);
     };
-    const auto soap = stale({"POST", "/AccountApi.asmx", "", "text/xml; charset=utf-8", std::nullopt, "h", "http", "rid-9",
-                             t::soap11("CheckSessionEx", {{"sessionId", "a"}, {"appId", "b"}}), false, "127.0.0.1", std::nullopt});
+    const auto soap =
+        stale({"POST", "/AccountApi.asmx", "", "text/xml; charset=utf-8", std::nullopt, "h", "http", "rid-9",
+               t::soap11("CheckSessionEx", {{"sessionId", "a"}, {"appId", "b"}}), false, "127.0.0.1", std::nullopt});
     BOOST_TEST(soap.response.status == 500);
     BOOST_TEST(soap.response.body.find("<faultcode>soap:Server</faultcode>") != std::string::npos);
-    const auto get = stale({"GET", "/AccountApi.asmx/CheckSessionEx", "sessionId=a&appId=b", "", std::nullopt, "h", "http",
-                            "rid-9", "", false, "127.0.0.1", std::nullopt});
+    const auto get = stale({"GET", "/AccountApi.asmx/CheckSessionEx", "sessionId=a&appId=b", "", std::nullopt, "h",
+                            "http", "rid-9", "", false, "127.0.0.1", std::nullopt});
     BOOST_TEST(get.response.status == 503);
     BOOST_TEST(get.response.content_type == "text/plain; charset=utf-8");
-    const auto json = stale({"POST", "/AccountApi.asmx/CheckSessionEx", "", "application/json; charset=utf-8", std::nullopt, "h",
-                             "http", "rid-9", R"({"sessionId":"a","appId":"b"})", false, "127.0.0.1", std::nullopt});
+    const auto json =
+        stale({"POST", "/AccountApi.asmx/CheckSessionEx", "", "application/json; charset=utf-8", std::nullopt, "h",
+               "http", "rid-9", R"({"sessionId":"a","appId":"b"})", false, "127.0.0.1", std::nullopt});
     BOOST_TEST(json.response.status == 503);
     BOOST_TEST(json.response.body.starts_with(R"({"Message":"The call was not applied (request id rid-9))"));
     for (const auto* r : {&soap, &get, &json}) {
@@ -188,8 +209,18 @@ BOOST_AUTO_TEST_CASE(a_call_whose_budget_was_spent_waiting_for_a_worker_is_not_a
     }
     BOOST_TEST(db.calls == 0);
 
-    http_request fresh{"GET", "/AccountApi.asmx/CheckSessionEx", "sessionId=a&appId=b", "", std::nullopt, "h", "http", "rid-9", "",
-                       false, "127.0.0.1", std::nullopt};
+    http_request fresh{"GET",
+                       "/AccountApi.asmx/CheckSessionEx",
+                       "sessionId=a&appId=b",
+                       "",
+                       std::nullopt,
+                       "h",
+                       "http",
+                       "rid-9",
+                       "",
+                       false,
+                       "127.0.0.1",
+                       std::nullopt};
     fresh.sent_at = std::chrono::system_clock::now() - cfg.call_budget / 2;
     BOOST_TEST(handle_request(fresh, db, cfg).log.outcome == "fault=server");  // it ran: the database is down
     // Sent before (the retry socket): its first attempt may have run, so the store settles it.
@@ -204,13 +235,24 @@ BOOST_AUTO_TEST_CASE(a_call_whose_budget_was_spent_waiting_for_a_worker_is_not_a
 // request's shape, except a request sent before to a pool not ready yet (an earlier pool may have
 // run it) and /health, which says why.
 BOOST_AUTO_TEST_CASE(a_refused_request_is_not_applied_in_its_shape_unless_it_was_sent_before) {
-    const http_request get{"GET", "/AccountApi.asmx/CheckSessionEx", "sessionId=a&appId=b", "", std::nullopt, "h", "http",
-                           "rid-7", "", false, "127.0.0.1", std::nullopt};
+    const http_request get{"GET",
+                           "/AccountApi.asmx/CheckSessionEx",
+                           "sessionId=a&appId=b",
+                           "",
+                           std::nullopt,
+                           "h",
+                           "http",
+                           "rid-7",
+                           "",
+                           false,
+                           "127.0.0.1",
+                           std::nullopt};
     const auto busy = refuse_request(get);
     BOOST_TEST(busy.response.status == 503);
     BOOST_TEST(header_of(busy.response, "Retry-After") == "1");
-    BOOST_TEST(busy.response.body == "The call was not applied (request id rid-7): the service is busy. Nothing was changed; it "
-                                     "may be repeated after Retry-After.\r\n");
+    BOOST_TEST(busy.response.body ==
+               "The call was not applied (request id rid-7): the service is busy. Nothing was changed; it "
+               "may be repeated after Retry-After.\r\n");
     BOOST_TEST(busy.log.outcome == "fault=not_applied");
     BOOST_TEST(busy.log.group == "AccountApi");
     BOOST_TEST(busy.log.detail == "refused on arrival: no thread would have been free within admission_wait_ms");
@@ -230,8 +272,18 @@ BOOST_AUTO_TEST_CASE(a_refused_request_is_not_applied_in_its_shape_unless_it_was
     BOOST_TEST(starting.response.body.find("schema") == std::string::npos);  // the reason stays in the log
     BOOST_TEST(starting.log.detail == "not ready: database schema is version 3, this keeper needs 4");
 
-    http_request soap{"POST", "/AccountApi.asmx", "", "text/xml; charset=utf-8", std::nullopt, "h", "http", "rid-7",
-                      t::soap11("CheckSessionEx", {{"sessionId", "a"}, {"appId", "b"}}), false, "127.0.0.1", std::nullopt};
+    http_request soap{"POST",
+                      "/AccountApi.asmx",
+                      "",
+                      "text/xml; charset=utf-8",
+                      std::nullopt,
+                      "h",
+                      "http",
+                      "rid-7",
+                      t::soap11("CheckSessionEx", {{"sessionId", "a"}, {"appId", "b"}}),
+                      false,
+                      "127.0.0.1",
+                      std::nullopt};
     const auto soap_busy = refuse_request(soap);
     BOOST_TEST(soap_busy.response.status == 500);
     BOOST_TEST(soap_busy.response.body.find("<faultcode>soap:Server</faultcode>") != std::string::npos);
@@ -243,7 +295,8 @@ BOOST_AUTO_TEST_CASE(a_refused_request_is_not_applied_in_its_shape_unless_it_was
     BOOST_TEST(again.response.body.find("outcome of the call is unknown (request id rid-7)") != std::string::npos);
     BOOST_TEST(header_of(again.response, "Retry-After").empty());
 
-    const http_request health{"GET", "/health", "", "", std::nullopt, "h", "http", "rid-8", "", false, "127.0.0.1", std::nullopt};
+    const http_request health{"GET",  "/health", "", "",    std::nullopt, "h",
+                              "http", "rid-8",   "", false, "127.0.0.1",  std::nullopt};
     const auto h = refuse_request(health, refusal::not_ready, "database schema is version 3, this keeper needs 4");
     BOOST_TEST(h.response.status == 503);
     BOOST_TEST(h.response.body == "not ready: database schema is version 3, this keeper needs 4\r\n");
@@ -266,8 +319,10 @@ BOOST_AUTO_TEST_CASE(a_post_reads_only_its_form_body) {
 }
 
 BOOST_AUTO_TEST_CASE(form_parameter_errors_are_400_naming_the_parameter) {
-    BOOST_TEST(get("/ErrorsApi.asmx/GetErrorDesc", "errorCode=4").response.body == "Missing parameter: cultureCode.\r\n");
-    BOOST_TEST(get("/ErrorsApi.asmx/GetErrorDesc", "errorcode=4&cultureCode=1").response.body == "Missing parameter: errorCode.\r\n");
+    BOOST_TEST(get("/ErrorsApi.asmx/GetErrorDesc", "errorCode=4").response.body ==
+               "Missing parameter: cultureCode.\r\n");
+    BOOST_TEST(get("/ErrorsApi.asmx/GetErrorDesc", "errorcode=4&cultureCode=1").response.body ==
+               "Missing parameter: errorCode.\r\n");
     const auto bad = get("/ErrorsApi.asmx/GetErrorDesc", "errorCode=12,5&cultureCode=1");
     BOOST_TEST(bad.response.status == 400);
     BOOST_TEST(bad.response.body == "Parameter 'errorCode' has an invalid value '12,5': not a valid int.\r\n");
@@ -291,7 +346,8 @@ BOOST_AUTO_TEST_CASE(unknown_groups_and_paths_are_404) {
 
 BOOST_AUTO_TEST_CASE(other_methods_are_405) {
     for (const std::string method : {"HEAD", "PUT", "DELETE", "OPTIONS", "PATCH"}) {
-        http_request r{method, "/GlobalApi.asmx", "", "", std::nullopt, "h", "http", "r", "", false, "127.0.0.1", std::nullopt};
+        http_request r{method, "/GlobalApi.asmx", "",          "", std::nullopt, "h", "http", "r", "",
+                       false,  "127.0.0.1",       std::nullopt};
         const auto out = handle_request(r, db, cfg);
         BOOST_TEST(out.response.status == 405);
         BOOST_TEST(out.response.headers.at(0).first == "Allow");
@@ -299,14 +355,20 @@ BOOST_AUTO_TEST_CASE(other_methods_are_405) {
 }
 
 BOOST_AUTO_TEST_CASE(a_body_over_the_limit_is_413_before_parsing) {
-    http_request r{"POST", "/GlobalApi.asmx", "", "text/xml", std::nullopt, "h", "http", "r", "", true, "127.0.0.1", std::nullopt};
+    http_request r{"POST", "/GlobalApi.asmx", "",          "text/xml", std::nullopt, "h", "http", "r", "",
+                   true,   "127.0.0.1",       std::nullopt};
     BOOST_TEST(handle_request(r, db, cfg).response.status == 413);
 }
 
 BOOST_AUTO_TEST_CASE(a_post_that_is_neither_soap_nor_form_is_415) {
     BOOST_TEST(soap12("/GlobalApi.asmx", "{}", "application/json").response.status == 415);
     BOOST_TEST(soap12("/GlobalApi.asmx", "", "").response.status == 415);
-    http_request r{"POST", "/GlobalApi.asmx/GetUtcNow", "", "text/xml", std::nullopt, "h", "http", "r", "", false, "127.0.0.1", std::nullopt};
+    http_request r{"POST",       "/GlobalApi.asmx/GetUtcNow",
+                   "",           "text/xml",
+                   std::nullopt, "h",
+                   "http",       "r",
+                   "",           false,
+                   "127.0.0.1",  std::nullopt};
     BOOST_TEST(handle_request(r, db, cfg).response.status == 415);
 }
 
@@ -323,7 +385,7 @@ BOOST_AUTO_TEST_CASE(version_mismatch_and_must_understand_are_500_faults) {
     BOOST_TEST(vm.response.status == 500);
     BOOST_TEST(vm.response.body.find("soap:VersionMismatch") != std::string::npos);
     const auto mu = soap12("/GlobalApi.asmx", t::envelope(t::soap12_ns, t::wrapper("GetUtcNow", {}),
-                                                         R"(<x:A xmlns:x="urn:x" soap:mustUnderstand="true"/>)"));
+                                                          R"(<x:A xmlns:x="urn:x" soap:mustUnderstand="true"/>)"));
     BOOST_TEST(mu.response.status == 500);
     BOOST_TEST(mu.response.body.find("<soap:Value>soap:MustUnderstand</soap:Value>") != std::string::npos);
 }
@@ -335,7 +397,8 @@ BOOST_AUTO_TEST_CASE(the_group_page_lists_its_operations) {
     BOOST_TEST(r.response.body.find("CheckSessionEx") != std::string::npos);
     BOOST_TEST(r.response.body.find("GetUtcNow") == std::string::npos);
     const auto header = [&](const std::string& name) {
-        for (const auto& [n, v] : r.response.headers) if (n == name) return v;
+        for (const auto& [n, v] : r.response.headers)
+            if (n == name) return v;
         return std::string{};
     };
     BOOST_TEST(header("X-Content-Type-Options") == "nosniff");
@@ -352,7 +415,8 @@ BOOST_AUTO_TEST_CASE(health_says_503_when_the_database_is_unreachable) {
 // /live never asks the database; /ready wants one that takes writes; both over GET and HEAD.
 BOOST_AUTO_TEST_CASE(live_answers_without_the_database_and_ready_wants_a_primary) {
     const auto check = [&](const std::string& method, const std::string& path, keeper::core::store& st) {
-        const http_request r{method, path, "", "", std::nullopt, "h", "http", "rid-9", "", false, "127.0.0.1", std::nullopt};
+        const http_request r{method, path,    "", "",    std::nullopt, "h",
+                             "http", "rid-9", "", false, "127.0.0.1",  std::nullopt};
         return handle_request(r, st, cfg);
     };
     for (const std::string method : {"GET", "HEAD"}) {
@@ -370,7 +434,8 @@ BOOST_AUTO_TEST_CASE(live_answers_without_the_database_and_ready_wants_a_primary
     struct standby_store : t::unreachable_store {
         bool healthy() override { return true; }
     } standby;
-    BOOST_TEST(check("GET", "/ready", standby).response.body == "not ready: the database takes no writes (a standby)\r\n");
+    BOOST_TEST(check("GET", "/ready", standby).response.body ==
+               "not ready: the database takes no writes (a standby)\r\n");
     BOOST_TEST(check("GET", "/health", standby).response.status == 200);
     struct primary_store : standby_store {
         bool takes_writes() override { return true; }
@@ -387,7 +452,8 @@ BOOST_AUTO_TEST_CASE(live_answers_without_the_database_and_ready_wants_a_primary
 // A pool that refuses calls (busy, or waiting for its schema) still says it lives, and is not ready.
 BOOST_AUTO_TEST_CASE(a_refusing_pool_lives_and_is_not_ready) {
     const auto refused = [](const std::string& path, refusal why) {
-        const http_request r{"HEAD", path, "", "", std::nullopt, "h", "http", "rid-10", "", false, "127.0.0.1", std::nullopt};
+        const http_request r{"HEAD", path,     "", "",    std::nullopt, "h",
+                             "http", "rid-10", "", false, "127.0.0.1",  std::nullopt};
         return refuse_request(r, why, "database schema is version 3, this keeper needs 4", 4);
     };
     for (const auto why : {refusal::busy, refusal::not_ready}) {
@@ -408,8 +474,11 @@ BOOST_AUTO_TEST_CASE(wsdl_in_any_case_disco_and_operation_pages_are_served) {
         BOOST_TEST(r.response.content_type == "text/xml; charset=utf-8");
         BOOST_TEST(r.response.body.find(R"(<soap:address location="http://h/GlobalApi.asmx" />)") != std::string::npos);
     }
-    http_request tls{"GET", "/api/GlobalApi.asmx", "wsdl", "", std::nullopt, "example.test", "https", "r", "", false, "127.0.0.1", std::nullopt};
-    BOOST_TEST(handle_request(tls, db, cfg).response.body.find(R"(location="https://example.test/api/GlobalApi.asmx")") != std::string::npos);
+    http_request tls{"GET", "/api/GlobalApi.asmx", "wsdl",      "", std::nullopt, "example.test", "https", "r", "",
+                     false, "127.0.0.1",           std::nullopt};
+    BOOST_TEST(
+        handle_request(tls, db, cfg).response.body.find(R"(location="https://example.test/api/GlobalApi.asmx")") !=
+        std::string::npos);
     BOOST_TEST(get("/GlobalApi.asmx", "disco").response.body.find("<discovery") != std::string::npos);
     const auto op = get("/GlobalApi.asmx", "op=GetUtcNow");
     BOOST_TEST(op.response.content_type == "text/html; charset=utf-8");
@@ -424,10 +493,12 @@ BOOST_AUTO_TEST_CASE(the_configured_origin_is_the_wsdls_address_whatever_the_hos
     auto configured = cfg;
     configured.public_base_url = "https://api.example.com";
     const auto page = [&](const std::string& query) {
-        http_request r{"GET", "/GlobalApi.asmx", query, "", std::nullopt, "evil.example", "http", "r", "", false, "203.0.113.9", std::nullopt};
+        http_request r{"GET", "/GlobalApi.asmx", query,       "", std::nullopt, "evil.example", "http", "r", "",
+                       false, "203.0.113.9",     std::nullopt};
         return handle_request(r, db, configured).response.body;
     };
-    BOOST_TEST(page("wsdl").find(R"(<soap:address location="https://api.example.com/GlobalApi.asmx" />)") != std::string::npos);
+    BOOST_TEST(page("wsdl").find(R"(<soap:address location="https://api.example.com/GlobalApi.asmx" />)") !=
+               std::string::npos);
     BOOST_TEST(page("wsdl").find("evil.example") == std::string::npos);
     BOOST_TEST(page("disco").find("https://api.example.com/GlobalApi.asmx") != std::string::npos);
     BOOST_TEST(page("op=GetUtcNow").find("Host: api.example.com") != std::string::npos);
@@ -436,19 +507,26 @@ BOOST_AUTO_TEST_CASE(the_configured_origin_is_the_wsdls_address_whatever_the_hos
 
 BOOST_AUTO_TEST_CASE(the_test_form_is_for_loopback_unless_configured) {
     const auto page_from = [&](const std::string& addr) {
-        http_request r{"GET", "/GlobalApi.asmx", "op=GetUtcNow", "", std::nullopt, "h", "http", "r", "", false, addr, std::nullopt};
+        http_request r{"GET", "/GlobalApi.asmx", "op=GetUtcNow", "", std::nullopt, "h", "http", "r", "", false,
+                       addr,  std::nullopt};
         return handle_request(r, db, cfg).response.body;
     };
-    const auto has_form = [](const std::string& body) { return body.find("<form id=\"test-form\"") != std::string::npos; };
-    for (const std::string local : {"127.0.0.1", "127.1.2.3", "::1", "::ffff:127.0.0.1"}) BOOST_TEST(has_form(page_from(local)), local);
-    for (const std::string remote : {"10.0.0.1", "::ffff:10.0.0.1", "", "1127.0.0.1"}) BOOST_TEST(!has_form(page_from(remote)), remote);
+    const auto has_form = [](const std::string& body) {
+        return body.find("<form id=\"test-form\"") != std::string::npos;
+    };
+    for (const std::string local : {"127.0.0.1", "127.1.2.3", "::1", "::ffff:127.0.0.1"})
+        BOOST_TEST(has_form(page_from(local)), local);
+    for (const std::string remote : {"10.0.0.1", "::ffff:10.0.0.1", "", "1127.0.0.1"})
+        BOOST_TEST(!has_form(page_from(remote)), remote);
     cfg.test_form = test_form_access::any;
     BOOST_TEST(has_form(page_from("10.0.0.1")));
     cfg.test_form = test_form_access::off;
     BOOST_TEST(!has_form(page_from("127.0.0.1")));
     const auto csp = [&] {
-        http_request r{"GET", "/GlobalApi.asmx", "op=GetUtcNow", "", std::nullopt, "h", "http", "r", "", false, "127.0.0.1", std::nullopt};
-        for (const auto& [n, v] : handle_request(r, db, cfg).response.headers) if (n == "Content-Security-Policy") return v;
+        http_request r{"GET", "/GlobalApi.asmx", "op=GetUtcNow", "", std::nullopt, "h", "http", "r", "",
+                       false, "127.0.0.1",       std::nullopt};
+        for (const auto& [n, v] : handle_request(r, db, cfg).response.headers)
+            if (n == "Content-Security-Policy") return v;
         return std::string{};
     }();
     BOOST_TEST(csp.find("frame-src 'self'") != std::string::npos);  // the form's answer, and nothing else

@@ -75,7 +75,8 @@ BOOST_AUTO_TEST_CASE(nginx_faults_are_the_envelopes_keepers_writers_make) {
         BOOST_TEST_CONTEXT(status << " " << body) {
             if (body.starts_with("<?xml")) {
                 const bool soap12 = body.find("http://www.w3.org/2003/05/soap-envelope") != std::string::npos;
-                const bool client = body.find("soap:Client") != std::string::npos || body.find("soap:Sender") != std::string::npos;
+                const bool client =
+                    body.find("soap:Client") != std::string::npos || body.find("soap:Sender") != std::string::npos;
                 const auto reason = soap12 ? between(body, "<soap:Text xml:lang=\"en\">", "</soap:Text>")
                                            : between(body, "<faultstring>", "</faultstring>");
                 const auto made = write_fault(soap12 ? transport::soap12 : transport::soap11,
@@ -119,7 +120,8 @@ BOOST_AUTO_TEST_CASE(the_sql_names_the_result_codes_as_core_does) {
     std::size_t uses = 0;
     for (const auto& entry : std::filesystem::directory_iterator{std::string{KEEPER_SOURCE_DIR} + "/db/functions"}) {
         const auto text = source("db/functions/" + entry.path().filename().string());
-        for (auto it = std::sregex_iterator(text.begin(), text.end(), use); it != std::sregex_iterator(); ++it, ++uses) {
+        for (auto it = std::sregex_iterator(text.begin(), text.end(), use); it != std::sregex_iterator();
+             ++it, ++uses) {
             BOOST_TEST(names.contains((*it)[1].str()), entry.path().filename() << " names " << (*it)[1]);
         }
     }

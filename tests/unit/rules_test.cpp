@@ -133,14 +133,15 @@ BOOST_AUTO_TEST_CASE(hex_and_plain_amounts_have_one_rule_each) {
     BOOST_TEST(lower_hex(bytes, sizeof bytes) == "000fa5ff");
     BOOST_TEST(lower_hex(bytes, 0) == "");
     for (const std::string ok : {"0", "15000", "99.5", "99.50"}) BOOST_TEST(is_plain_amount(ok), ok);
-    for (const std::string bad : {"", "5.", ".5", "1.234", "1e3", "-1", "+1", " 1", "1,5", "1.2.3"}) BOOST_TEST(!is_plain_amount(bad), bad);
+    for (const std::string bad : {"", "5.", ".5", "1.234", "1e3", "-1", "+1", " 1", "1,5", "1.2.3"})
+        BOOST_TEST(!is_plain_amount(bad), bad);
 }
 
 BOOST_AUTO_TEST_CASE(utf8_length_refuses_malformed_sequences) {
     BOOST_TEST(utf8_length("\xD0\xAF\xD0\xAF").value() == 2u);
-    BOOST_TEST(!utf8_length("\xC0\xAF").has_value());      // overlong
-    BOOST_TEST(!utf8_length("\xED\xA0\x80").has_value());  // surrogate
-    BOOST_TEST(!utf8_length("\xD0").has_value());          // truncated
+    BOOST_TEST(!utf8_length("\xC0\xAF").has_value());          // overlong
+    BOOST_TEST(!utf8_length("\xED\xA0\x80").has_value());      // surrogate
+    BOOST_TEST(!utf8_length("\xD0").has_value());              // truncated
     BOOST_TEST(!utf8_length("\xF4\x90\x80\x80").has_value());  // above U+10FFFF
 }
 
@@ -152,7 +153,9 @@ BOOST_AUTO_TEST_CASE(lower_casing_covers_cyrillic) {
 BOOST_AUTO_TEST_CASE(printable_text_replaces_what_a_terminal_or_xml_would_choke_on) {
     using namespace std::string_literals;
     const auto r = "\xEF\xBF\xBD"s;  // U+FFFD
-    BOOST_TEST(printable_text("a\x01" "b\x1B[31mc"s, 100) == "a" + r + "b" + r + "[31mc");
+    BOOST_TEST(printable_text("a\x01"
+                              "b\x1B[31mc"s,
+                              100) == "a" + r + "b" + r + "[31mc");
     BOOST_TEST(printable_text("nul\0after"s, 100) == "nul" + r + "after");  // not cut at the NUL
     BOOST_TEST(printable_text("bad\xC3(utf8\xFF"s, 100) == "bad" + r + "(utf8" + r);
     BOOST_TEST(printable_text("tab\tcr\rlf\n\x7F\xC2\x85"s, 100) == "tab" + r + "cr" + r + "lf" + r + r + r);
@@ -173,7 +176,9 @@ BOOST_AUTO_TEST_SUITE_END()
 // parameter, and its samples pass the format checks the operations make.
 BOOST_AUTO_TEST_SUITE(param_rules)
 
-std::string unquoted(std::string_view json_string) { return std::string{json_string.substr(1, json_string.size() - 2)}; }
+std::string unquoted(std::string_view json_string) {
+    return std::string{json_string.substr(1, json_string.size() - 2)};
+}
 
 BOOST_AUTO_TEST_CASE(every_parameter_of_every_operation_has_a_meaning_and_a_sample) {
     for (const auto& op : operations()) {

@@ -29,7 +29,7 @@ BOOST_AUTO_TEST_CASE(a_sealed_secret_opens_only_for_its_row_and_holds_no_clear_t
     BOOST_TEST(sealed.rfind("sealed:v1:ka:", 0) == 0u);
     BOOST_TEST(sealed.find("correct") == std::string::npos);
     BOOST_TEST(ring.open(sealed, "logins:alice").value() == "correct horse");
-    BOOST_CHECK_THROW(ring.open(sealed, "logins:bob"), key_error);  // copied onto another row: does not open
+    BOOST_CHECK_THROW(ring.open(sealed, "logins:bob"), key_error);     // copied onto another row: does not open
     BOOST_TEST(ring.seal("correct horse", "logins:alice") != sealed);  // a fresh nonce every time
     auto tampered = sealed;
     tampered[tampered.size() - 6] = tampered[tampered.size() - 6] == 'A' ? 'B' : 'A';

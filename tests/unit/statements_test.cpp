@@ -44,7 +44,8 @@ BOOST_AUTO_TEST_CASE(each_statement_uses_exactly_its_parameters) {
         BOOST_TEST_CONTEXT(s.name) {
             std::set<std::size_t> used;
             const std::string sql{s.sql};
-            for (auto it = std::sregex_iterator(sql.begin(), sql.end(), placeholder); it != std::sregex_iterator(); ++it) {
+            for (auto it = std::sregex_iterator(sql.begin(), sql.end(), placeholder); it != std::sregex_iterator();
+                 ++it) {
                 used.insert(std::stoul((*it)[1].str()));
             }
             BOOST_TEST(used.size() == s.params.size());
@@ -71,9 +72,10 @@ BOOST_AUTO_TEST_CASE(a_handle_knows_its_columns_at_compile_time) {
 
 // A write without the frame would write no audit row, or run again on every repeat of a keyed call.
 BOOST_AUTO_TEST_CASE(every_write_passes_the_call_frame_first) {
-    const std::set<std::string_view> reads{"find_login_secret", "find_application", "call_outcome", "call_undecided", "login_call", "await_standby",
-                                              "own_backend", "end_backend", "backend_running", "mark_retried", "claim_holders", "ping", "synchronous_standby",
-                                              "writable"};
+    const std::set<std::string_view> reads{"find_login_secret",   "find_application", "call_outcome",  "call_undecided",
+                                           "login_call",          "await_standby",    "own_backend",   "end_backend",
+                                           "backend_running",     "mark_retried",     "claim_holders", "ping",
+                                           "synchronous_standby", "writable"};
     int writes = 0;
     for (const auto& s : worker_statements) {
         if (reads.contains(s.name)) continue;
@@ -89,9 +91,11 @@ BOOST_AUTO_TEST_CASE(every_write_passes_the_call_frame_first) {
 
 BOOST_AUTO_TEST_CASE(a_call_statement_is_composed_around_the_frame) {
     BOOST_TEST(statements::set_account_permits.sql() ==
-               "SELECT keeper_set_account_permits(ROW($1, $2, $3, $4, $5, $6, $7)::keeper_call, $8, $9, $10, $11, $12) AS result");
+               "SELECT keeper_set_account_permits(ROW($1, $2, $3, $4, $5, $6, $7)::keeper_call, $8, $9, $10, $11, $12) "
+               "AS result");
     BOOST_TEST(statements::find_code.sql() ==
-               "SELECT result, login_id, code_hash FROM keeper_code_hash(ROW($1, $2, $3, $4, $5, $6, $7)::keeper_call, $8, $9, $10, $11, $12)");
+               "SELECT result, login_id, code_hash FROM keeper_code_hash(ROW($1, $2, $3, $4, $5, $6, $7)::keeper_call, "
+               "$8, $9, $10, $11, $12)");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -23,14 +23,17 @@ namespace {
 class xml_doc {
 public:
     explicit xml_doc(const std::string& text)
-        : m_doc(xmlReadMemory(text.data(), static_cast<int>(text.size()), nullptr, nullptr, XML_PARSE_NONET), xmlFreeDoc) {}
+        : m_doc(xmlReadMemory(text.data(), static_cast<int>(text.size()), nullptr, nullptr, XML_PARSE_NONET),
+                xmlFreeDoc) {}
     bool ok() const { return m_doc != nullptr; }
     std::vector<std::string> values(const char* xpath) const {
-        std::unique_ptr<xmlXPathContext, decltype(&xmlXPathFreeContext)> ctx(xmlXPathNewContext(m_doc.get()), xmlXPathFreeContext);
+        std::unique_ptr<xmlXPathContext, decltype(&xmlXPathFreeContext)> ctx(xmlXPathNewContext(m_doc.get()),
+                                                                             xmlXPathFreeContext);
         xmlXPathRegisterNs(ctx.get(), BAD_CAST "wsdl", BAD_CAST "http://schemas.xmlsoap.org/wsdl/");
         xmlXPathRegisterNs(ctx.get(), BAD_CAST "s", BAD_CAST "http://www.w3.org/2001/XMLSchema");
         xmlXPathRegisterNs(ctx.get(), BAD_CAST "soap", BAD_CAST "http://schemas.xmlsoap.org/wsdl/soap/");
-        std::unique_ptr<xmlXPathObject, decltype(&xmlXPathFreeObject)> r(xmlXPathEvalExpression(BAD_CAST xpath, ctx.get()), xmlXPathFreeObject);
+        std::unique_ptr<xmlXPathObject, decltype(&xmlXPathFreeObject)> r(
+            xmlXPathEvalExpression(BAD_CAST xpath, ctx.get()), xmlXPathFreeObject);
         std::vector<std::string> out;
         if (!r || !r->nodesetval) return out;
         for (int i = 0; i < r->nodesetval->nodeNr; ++i) {
@@ -83,14 +86,17 @@ BOOST_AUTO_TEST_CASE(wrapper_elements_carry_every_parameter_in_order) {
     BOOST_TEST((names == std::vector<std::string>{"sessionId", "purseDest", "cardId", "amount"}));
     const auto types = doc.values("//s:element[@name='TopupPurseFromAtmCard']//s:element/@type");
     BOOST_TEST((types == std::vector<std::string>{"s:string", "s:string", "s:long", "s:double"}));
-    BOOST_TEST(doc.values("//s:element[@name='TopupPurseFromAtmCard']//s:element[@name='sessionId']/@minOccurs").at(0) == "0");
-    BOOST_TEST(doc.values("//s:element[@name='TopupPurseFromAtmCard']//s:element[@name='cardId']/@minOccurs").at(0) == "1");
+    BOOST_TEST(
+        doc.values("//s:element[@name='TopupPurseFromAtmCard']//s:element[@name='sessionId']/@minOccurs").at(0) == "0");
+    BOOST_TEST(doc.values("//s:element[@name='TopupPurseFromAtmCard']//s:element[@name='cardId']/@minOccurs").at(0) ==
+               "1");
     BOOST_TEST(doc.values("//soap:operation/@soapAction").size() == table_operations(api_group::account).size());
 }
 
 BOOST_AUTO_TEST_CASE(the_provider_enumeration_is_a_restricted_simple_type_in_order) {
     const xml_doc doc{write_wsdl(api_group::push, "http://tempuri.org/", "http://h/p")};
-    const auto values = doc.values("//s:simpleType[@name='Provider']/s:restriction[@base='s:string']/s:enumeration/@value");
+    const auto values =
+        doc.values("//s:simpleType[@name='Provider']/s:restriction[@base='s:string']/s:enumeration/@value");
     BOOST_TEST_REQUIRE(values.size() == 16u);
     BOOST_TEST(values.front() == "Undefined");
     BOOST_TEST(values.back() == "WindowsUWP");
@@ -100,9 +106,11 @@ BOOST_AUTO_TEST_CASE(the_provider_enumeration_is_a_restricted_simple_type_in_ord
 
 BOOST_AUTO_TEST_CASE(http_result_elements_match_the_groups_result_types) {
     const xml_doc global{write_wsdl(api_group::global, "http://tempuri.org/", "http://h/g")};
-    BOOST_TEST((as_set(global.values("/wsdl:definitions/wsdl:types/s:schema/s:element[@type]/@name")) == std::set<std::string>{"dateTime"}));
+    BOOST_TEST((as_set(global.values("/wsdl:definitions/wsdl:types/s:schema/s:element[@type]/@name")) ==
+                std::set<std::string>{"dateTime"}));
     const xml_doc errors{write_wsdl(api_group::errors, "http://tempuri.org/", "http://h/e")};
-    BOOST_TEST((as_set(errors.values("/wsdl:definitions/wsdl:types/s:schema/s:element[@type]/@name")) == std::set<std::string>{"string"}));
+    BOOST_TEST((as_set(errors.values("/wsdl:definitions/wsdl:types/s:schema/s:element[@type]/@name")) ==
+                std::set<std::string>{"string"}));
 }
 
 BOOST_AUTO_TEST_CASE(a_namespace_without_trailing_slash_still_gets_one_slash_in_actions) {
@@ -118,13 +126,18 @@ BOOST_AUTO_TEST_CASE(pages_list_and_describe_every_operation) {
     const auto* op = find_operation(api_group::push, "SubscribeWithTagAndLocale");
     const auto page = operation_page(*op, {"/PushApi.asmx", "h", "http://tempuri.org/"});
     BOOST_TEST(page.find("SOAPAction: &quot;http://tempuri.org/SubscribeWithTagAndLocale&quot;") != std::string::npos);
-    BOOST_TEST(page.find("GET /PushApi.asmx/SubscribeWithTagAndLocale?sessionId=string&amp;provider=Undefined or Android") != std::string::npos);
+    BOOST_TEST(
+        page.find("GET /PushApi.asmx/SubscribeWithTagAndLocale?sessionId=string&amp;provider=Undefined or Android") !=
+        std::string::npos);
     BOOST_TEST(page.find("application/soap+xml; charset=utf-8") != std::string::npos);
     BOOST_TEST(page.find("&lt;tag&gt;int&lt;/tag&gt;") != std::string::npos);
-    BOOST_TEST(page.find("POST /PushApi.asmx/SubscribeWithTagAndLocale HTTP/1.1\nHost: h\nContent-Type: application/json; charset=utf-8") != std::string::npos);
-    BOOST_TEST(page.find("{&quot;sessionId&quot;:&quot;string&quot;,&quot;provider&quot;:&quot;Undefined or Android") != std::string::npos);
+    BOOST_TEST(page.find("POST /PushApi.asmx/SubscribeWithTagAndLocale HTTP/1.1\nHost: h\nContent-Type: "
+                         "application/json; charset=utf-8") != std::string::npos);
+    BOOST_TEST(page.find("{&quot;sessionId&quot;:&quot;string&quot;,&quot;provider&quot;:&quot;Undefined or Android") !=
+               std::string::npos);
     BOOST_TEST(page.find("&quot;tag&quot;:int") != std::string::npos);
-    for (const auto& row : transports()) BOOST_TEST(page.find("<h2>" + std::string{row.title} + "</h2>") != std::string::npos);
+    for (const auto& row : transports())
+        BOOST_TEST(page.find("<h2>" + std::string{row.title} + "</h2>") != std::string::npos);
     BOOST_TEST(page.find("<form") == std::string::npos);
     BOOST_TEST(page.find("only available for requests from the local machine") != std::string::npos);
 }
@@ -132,8 +145,10 @@ BOOST_AUTO_TEST_CASE(pages_list_and_describe_every_operation) {
 BOOST_AUTO_TEST_CASE(the_test_form_has_a_field_per_parameter_and_posts_to_the_operation) {
     const auto* op = find_operation(api_group::push, "SubscribeWithTagAndLocale");
     const auto page = operation_page(*op, {"/PushApi.asmx", "h", "http://tempuri.org/", true});
-    BOOST_TEST(page.find(R"(<form id="test-form" action="/PushApi.asmx/SubscribeWithTagAndLocale" method="POST" target="test-result">)") !=
-               std::string::npos);
+    BOOST_TEST(
+        page.find(
+            R"(<form id="test-form" action="/PushApi.asmx/SubscribeWithTagAndLocale" method="POST" target="test-result">)") !=
+        std::string::npos);
     for (const auto& p : op->params) BOOST_TEST(page.find("name=\"" + std::string{p.name} + "\"") != std::string::npos);
     BOOST_TEST(page.find(R"(<iframe name="test-result")") != std::string::npos);
     const auto* now = find_operation(api_group::global, "GetUtcNow");

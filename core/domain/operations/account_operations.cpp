@@ -9,8 +9,8 @@
 namespace keeper::core::handlers {
 
 store_result set_contact_permits_ex(call_context& ctx, const std::string& session_id, const std::string& wmid,
-                                   bool accept_payments, bool accept_invoices, bool accept_messages,
-                                   bool dont_use_confirmation) {
+                                    bool accept_payments, bool accept_invoices, bool accept_messages,
+                                    bool dont_use_confirmation) {
     if (!formats::is_session_id(session_id) || !formats::is_wmid(wmid)) return result_code::invalid_argument;
     const auto session_key = to_lower_ascii(session_id);
     return ctx.db().set_contact_permits(ctx.frame(), ctx.session(session_key), wmid, accept_payments, accept_invoices,
@@ -18,7 +18,7 @@ store_result set_contact_permits_ex(call_context& ctx, const std::string& sessio
 }
 
 store_result set_account_permits(call_context& ctx, const std::string& session_id, bool accept_payments,
-                                bool accept_invoices, bool accept_messages) {
+                                 bool accept_invoices, bool accept_messages) {
     if (!formats::is_session_id(session_id)) return result_code::invalid_argument;
     const auto session_key = to_lower_ascii(session_id);
     return ctx.db().set_account_permits(ctx.frame(), ctx.session(session_key), accept_payments, accept_invoices,
@@ -26,8 +26,9 @@ store_result set_account_permits(call_context& ctx, const std::string& session_i
 }
 
 store_result finish_code_protected_operation(call_context& ctx, const std::string& session_id, std::int64_t tran_id,
-                                            const std::string& protection_code) {
-    if (!formats::is_session_id(session_id) || !formats::is_positive_id(tran_id) || !formats::is_code(protection_code)) {
+                                             const std::string& protection_code) {
+    if (!formats::is_session_id(session_id) || !formats::is_positive_id(tran_id) ||
+        !formats::is_code(protection_code)) {
         return result_code::invalid_argument;
     }
     const auto session_key = to_lower_ascii(session_id);
@@ -39,7 +40,7 @@ store_result finish_code_protected_operation(call_context& ctx, const std::strin
 }
 
 store_result topup_purse_from_atm_card(call_context& ctx, const std::string& session_id, const std::string& purse_dest,
-                                      std::int64_t card_id, double amount) {
+                                       std::int64_t card_id, double amount) {
     const auto purse = formats::normalize_purse(purse_dest);
     const auto amount_decimal = amount_text(amount);
     if (!formats::is_session_id(session_id) || !purse || !formats::is_positive_id(card_id) || !amount_decimal) {

@@ -8,20 +8,23 @@
 namespace keeper::core::handlers {
 
 store_result subscribe_with_tag_and_locale(call_context& ctx, const std::string& session_id, provider push_provider,
-                                          const std::string& push_service_user_id, std::int32_t tag, std::int32_t locale) {
+                                           const std::string& push_service_user_id, std::int32_t tag,
+                                           std::int32_t locale) {
     if (!formats::is_session_id(session_id) || push_provider == provider::Undefined ||
         !formats::is_push_user_id(push_service_user_id) || !formats::is_locale(locale)) {
         return result_code::invalid_argument;
     }
     const auto session_key = to_lower_ascii(session_id);
-    return ctx.db().subscribe_device(ctx.frame(), ctx.session(session_key), {push_provider, push_service_user_id, tag, locale});
+    return ctx.db().subscribe_device(ctx.frame(), ctx.session(session_key),
+                                     {push_provider, push_service_user_id, tag, locale});
 }
 
 store_result subscribe_app_with_tag_and_locale(call_context& ctx, const std::string& app_id, const std::string& user_id,
-                                              const std::string& push_service_user_id, std::int32_t tag,
-                                              std::int32_t locale, const std::string& auth_hash) {
-    if (!formats::is_app_id(app_id) || !formats::is_user_id(user_id) || !formats::is_push_user_id(push_service_user_id) ||
-        !formats::is_locale(locale) || !formats::is_auth_hash(auth_hash)) {
+                                               const std::string& push_service_user_id, std::int32_t tag,
+                                               std::int32_t locale, const std::string& auth_hash) {
+    if (!formats::is_app_id(app_id) || !formats::is_user_id(user_id) ||
+        !formats::is_push_user_id(push_service_user_id) || !formats::is_locale(locale) ||
+        !formats::is_auth_hash(auth_hash)) {
         return result_code::invalid_argument;
     }
     const auto app_key = to_lower_utf8(app_id);

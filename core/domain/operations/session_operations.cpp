@@ -7,7 +7,7 @@
 namespace keeper::core::handlers {
 
 store_result authenticate(call_context& ctx, const std::string& session_id, const std::string& login,
-                         const std::string& auth_hash) {
+                          const std::string& auth_hash) {
     if (!formats::is_session_id(session_id) || !formats::is_login(login) || !formats::is_auth_hash(auth_hash)) {
         return result_code::invalid_argument;
     }
@@ -16,7 +16,8 @@ store_result authenticate(call_context& ctx, const std::string& session_id, cons
     auto& db = ctx.db();
     // The hash is checked here, in constant time, against the secret read first; the store then
     // counts the throttle under the login's row lock and answers 11 whatever the hash said.
-    const bool proven = auth_hash_proves(login_key, db.find_login_secret(login_key, ctx.until()), session_key, auth_hash);
+    const bool proven =
+        auth_hash_proves(login_key, db.find_login_secret(login_key, ctx.until()), session_key, auth_hash);
     const auto& cfg = ctx.config();
     return db.authenticate(ctx.frame(), login_key, session_key, proven, cfg.auth_failure_window, cfg.auth_max_failures);
 }
