@@ -60,51 +60,26 @@ struct operation {
 
 namespace detail {
 
+// The wire type of a handler's parameter and of its result, by C++ type: a handler of another
+// type does not compile.
 template <typename T>
-struct param_type_of;
-template <>
-struct param_type_of<std::string> {
-    static constexpr auto value = param_type::string;
-};
-template <>
-struct param_type_of<bool> {
-    static constexpr auto value = param_type::boolean;
-};
-template <>
-struct param_type_of<std::int32_t> {
-    static constexpr auto value = param_type::int32;
-};
-template <>
-struct param_type_of<std::int64_t> {
-    static constexpr auto value = param_type::int64;
-};
-template <>
-struct param_type_of<double> {
-    static constexpr auto value = param_type::float64;
-};
-template <>
-struct param_type_of<provider> {
-    static constexpr auto value = param_type::provider;
-};
+constexpr param_type param_type_of() {
+    if constexpr (std::is_same_v<T, std::string>) return param_type::string;
+    else if constexpr (std::is_same_v<T, bool>) return param_type::boolean;
+    else if constexpr (std::is_same_v<T, std::int32_t>) return param_type::int32;
+    else if constexpr (std::is_same_v<T, std::int64_t>) return param_type::int64;
+    else if constexpr (std::is_same_v<T, double>) return param_type::float64;
+    else if constexpr (std::is_same_v<T, provider>) return param_type::provider;
+    else static_assert(sizeof(T) == 0, "no wire type for this parameter's C++ type");
+}
 
 template <typename T>
-struct result_type_of;
-template <>
-struct result_type_of<result_code> {
-    static constexpr auto value = result_type::int32;
-};
-template <>
-struct result_type_of<store_result> {
-    static constexpr auto value = result_type::int32;
-};
-template <>
-struct result_type_of<utc_time> {
-    static constexpr auto value = result_type::date_time;
-};
-template <>
-struct result_type_of<std::string> {
-    static constexpr auto value = result_type::string;
-};
+constexpr result_type result_type_of() {
+    if constexpr (std::is_same_v<T, result_code> || std::is_same_v<T, store_result>) return result_type::int32;
+    else if constexpr (std::is_same_v<T, utc_time>) return result_type::date_time;
+    else if constexpr (std::is_same_v<T, std::string>) return result_type::string;
+    else static_assert(sizeof(T) == 0, "no wire type for this result's C++ type");
+}
 
 template <typename F>
 struct handler_traits;
@@ -136,7 +111,7 @@ std::vector<param_spec> param_specs(const std::string_view (&names)[N]) {
     static_assert(N == traits::arity, "one wire name per handler parameter");
     std::vector<param_spec> out;
     [&]<std::size_t... I>(std::index_sequence<I...>) {
-        (out.push_back({names[I], param_type_of<std::tuple_element_t<I, typename traits::args>>::value}), ...);
+        (out.push_back({names[I], param_type_of<std::tuple_element_t<I, typename traits::args>>()}), ...);
     }
     (std::make_index_sequence<N>{});
     return out;
@@ -154,7 +129,7 @@ operation make_operation(api_group group, std::string_view name, call_effect eff
             summary,
             effect,
             detail::param_specs<Handler>(param_names),
-            detail::result_type_of<typename traits::result>::value,
+            detail::result_type_of<typename traits::result>(),
             std::move(results),
             &detail::invoke<Handler>};
 }
@@ -166,7 +141,7 @@ operation make_operation(api_group group, std::string_view name, std::string_vie
     static_assert(traits::arity == 0);
     return {group,   name,
             summary, call_effect::reads,
-            {},      detail::result_type_of<typename traits::result>::value,
+            {},      detail::result_type_of<typename traits::result>(),
             {},      &detail::invoke<Handler>};
 }
 

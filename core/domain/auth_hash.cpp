@@ -1,23 +1,11 @@
 #include "core/domain/auth_hash.hpp"
 
 #include <openssl/crypto.h>
-#include <openssl/evp.h>
 
-#include <array>
-#include <stdexcept>
-
+#include "core/api/digest.hpp"
 #include "core/api/text_util.hpp"
 
 namespace keeper::core {
-
-std::string md5_hex(std::string_view data) {
-    std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
-    unsigned int length = 0;
-    if (EVP_Digest(data.data(), data.size(), digest.data(), &length, EVP_md5(), nullptr) != 1) {
-        throw std::runtime_error("MD5 digest failed");
-    }
-    return lower_hex(digest.data(), length);
-}
 
 std::string expected_auth_hash(std::string_view a, std::string_view b, std::string_view c) {
     return md5_hex(to_lower_utf8(a) + ":" + to_lower_utf8(b) + ":" + to_lower_utf8(c));

@@ -4,9 +4,9 @@
 #include <string>
 #include <string_view>
 
-namespace keeper::core {
+#include "core/api/digest.hpp"  // md5_hex
 
-std::string md5_hex(std::string_view data);
+namespace keeper::core {
 
 // The expected hash for three parts, each lower-cased (Unicode-aware) before joining.
 std::string expected_auth_hash(std::string_view a, std::string_view b, std::string_view c);

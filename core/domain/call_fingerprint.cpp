@@ -5,7 +5,7 @@
 #include <charconv>
 #include <stdexcept>
 
-#include "core/api/sha256.hpp"
+#include "core/api/digest.hpp"
 #include "core/api/text_util.hpp"
 #include "core/domain/formats.hpp"
 #include "core/domain/money.hpp"

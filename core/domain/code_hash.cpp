@@ -1,6 +1,6 @@
 #include "core/domain/code_hash.hpp"
 
-#include "core/api/sha256.hpp"
+#include "core/api/digest.hpp"
 #include "core/api/text_util.hpp"
 
 #include <openssl/crypto.h>

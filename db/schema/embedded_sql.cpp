@@ -1,6 +1,6 @@
 #include "db/schema/embedded_sql.hpp"
 
-#include "core/api/sha256.hpp"
+#include "core/api/digest.hpp"
 
 namespace keeper::db {
 
