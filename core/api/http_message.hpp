@@ -9,18 +9,18 @@
 namespace keeper::core {
 
 struct http_request {
-    std::string method;                      // "GET", "POST", ...
-    std::string path;                        // URL path without the query, e.g. "/AccountApi.asmx"
-    std::string query;                       // raw query string, without '?'
-    std::string content_type;                // as sent, parameters included
-    std::optional<std::string> soap_action;  // the SOAPAction header, when present
-    std::string host;                        // Host header, for WSDL addresses
-    std::string scheme = "http";             // what nginx forwarded
-    std::string request_id;                  // nginx's $request_id, or one the worker made
-    std::string body;
-    bool body_too_large = false;                 // the front refused to read a body over the limit
-    std::string remote_addr;                     // the client's address as nginx saw it (REMOTE_ADDR)
-    std::optional<std::string> idempotency_key;  // the Idempotency-Key header as sent, when present
+    std::string method{};                      // "GET", "POST", ...
+    std::string path{};                        // URL path without the query, e.g. "/AccountApi.asmx"
+    std::string query{};                       // raw query string, without '?'
+    std::string content_type{};                // as sent, parameters included
+    std::optional<std::string> soap_action{};  // the SOAPAction header, when present
+    std::string host{};                        // Host header, for WSDL addresses
+    std::string scheme = "http";               // what nginx forwarded
+    std::string request_id{};                  // nginx's $request_id, or one the worker made
+    std::string body{};
+    bool body_too_large = false;                   // the front refused to read a body over the limit
+    std::string remote_addr{};                     // the client's address as nginx saw it (REMOTE_ADDR)
+    std::optional<std::string> idempotency_key{};  // the Idempotency-Key header as sent, when present
     std::optional<std::string> traceparent{};  // W3C Trace Context, as nginx passes it on (core/wire/trace_context.hpp)
     // nginx sent this request before, to a worker that died with it (it came on the retry socket):
     // a write first settles that attempt (docs/design.md, "In-doubt calls").

@@ -88,18 +88,12 @@ BOOST_AUTO_TEST_CASE(health_is_200_with_the_database_and_503_without) {
 // long it took.
 std::pair<keeper::core::handled_request, std::chrono::steady_clock::duration> short_call_through(
     keeper::db::pg_store& through, keeper::core::settings cfg) {
-    const keeper::core::http_request r{"GET",
-                                       "/AccountApi.asmx/CheckSessionEx",
-                                       "sessionId=a&appId=b",
-                                       "",
-                                       std::nullopt,
-                                       "h",
-                                       "http",
-                                       "r",
-                                       "",
-                                       false,
-                                       "127.0.0.1",
-                                       std::nullopt};
+    const keeper::core::http_request r{.method = "GET",
+                                       .path = "/AccountApi.asmx/CheckSessionEx",
+                                       .query = "sessionId=a&appId=b",
+                                       .host = "h",
+                                       .request_id = "r",
+                                       .remote_addr = "127.0.0.1"};
     cfg.call_budget = short_budget.budget;
     const auto started = std::chrono::steady_clock::now();
     auto out = keeper::core::handle_request(r, through, cfg);

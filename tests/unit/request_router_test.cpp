@@ -209,18 +209,12 @@ BOOST_AUTO_TEST_CASE(a_call_whose_budget_was_spent_waiting_for_a_worker_is_not_a
     }
     BOOST_TEST(db.calls == 0);
 
-    http_request fresh{"GET",
-                       "/AccountApi.asmx/CheckSessionEx",
-                       "sessionId=a&appId=b",
-                       "",
-                       std::nullopt,
-                       "h",
-                       "http",
-                       "rid-9",
-                       "",
-                       false,
-                       "127.0.0.1",
-                       std::nullopt};
+    http_request fresh{.method = "GET",
+                       .path = "/AccountApi.asmx/CheckSessionEx",
+                       .query = "sessionId=a&appId=b",
+                       .host = "h",
+                       .request_id = "rid-9",
+                       .remote_addr = "127.0.0.1"};
     fresh.sent_at = std::chrono::system_clock::now() - cfg.call_budget / 2;
     BOOST_TEST(handle_request(fresh, db, cfg).log.outcome == "fault=server");  // it ran: the database is down
     // Sent before (the retry socket): its first attempt may have run, so the store settles it.
@@ -235,18 +229,12 @@ BOOST_AUTO_TEST_CASE(a_call_whose_budget_was_spent_waiting_for_a_worker_is_not_a
 // request's shape, except a request sent before to a pool not ready yet (an earlier pool may have
 // run it) and /health, which says why.
 BOOST_AUTO_TEST_CASE(a_refused_request_is_not_applied_in_its_shape_unless_it_was_sent_before) {
-    const http_request get{"GET",
-                           "/AccountApi.asmx/CheckSessionEx",
-                           "sessionId=a&appId=b",
-                           "",
-                           std::nullopt,
-                           "h",
-                           "http",
-                           "rid-7",
-                           "",
-                           false,
-                           "127.0.0.1",
-                           std::nullopt};
+    const http_request get{.method = "GET",
+                           .path = "/AccountApi.asmx/CheckSessionEx",
+                           .query = "sessionId=a&appId=b",
+                           .host = "h",
+                           .request_id = "rid-7",
+                           .remote_addr = "127.0.0.1"};
     const auto busy = refuse_request(get);
     BOOST_TEST(busy.response.status == 503);
     BOOST_TEST(header_of(busy.response, "Retry-After") == "1");
