@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/api/fault.hpp"
+#include "core/api/fault_texts.hpp"
 #include "core/api/text_util.hpp"
 #include "core/domain/formats.hpp"
 #include "core/wire/form_reader.hpp"
@@ -44,8 +45,7 @@ http_response answer_call_outcome(const http_request& req, store& st, const sett
         throw fault(fault_kind::method_not_allowed, "Method " + req.method + " is not allowed; use GET or POST.");
     }
     if (req.body_too_large) {
-        throw fault(fault_kind::body_too_large,
-                    "The request body is larger than " + std::to_string(cfg.body_limit) + " bytes.");
+        throw fault(fault_kind::body_too_large, body_too_large_text(cfg.body_limit));
     }
     const auto form = read_form(req.method == "GET" ? std::string_view{req.query} : std::string_view{req.body});
     const auto& session_id = one_form_value(form, "sessionId");

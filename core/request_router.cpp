@@ -12,6 +12,7 @@
 #include "core/wire/trace_context.hpp"
 #include "core/wire/idempotency_key.hpp"
 #include "core/api/fault.hpp"
+#include "core/api/fault_texts.hpp"
 #include "core/wire/media_type.hpp"
 #include "core/metrics.hpp"
 #include "core/process_metrics.hpp"
@@ -164,8 +165,7 @@ http_response route(const http_request& req, transport via, store& st, const set
     }
     if (req.body_too_large) {
         // The body is not read, but its media type still says the answer's shape (JSON's 413 is JSON).
-        throw fault(fault_kind::body_too_large,
-                    "The request body is larger than " + std::to_string(cfg.body_limit) + " bytes.");
+        throw fault(fault_kind::body_too_large, body_too_large_text(cfg.body_limit));
     }
     if (!ep->operation_name && req.method == "GET") {
         log.outcome = "page";
@@ -189,9 +189,7 @@ http_response route(const http_request& req, transport via, store& st, const set
 // "One deadline per call"); never what failed inside, which goes to the log.
 std::string server_fault_reason(const std::exception* e, const std::string& request_id) {
     if (dynamic_cast<const outcome_unknown*>(e)) {
-        return "The outcome of the call is unknown (request id " + request_id +
-               "): it may or may not have been applied. Check it at /call-outcome with this request id before "
-               "repeating it.";
+        return outcome_unknown_text(request_id, unknown_because::unconfirmed);
     }
     return "Server was unable to process request (request id " + request_id + ").";
 }
@@ -236,11 +234,8 @@ handled_request refuse_request(const http_request& request, refusal why, std::st
     }
     // Not ready: starting, or waiting for a migration or a configuration fix; which one is for the
     // operator's log, not the client.
-    const std::string_view state = why == refusal::busy ? "the service is busy" : "the service is not ready yet";
-    answer_fault(out, via,
-                 fault{fault_kind::not_applied, "The call was not applied (request id " + request.request_id +
-                                                    "): " + std::string{state} +
-                                                    ". Nothing was changed; it may be repeated after Retry-After."});
+    const auto reason = why == refusal::busy ? not_run_because::busy : not_run_because::not_ready;
+    answer_fault(out, via, fault{fault_kind::not_applied, not_applied_text(request.request_id, reason)});
     out.response.headers.emplace_back("Retry-After", std::to_string(retry_after_s));
     return out;
 }
@@ -272,10 +267,9 @@ handled_request handle_request(const http_request& request, store& st, const set
         return out;
     } catch (const not_applied& e) {
         out.log.detail = e.what();
-        answer_fault(out, via,
-                     fault{fault_kind::not_applied,
-                           "The call was not applied (request id " + request.request_id +
-                               "): the service could not do it in time. Nothing was changed; it may be repeated."});
+        answer_fault(
+            out, via,
+            fault{fault_kind::not_applied, not_applied_text(request.request_id, not_run_because::out_of_time)});
         out.response.headers.emplace_back("Retry-After", "1");
         return out;
     } catch (const std::exception& e) {

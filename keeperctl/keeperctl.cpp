@@ -11,6 +11,7 @@
 
 #include "core/api/text_util.hpp"
 #include "core/pages/api_reference.hpp"
+#include "core/pages/nginx_errors.hpp"
 #include "core/pages/openapi_writer.hpp"
 #include "config/connection_strings.hpp"
 #include "config/settings_file.hpp"
@@ -272,6 +273,9 @@ void print_usage(std::ostream& out) {
     out << "usage: keeperctl [--config FILE] COMMAND [ARGS]\n\ncommands:\n";
     for (const auto& [name, c] : commands()) out << "  " << c.usage << "\n";
     out << "  api-reference                            print docs/api.md (no database needed)\n";
+    out << "  nginx-errors                             print nginx/keeper-errors.conf, nginx's pages in keeper's "
+           "words (no\n"
+           "                                           database)\n";
     out << "  openapi                                  print docs/openapi.json, the JSON calls as OpenAPI 3.1 (no "
            "database)\n";
     out << "  new-key [ID]                             print a new key line '<ID> <base64>' for the key file, with a "
@@ -320,6 +324,10 @@ int main(int argc, char** argv) {
     }
     if (args[0] == "api-reference") {
         std::cout << keeper::core::write_api_reference();
+        return 0;
+    }
+    if (args[0] == "nginx-errors") {
+        std::cout << keeper::core::write_nginx_errors();
         return 0;
     }
     if (args[0] == "openapi") {

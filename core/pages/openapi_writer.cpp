@@ -22,12 +22,18 @@ struct error_status {
 constexpr error_status call_errors[] = {
     {"400", "The request is malformed or a parameter is missing or of the wrong type."},
     {"404", "No such operation in this group."},
-    {"413", "The request body is larger than 65536 bytes."},
+    {"413", "The request body is larger than the service's body limit."},
     {"415", "The body is not UTF-8 JSON."},
     {"500", "A server fault; its message gives the request id when the outcome of a write is unknown."},
-    {"502", "The service is unavailable; try again."},
-    {"503", "The service is overloaded; try again."},
-    {"504", "The service did not answer in time; try again."},
+    {"502",
+     "The worker's answer was lost: the outcome of the call is unknown. Check it at /call-outcome, or repeat a write "
+     "only with the same Idempotency-Key."},
+    {"503",
+     "Not applied: the service was busy, not ready or unavailable, or the call ran out of time. Nothing was changed; "
+     "repeat it after Retry-After."},
+    {"504",
+     "No answer in time: the outcome of the call is unknown. Check it at /call-outcome, or repeat a write only with "
+     "the same Idempotency-Key."},
 };
 // nginx limits the calls that test a credential (an authHash) per client address
 // (nginx/keeper-limits.conf): only they answer 429.

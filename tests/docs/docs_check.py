@@ -65,7 +65,7 @@ for where, name, in_tests in named + in_comments:
 # keeperctl commands, as commands are written (in code spans and code blocks of the Markdown, and
 # anywhere in a man page): the table in keeperctl/keeperctl.cpp and the three it answers itself.
 source = text(ROOT / "keeperctl/keeperctl.cpp")
-commands = set(re.findall(r'^\s*\{"([a-z-]+)",\s*\{"', source, re.M)) | {"api-reference", "openapi", "new-key"}
+commands = set(re.findall(r'^\s*\{"([a-z-]+)",\s*\{"', source, re.M)) | {"api-reference", "nginx-errors", "openapi", "new-key"}
 
 
 def command_text(doc):

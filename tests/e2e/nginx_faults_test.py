@@ -38,13 +38,13 @@ FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 JSON = {"Content-Type": "application/json; charset=utf-8"}
 ENVELOPE11 = (b'<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>'
               b'<GetUtcNow xmlns="http://tempuri.org/" /></soap:Body></soap:Envelope>')
-# nginx's words for a 502 and a 504 (keeper-locations.conf), with the request id.
-UNKNOWN = ("The call's outcome is unknown: a write may have been applied. Repeat a write only with the same "
-           "Idempotency-Key, or check it at /call-outcome with the request id before repeating it.")
-FAILED = "The service failed before it answered (request id %s). " + UNKNOWN
-NOT_APPLIED = ("The call was not applied (request id %s): the service is unavailable and did nothing. It may be "
-               "repeated after Retry-After.")
-TIMED_OUT = "The service did not answer in time (request id %s). " + UNKNOWN
+# nginx's words for a 502, a 503 and a 504 (keeper-errors.conf, in keeper's words), with the request id.
+UNKNOWN = ("so the outcome of the call is unknown (request id %s): it may or may not have been applied. Repeat it "
+           "only with the same Idempotency-Key, or check it at /call-outcome with this request id before repeating it.")
+FAILED = "The service failed before it answered, " + UNKNOWN
+NOT_APPLIED = ("The call was not applied (request id %s): the service is unavailable. Nothing was changed; it may "
+               "be repeated after Retry-After.")
+TIMED_OUT = "The service did not answer in time, " + UNKNOWN
 ENVELOPE12 = ENVELOPE11.replace(b"http://schemas.xmlsoap.org/soap/envelope/", b"http://www.w3.org/2003/05/soap-envelope")
 
 
@@ -295,7 +295,7 @@ class NginxAnswersForKeeper(unittest.TestCase):
         for status, headers, body in answers:
             with self.subTest(status=status, content_type=headers["Content-Type"]):
                 text = body.decode()
-                self.assertIn("outcome is unknown", text)
+                self.assertIn("outcome of the call is unknown", text)
                 self.assertIn(f"request id {headers['X-Request-Id']}", text)
                 self.assertIn("same Idempotency-Key", text)
                 self.assertNotIn("; try again", text)

@@ -208,7 +208,7 @@ class Writers(Threads):
             if r.status == 200:
                 result = body.rsplit(">", 2)[-2].split("<")[0]
             else:  # the faults after which the write may have been applied, keeper's and nginx's (docs/scaling.md)
-                unknown = "outcome of the call is unknown" in body or "The call's outcome is unknown" in body
+                unknown = "outcome of the call is unknown" in body
                 result = "unknown" if unknown else None
             return r.status, result, r.getheader("X-Request-Id")
         except (OSError, http.client.HTTPException) as e:
