@@ -228,9 +228,9 @@ make_test_certificate() {
   [ -s "$state/tls/keeper.crt" ] || openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
     -keyout "$state/tls/keeper.key" -out "$state/tls/keeper.crt" -days 30 -subj "/CN=localhost" \
     -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" 2>/dev/null
-  sed -e "s|/etc/ssl/certs/ssl-cert-snakeoil.pem|$state/tls/keeper.crt|" \
-      -e "s|/etc/ssl/private/ssl-cert-snakeoil.key|$state/tls/keeper.key|" \
-      "$KEEPER_ROOT/nginx/keeper-tls.conf" >"$state/nginx/keeper-tls.conf"
+  shipped_nginx keeper-tls.conf "$state/nginx/keeper-tls.conf" \
+    /etc/ssl/certs/ssl-cert-snakeoil.pem "$state/tls/keeper.crt" \
+    /etc/ssl/private/ssl-cert-snakeoil.key "$state/tls/keeper.key"
 }
 
 # The tier listener's certificates (scripts/make-certs): an authority in $1/tier, this host's
@@ -249,6 +249,10 @@ make_tier_certificates() {
   chmod 644 "$dir"/*.key "$dir/stranger"/*.key  # throw-away test keys, read by the tests' user
 }
 
+# A shipped nginx/ file with production paths replaced (OLD NEW pairs), each of which must be
+# there (scripts/lib/nginx_conf.py, the one writer of a private nginx's files).
+shipped_nginx() { python3 "$KEEPER_ROOT/scripts/lib/nginx_conf.py" shipped "$@" || die "nginx/$1 changed"; }
+
 # Starts nginx on 127.0.0.1:$2 with the shipped nginx/keeper-upstream.conf (its socket paths
 # pointed at this stack's) and nginx/keeper-locations.conf; with KEEPER_TLS_PORT set, also HTTPS
 # there with the shipped keeper-tls.conf and a self-signed certificate; with KEEPER_TIER_PORT set,
@@ -258,22 +262,22 @@ make_tier_certificates() {
 start_nginx() {
   local state=$1 port=$2 extra=${3:-} tls=""
   mkdir -p "$state/nginx"
-  sed "s|unix:/run/keeper/|unix:$state/run/|" "$KEEPER_ROOT/nginx/keeper-upstream.conf" \
-    >"$state/nginx/keeper-upstream.conf"
+  shipped_nginx keeper-upstream.conf "$state/nginx/keeper-upstream.conf" unix:/run/keeper/ "unix:$state/run/"
   # The /openapi page's files where this stack installed them.
-  sed "s|/usr/share/keeper/openapi-ui/|$state/install/usr/share/keeper/openapi-ui/|" "$KEEPER_ROOT/nginx/keeper-locations.conf" \
-    >"$state/nginx/keeper-locations.conf"
+  shipped_nginx keeper-locations.conf "$state/nginx/keeper-locations.conf" \
+    /usr/share/keeper/openapi-ui/ "$state/install/usr/share/keeper/openapi-ui/"
   if [ -n "${KEEPER_TLS_PORT:-}" ]; then
     make_test_certificate "$state"
     tls="server { listen 127.0.0.1:$KEEPER_TLS_PORT ssl http2; include $state/nginx/keeper-tls.conf; include $KEEPER_ROOT/nginx/keeper-errors.conf; include $state/nginx/keeper-locations.conf; }"
   fi
   if [ -n "${KEEPER_TIER_PORT:-}" ]; then
     make_tier_certificates "$state"
-    sed -e "s|listen 10.0.0.11:8443|listen 127.0.0.1:$KEEPER_TIER_PORT|" -e "s|/etc/keeper/tier/|$state/tier/|g" \
-        -e "s|/var/log/nginx/keeper-access.log|$state/log/nginx-access.log|" -e "s|/var/log/nginx/keeper-error.log|$state/log/nginx-error.log|" \
-        -e "s|/etc/keeper/nginx/keeper-locations.conf|$state/nginx/keeper-locations.conf|" \
-        -e "s|/etc/keeper/nginx/keeper-errors.conf|$KEEPER_ROOT/nginx/keeper-errors.conf|" \
-        "$KEEPER_ROOT/nginx/keeper-tier.conf" >"$state/nginx/keeper-tier.conf"
+    shipped_nginx keeper-tier.conf "$state/nginx/keeper-tier.conf" \
+      "listen 10.0.0.11:8443" "listen 127.0.0.1:$KEEPER_TIER_PORT" /etc/keeper/tier/ "$state/tier/" \
+      /var/log/nginx/keeper-access.log "$state/log/nginx-access.log" \
+      /var/log/nginx/keeper-error.log "$state/log/nginx-error.log" \
+      /etc/keeper/nginx/keeper-locations.conf "$state/nginx/keeper-locations.conf" \
+      /etc/keeper/nginx/keeper-errors.conf "$KEEPER_ROOT/nginx/keeper-errors.conf"
     tls="$tls include $state/nginx/keeper-tier.conf;"
   fi
   run_nginx "$state/nginx" "$state/log/nginx" "    include $state/nginx/keeper-upstream.conf;
@@ -286,40 +290,22 @@ start_nginx() {
     ${extra:+include $extra;}"
 }
 
-# Writes $1/nginx.conf, an nginx of a private stack (its pid and temporary files in $1, its logs
-# $2-error.log and $2-access.log) with keeper's http-level files and the http-level text $3, then
-# checks and starts it.
+# Writes $1/nginx.conf (scripts/lib/nginx_conf.py), an nginx of a private stack (its pid and
+# temporary files in $1, its logs $2-error.log and $2-access.log) with keeper's http-level files
+# and the http-level text $3, then checks and starts it.
 run_nginx() {
   local dir=$1 logs=$2 http=$3
-  mkdir -p "$dir/tmp"
+  # A client's connection and one to the pool per request in flight: 2048 clients (the bench's
+  # overload case) need 4096 descriptors, more than the usual soft limit of 1024. NGINX_LIMITS=debian
+  # keeps Debian's /etc/nginx/nginx.conf limits instead (768 connections a worker, the service's
+  # 1024 files), for measuring what the untuned package meets.
+  local limits=(--rlimit 16384 --connections 8192)
+  if [ "${NGINX_LIMITS:-}" = debian ]; then limits=(--connections 768); fi
+  printf '%s\n' "$http" >"$dir/http.conf"
+  python3 "$KEEPER_ROOT/scripts/lib/nginx_conf.py" conf "$dir/nginx.conf" --prefix "$dir" \
+    --error-log "$logs-error.log" --access-log "$logs-access.log keeper" --http-file "$dir/http.conf" \
+    --user "$SERVICE_USER" --workers 2 "${limits[@]}" || die "could not write $dir/nginx.conf"
   chown "$SERVICE_USER:" "$dir/tmp"
-  local nginx_limits="worker_rlimit_nofile 16384;" nginx_connections=8192
-  if [ "${NGINX_LIMITS:-}" = debian ]; then nginx_limits="" nginx_connections=768; fi
-  cat >"$dir/nginx.conf" <<NGINX
-# Generated by scripts/lib/stack.sh for a private stack; production uses nginx/keeper-site.conf.
-user $SERVICE_USER;
-worker_processes 2;
-# A client's connection and one to the pool per request in flight: 2048 clients (the bench's
-# overload case) need 4096 descriptors, more than the usual soft limit of 1024. NGINX_LIMITS=debian
-# keeps Debian's /etc/nginx/nginx.conf limits instead (768 connections a worker, the service's
-# 1024 files), for measuring what the untuned package meets.
-$nginx_limits
-pid $dir/nginx.pid;
-error_log $logs-error.log warn;
-events { worker_connections $nginx_connections; }
-http {
-    include $KEEPER_ROOT/nginx/keeper-request-id.conf;
-    include $KEEPER_ROOT/nginx/keeper-log-format.conf;
-    include $KEEPER_ROOT/nginx/keeper-limits.conf;
-    access_log $logs-access.log keeper;
-    client_body_temp_path $dir/tmp/body;
-    fastcgi_temp_path $dir/tmp/fastcgi;
-    proxy_temp_path $dir/tmp/proxy;
-    uwsgi_temp_path $dir/tmp/uwsgi;
-    scgi_temp_path $dir/tmp/scgi;
-$http
-}
-NGINX
   nginx -t -q -p "$dir" -c "$dir/nginx.conf" -e "$logs-error.log" || die "nginx rejected $dir/nginx.conf"
   nginx -p "$dir" -c "$dir/nginx.conf" -e "$logs-error.log"
 }
@@ -339,8 +325,9 @@ stop_nginx() {
 start_front() {
   local state=$1 port=$2 dir=$1/front
   mkdir -p "$dir"
-  sed -E "s/10\.0\.0\.1[12]:8443/127.0.0.1:$KEEPER_TIER_PORT/" "$KEEPER_ROOT/nginx/keeper-front-hosts.conf" >"$dir/hosts.conf"
-  sed "s|/etc/keeper/tier/|$state/tier/|" "$KEEPER_ROOT/nginx/keeper-front-locations.conf" >"$dir/locations.conf"
+  shipped_nginx keeper-front-hosts.conf "$dir/hosts.conf" 10.0.0.11:8443 "127.0.0.1:$KEEPER_TIER_PORT" \
+    10.0.0.12:8443 "127.0.0.1:$KEEPER_TIER_PORT"
+  shipped_nginx keeper-front-locations.conf "$dir/locations.conf" /etc/keeper/tier/ "$state/tier/"
   run_nginx "$dir" "$state/log/nginx-front" "    include $dir/hosts.conf;
     server {
         listen 127.0.0.1:$port;

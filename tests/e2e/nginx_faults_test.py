@@ -15,6 +15,7 @@ import shutil
 import socket
 import ssl
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -24,6 +25,8 @@ import json
 import xml.dom.minidom
 
 SOURCE = os.environ["KEEPER_TEST_SOURCE_DIR"]
+sys.path.insert(0, f"{SOURCE}/scripts/lib")
+import nginx_conf  # noqa: E402  the one writer of a test nginx's files
 PORT = 18084
 SLOW_PORT = 18085
 CUT_PORT = 18086
@@ -74,10 +77,10 @@ def call(port, path, headers=None, body=None, source="127.0.0.1"):
         conn.close()
 
 
-def start_nginx(directory, conf, port):
-    """An nginx of the test's own, prefix and files in directory, once it accepts on port."""
-    with open(f"{directory}/nginx.conf", "w") as f:
-        f.write(conf)
+def start_nginx(directory, http, port, **conf):
+    """An nginx of the test's own (nginx_conf.conf: prefix and files in directory, the http
+    block's own text http), once it accepts on port."""
+    nginx_conf.conf(f"{directory}/nginx.conf", directory, f"{directory}/error.log", http, **conf)
     subprocess.run(["nginx", "-p", directory, "-c", f"{directory}/nginx.conf", "-e", f"{directory}/error.log"], check=True)
     for _ in range(50):
         try:
@@ -85,21 +88,6 @@ def start_nginx(directory, conf, port):
             return
         except OSError:
             time.sleep(0.1)
-
-
-def nginx_prologue(directory):
-    """The start of a test nginx's configuration, up to the http block's own lines: its files in
-    directory, and the shipped http-level includes."""
-    return f"""
-pid {directory}/nginx.pid;
-error_log {directory}/error.log warn;
-events {{}}
-http {{
-    include {SOURCE}/nginx/keeper-request-id.conf;
-    include {SOURCE}/nginx/keeper-log-format.conf;
-    include {SOURCE}/nginx/keeper-limits.conf;
-    client_body_temp_path {directory}/body;
-    fastcgi_temp_path {directory}/fastcgi;"""
 
 
 def cut_end(path):
@@ -151,8 +139,7 @@ class NginxAnswersForKeeper(unittest.TestCase):
         threading.Thread(target=cls.hold_connections, daemon=True).start()
         # Sockets that read a request and close without an answer: a worker that died with it.
         cls.cut = {name: cut_end(f"{cls.dir}/{name}.sock") for name in ("cut", "cut-retry")}
-        conf = f"""{nginx_prologue(cls.dir)}
-    access_log {cls.dir}/access.log keeper;
+        conf = f"""
     upstream keeper_pool {{ server unix:{cls.dir}/nobody-listens.sock; }}
     upstream keeper_pool_retry {{ server unix:{cls.dir}/nobody-listens-retry.sock; }}
     upstream cut_pool {{ server unix:{cls.dir}/cut.sock; }}
@@ -179,14 +166,10 @@ class NginxAnswersForKeeper(unittest.TestCase):
         location ~ \\.asmx {{ fastcgi_pass silent_pool; fastcgi_read_timeout 1s; }}
         include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf;
     }}
-}}
 """
-        with open(f"{SOURCE}/nginx/keeper-locations.conf") as f:
-            shipped = f.read()
-        assert "fastcgi_read_timeout    30s;" in shipped
-        with open(f"{cls.dir}/keeper-locations-1s.conf", "w") as f:
-            f.write(shipped.replace("fastcgi_read_timeout    30s;", "fastcgi_read_timeout    1s;"))
-        start_nginx(cls.dir, conf, PORT)
+        nginx_conf.shipped("keeper-locations.conf", f"{cls.dir}/keeper-locations-1s.conf",
+                           [("fastcgi_read_timeout    30s;", "fastcgi_read_timeout    1s;")])
+        start_nginx(cls.dir, conf, PORT, access_log=f"{cls.dir}/access.log keeper")
 
     def access_lines(self):
         """The access log's lines (the shipped `keeper` format) by request id."""
@@ -404,17 +387,6 @@ class NginxOutOfConnections(unittest.TestCase):
         cls.pool.listen(64)
         cls.pool.setblocking(False)
         conf = f"""
-pid {cls.dir}/nginx.pid;
-error_log {cls.dir}/error.log warn;
-worker_processes 1;
-events {{ worker_connections 3; }}
-http {{
-    include {SOURCE}/nginx/keeper-request-id.conf;
-    include {SOURCE}/nginx/keeper-log-format.conf;
-    include {SOURCE}/nginx/keeper-limits.conf;
-    access_log {cls.dir}/access.json keeper_json;
-    client_body_temp_path {cls.dir}/body;
-    fastcgi_temp_path {cls.dir}/fastcgi;
     upstream keeper_pool {{ server unix:{cls.dir}/pool.sock; }}
     upstream keeper_pool_retry {{ server unix:{cls.dir}/pool.sock; }}
     map $server_port $keeper_pool {{ default keeper_pool; }}
@@ -424,9 +396,9 @@ http {{
         listen 127.0.0.1:{SCARCE_PORT};
         include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf;
     }}
-}}
 """
-        start_nginx(cls.dir, conf, SCARCE_PORT)
+        start_nginx(cls.dir, conf, SCARCE_PORT, workers=1, connections=3,
+                    access_log=f"{cls.dir}/access.json keeper_json")
 
     @classmethod
     def tearDownClass(cls):
@@ -464,23 +436,25 @@ http {{
                 self.assertEqual(line["upstream_status"], "-", "no upstream was reached")
 
 
-def tier_server(directory, port):
-    """The shipped keeper-tier.conf (mutual TLS; the X-Keeper-* headers from the front alone) on
-    127.0.0.1:port, its certificates from scripts/make-certs in directory/tier, each replacement
-    asserted so that a change of the shipped file cannot pass unnoticed."""
+def tier_certificates(directory):
+    """The tier's authority, a host's and the front's certificates (scripts/make-certs) in
+    directory/tier."""
     tier = f"{directory}/tier"
     for name, addresses in (("ca", []), ("host", ["127.0.0.1", "localhost"]), ("front", ["front"])):
         subprocess.run([f"{SOURCE}/scripts/make-certs", tier, name, *addresses], check=True, capture_output=True)
     os.chmod(f"{tier}/front.key", 0o644)  # a throw-away key, read by this test's client
-    with open(f"{SOURCE}/nginx/keeper-tier.conf") as f:
-        conf = f.read()
-    for old, new in (("listen 10.0.0.11:8443", f"listen 127.0.0.1:{port}"), ("/etc/keeper/tier/", f"{tier}/"),
-                     ("/var/log/nginx/keeper-access.log", f"{directory}/access.log"),
-                     ("/var/log/nginx/keeper-error.log", f"{directory}/error.log"),
-                     ("/etc/keeper/nginx/", f"{SOURCE}/nginx/")):
-        assert old in conf, old
-        conf = conf.replace(old, new)
-    return conf
+
+
+def tier_server(directory, port):
+    """The shipped keeper-tier.conf (mutual TLS; the X-Keeper-* headers from the front alone) on
+    127.0.0.1:port with the certificates of directory/tier, each replacement asserted
+    (nginx_conf.shipped) so that a change of the shipped file cannot pass unnoticed."""
+    tier = f"{directory}/tier"
+    replacements = [("listen 10.0.0.11:8443", f"listen 127.0.0.1:{port}"), ("/etc/keeper/tier/", f"{tier}/"),
+                    ("/var/log/nginx/keeper-access.log", f"{directory}/access.log"),
+                    ("/var/log/nginx/keeper-error.log", f"{directory}/error.log"),
+                    ("/etc/keeper/nginx/", f"{SOURCE}/nginx/")]
+    return "    include " + nginx_conf.shipped("keeper-tier.conf", f"{directory}/keeper-tier.conf", replacements) + ";"
 
 
 def front_call(port, tier, path, headers=None, body=None, client_certificate=True):
@@ -512,22 +486,25 @@ class CallsTheFrontSentBefore(unittest.TestCase):
         cls.dir = tempfile.mkdtemp(prefix="keeper-nginx-marked-")
         os.chmod(cls.dir, 0o755)
         cls.pool = cut_end(f"{cls.dir}/pool.sock")
-        conf = f"""{nginx_prologue(cls.dir)}
+        cls.scarce = f"{cls.dir}/scarce"
+        os.mkdir(cls.scarce)
+        tier_certificates(cls.dir)
+        shutil.copytree(f"{cls.dir}/tier", f"{cls.scarce}/tier")
+        start_nginx(cls.dir, cls.marked_http(cls.dir, MARKED_PORT), MARKED_PORT)
+        # Connections for its listener, the channel to the master and one client, none for a pool.
+        start_nginx(cls.scarce, cls.marked_http(cls.scarce, MARKED_SCARCE_PORT), MARKED_SCARCE_PORT, workers=1,
+                    connections=3)
+
+    @classmethod
+    def marked_http(cls, directory, port):
+        return f"""
     upstream keeper_pool {{ server unix:{cls.dir}/pool.sock; }}
     upstream keeper_pool_retry {{ server unix:{cls.dir}/nobody-listens-retry.sock; server unix:{cls.dir}/nobody-listens-retry.sock; }}
     map $server_port $keeper_pool {{ default keeper_pool; }}
     map $server_port $keeper_retry_pool {{ default keeper_pool_retry; }}
     map $server_port $keeper_fresh_pool {{ default keeper_pool; }}
-{tier_server(cls.dir, MARKED_PORT)}
-}}
+{tier_server(directory, port)}
 """
-        start_nginx(cls.dir, conf, MARKED_PORT)
-        cls.scarce = f"{cls.dir}/scarce"
-        os.mkdir(cls.scarce)
-        shutil.copytree(f"{cls.dir}/tier", f"{cls.scarce}/tier")
-        # Connections for its listener, the channel to the master and one client, none for a pool.
-        start_nginx(cls.scarce, conf.replace("events {}", "worker_processes 1;\nevents { worker_connections 3; }")
-                    .replace(cls.dir, cls.scarce).replace(str(MARKED_PORT), str(MARKED_SCARCE_PORT)), MARKED_SCARCE_PORT)
 
     @classmethod
     def tearDownClass(cls):

@@ -13,11 +13,14 @@ import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 import urllib.parse
 
 SOURCE = os.environ["KEEPER_TEST_SOURCE_DIR"]
+sys.path.insert(0, f"{SOURCE}/scripts/lib")
+import nginx_conf  # noqa: E402  the one writer of a test nginx's files
 BUILD = os.environ["KEEPER_TEST_BUILD_DIR"]
 USER = "keeper"
 HTTP_PORT = 18641
@@ -117,18 +120,7 @@ class KeeperFront:
             if os.path.exists(f"{self.root}/sock/keeper.sock"):
                 break
             time.sleep(0.1)
-        with open(f"{self.root}/nginx/nginx.conf", "w") as f:
-            f.write(f"""
-user {USER};
-pid {self.root}/nginx/nginx.pid;
-error_log {self.root}/log/nginx-error.log warn;
-events {{}}
-http {{
-    access_log off;
-    include {SOURCE}/nginx/keeper-request-id.conf;
-    include {SOURCE}/nginx/keeper-limits.conf;
-    client_body_temp_path {self.root}/nginx/body;
-    fastcgi_temp_path {self.root}/nginx/fastcgi;
+        nginx_conf.conf(f"{self.root}/nginx/nginx.conf", f"{self.root}/nginx", f"{self.root}/log/nginx-error.log", f"""
     upstream keeper_pool {{ server unix:{self.root}/sock/keeper.sock; keepalive 32; }}
     map $keeper_request_id $keeper_pool {{ default keeper_pool; }}
     upstream keeper_fresh {{ server unix:{self.root}/sock/keeper.sock; }}
@@ -140,8 +132,7 @@ http {{
         listen 127.0.0.1:{HTTP_PORT};
         include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf;
     }}
-}}
-""")
+""", user=USER)
         run(["nginx", "-c", f"{self.root}/nginx/nginx.conf", "-e", f"{self.root}/log/nginx-error.log"])
         self.nginx = True
         for _ in range(50):

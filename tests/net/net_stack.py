@@ -15,6 +15,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ha"))
 import keeper_stack  # noqa: E402
 from keeper_stack import SOURCE, USER, as_keeper, call_outcome  # noqa: E402
+import nginx_conf  # noqa: E402  the one writer of a test nginx's files (keeper_stack puts scripts/lib on the path)
 
 BIN = "/usr/lib/postgresql/15/bin"
 DB_PORT, TIER_PORT, HTTP_PORT = 5432, 8443, 8080
@@ -48,18 +49,6 @@ def start_database(net, root, host):
     as_keeper("psql", f"postgres://{net.address(host)}/postgres", "-Atc", "CREATE DATABASE keeper")
 
 
-def shipped(name, out, replacements):
-    """The shipped nginx/NAME with each (old, new) of replacements made, written to out."""
-    with open(f"{SOURCE}/nginx/{name}") as f:
-        text = f.read()
-    for old, new in replacements:
-        assert old in text, f"{old} is not in nginx/{name}"
-        text = text.replace(old, new)
-    with open(out, "w") as f:
-        f.write(text)
-    return out
-
-
 def make_tier_certificates(net, root, hosts):
     """The worker tier's authority (scripts/make-certs) in root/tier, a certificate for each worker
     host (its name in keeper-front-hosts.conf, HOST.keeper.internal, and its address) and one
@@ -71,28 +60,13 @@ def make_tier_certificates(net, root, hosts):
     keeper_stack.run([tool, tier, "front", "front.keeper.internal"])
 
 
-def nginx_conf(root, host, http):
-    """An nginx.conf for host, under root/HOST-nginx, its http block's body http."""
+def host_nginx_conf(root, host, http):
+    """An nginx.conf for host (nginx_conf.conf), under root/HOST-nginx, its http block's body
+    http; in the foreground, as the test network runs its processes."""
     base = f"{root}/{host}-nginx"
     os.makedirs(base, exist_ok=True)
-    with open(f"{base}/nginx.conf", "w") as f:
-        f.write(f"""
-user {USER};
-pid {base}/nginx.pid;
-error_log {root}/log/{host}-nginx-error.log warn;
-daemon off;
-events {{}}
-http {{
-    client_body_temp_path {base}/body;
-    fastcgi_temp_path {base}/fastcgi;
-    proxy_temp_path {base}/proxy;
-    include {SOURCE}/nginx/keeper-request-id.conf;
-    include {SOURCE}/nginx/keeper-log-format.conf;
-    include {SOURCE}/nginx/keeper-limits.conf;
-{http}
-}}
-""")
-    return f"{base}/nginx.conf"
+    return nginx_conf.conf(f"{base}/nginx.conf", base, f"{root}/log/{host}-nginx-error.log", http, user=USER,
+                           foreground=True)
 
 
 def start_nginx(net, root, host, conf):
@@ -134,14 +108,14 @@ def start_pool(net, root, host, env, workers=2):
                      "--retry-listen", f"{run_dir}/keeper-retry.sock"], f"{root}/log/{host}.log", env=env)
     base = f"{root}/{host}-nginx"
     os.makedirs(base, exist_ok=True)
-    upstream = shipped("keeper-upstream.conf", f"{base}/keeper-upstream.conf", [("/run/keeper/", f"{run_dir}/")])
-    tier = shipped("keeper-tier.conf", f"{base}/keeper-tier.conf", [
+    upstream = nginx_conf.shipped("keeper-upstream.conf", f"{base}/keeper-upstream.conf", [("/run/keeper/", f"{run_dir}/")])
+    tier = nginx_conf.shipped("keeper-tier.conf", f"{base}/keeper-tier.conf", [
         ("10.0.0.11:8443", f"{address}:{TIER_PORT}"),
         ("/etc/keeper/tier/host.", f"{root}/tier/{host}."),
         ("/etc/keeper/tier/ca.crt", f"{root}/tier/ca.crt"),
         ("/var/log/nginx/keeper-", f"{root}/log/{host}-nginx-"),
         ("/etc/keeper/nginx/", f"{SOURCE}/nginx/")])
-    start_nginx(net, root, host, nginx_conf(root, host, f"    include {upstream};\n    include {tier};"))
+    start_nginx(net, root, host, host_nginx_conf(root, host, f"    include {upstream};\n    include {tier};"))
     for _ in range(300):
         if os.path.exists(f"{run_dir}/keeper-retry.sock"):
             break
@@ -171,11 +145,11 @@ def start_edge(net, root, host):
     their tier listeners, its certificate the front's of make_tier_certificates."""
     base = f"{root}/{host}-nginx"
     os.makedirs(base, exist_ok=True)
-    hosts = shipped("keeper-front-hosts.conf", f"{base}/keeper-front-hosts.conf",
+    hosts = nginx_conf.shipped("keeper-front-hosts.conf", f"{base}/keeper-front-hosts.conf",
                     [("10.0.0.", f"10.213.{net.subnet}."), (":8443", f":{TIER_PORT}")])
-    locations = shipped("keeper-front-locations.conf", f"{base}/keeper-front-locations.conf",
+    locations = nginx_conf.shipped("keeper-front-locations.conf", f"{base}/keeper-front-locations.conf",
                         [("/etc/keeper/tier/", f"{root}/tier/")])
-    start_nginx(net, root, host, nginx_conf(root, host, f"""    include {hosts};
+    start_nginx(net, root, host, host_nginx_conf(root, host, f"""    include {hosts};
     server {{
         listen {net.address(host)}:{HTTP_PORT};
         access_log {root}/log/{host}-nginx-access.log keeper;

@@ -127,12 +127,13 @@ maintain_score=$(systemd-analyze security --offline=yes /lib/systemd/system/keep
 check "systemd-analyze security rates keeper-maintain.service 2.0 or lower (got ${maintain_score:-none})" \
   awk -v s="${maintain_score:-99}" 'BEGIN { exit !(s <= 2.0) }'
 
+# Test nginx configurations come from the one writer of them (scripts/lib/nginx_conf.py), each
+# replacement in a shipped file checked.
+NGINX_CONF="python3 $(dirname "$0")/../../scripts/lib/nginx_conf.py"
 mkdir -p "$WORK/nginx"
-cat >"$WORK/nginx/site-test.conf" <<NGINX
-events {}
-pid $WORK/nginx/site-test.pid;
-http { include /etc/nginx/sites-available/keeper; }
-NGINX
+echo "    include /etc/nginx/sites-available/keeper;" >"$WORK/nginx/site-http.conf"
+$NGINX_CONF conf "$WORK/nginx/site-test.conf" --prefix "$WORK/nginx" --error-log "$WORK/nginx-error.log" \
+  --http-file "$WORK/nginx/site-http.conf" --no-keeper-files
 check "nginx -t accepts the shipped site" nginx -t -q -p "$WORK/nginx" -c "$WORK/nginx/site-test.conf" -e "$WORK/nginx-error.log"
 # The front's site and hosts as shipped, with certificates from the installed make-certs in place
 # of /etc/keeper/tier/ (docs/scaling.md, "The front"). The tier listener is e2e.tier's.
@@ -140,11 +141,14 @@ front_test() {
   local tier=$WORK/tier
   /usr/share/keeper/scripts/make-certs "$tier" ca >/dev/null &&
     /usr/share/keeper/scripts/make-certs "$tier" front front.keeper.internal >/dev/null || return 1
-  sed "s|/etc/keeper/tier/|$tier/|" /etc/keeper/nginx/keeper-front-locations.conf >"$WORK/nginx/keeper-front-locations.conf"
-  sed "s|/etc/keeper/nginx/keeper-front-locations.conf|$WORK/nginx/keeper-front-locations.conf|" \
-    /usr/share/keeper/nginx/keeper-front-site.conf >"$WORK/nginx/front-site.conf"
-  printf 'events {}\npid %s/nginx/front-test.pid;\nhttp { include %s; include %s; }\n' "$WORK" \
-    /usr/share/keeper/nginx/keeper-front-hosts.conf "$WORK/nginx/front-site.conf" >"$WORK/nginx/front-test.conf"
+  $NGINX_CONF shipped --nginx-dir /etc/keeper/nginx keeper-front-locations.conf \
+    "$WORK/nginx/keeper-front-locations.conf" /etc/keeper/tier/ "$tier/" || return 1
+  $NGINX_CONF shipped --nginx-dir /usr/share/keeper/nginx keeper-front-site.conf "$WORK/nginx/front-site.conf" \
+    /etc/keeper/nginx/keeper-front-locations.conf "$WORK/nginx/keeper-front-locations.conf" || return 1
+  printf '    include %s;\n    include %s;\n' /usr/share/keeper/nginx/keeper-front-hosts.conf \
+    "$WORK/nginx/front-site.conf" >"$WORK/nginx/front-http.conf"
+  $NGINX_CONF conf "$WORK/nginx/front-test.conf" --prefix "$WORK/nginx/front" --error-log "$WORK/nginx-error.log" \
+    --http-file "$WORK/nginx/front-http.conf" --no-keeper-files || return 1
   nginx -t -q -p "$WORK/nginx" -c "$WORK/nginx/front-test.conf" -e "$WORK/nginx-error.log"
 }
 check "nginx -t accepts the shipped front" front_test
@@ -158,27 +162,17 @@ setpriv --reuid=keeper --regid=keeper --init-groups -- env KEEPER_CONFIG=/etc/ke
   systemd-socket-activate -E KEEPER_CONFIG -E KEEPER_DATABASE_URL -E KEEPER_WORKERS -E KEEPER_SECRET_KEY_FILE -l "$WORK/run/keeper.sock" -l "$WORK/run/keeper-retry.sock" /usr/sbin/keeper-fcgi >"$WORK/pool.log" 2>&1 &
 activator=$!
 for _ in $(seq 50); do [ -S "$WORK/run/keeper.sock" ] && break; sleep 0.1; done
-mkdir -p "$WORK/nginx/tmp" && chown keeper "$WORK/nginx/tmp"
-# The shipped upstream (the pool's socket and the retry socket as its backup), at this test's paths.
-sed "s|unix:/run/keeper/|unix:$WORK/run/|" /etc/keeper/nginx/keeper-upstream.conf >"$WORK/nginx/keeper-upstream.conf"
-cat >"$WORK/nginx/nginx.conf" <<NGINX
-user keeper;
-pid $WORK/nginx/nginx.pid;
-events {}
-http {
-    include /etc/keeper/nginx/keeper-request-id.conf;
-    include /etc/keeper/nginx/keeper-log-format.conf;
-    include /etc/keeper/nginx/keeper-limits.conf;
-    access_log $WORK/access.log keeper;
-    client_body_temp_path $WORK/nginx/tmp/body;
-    fastcgi_temp_path $WORK/nginx/tmp/fastcgi;
-    proxy_temp_path $WORK/nginx/tmp/proxy;
-    uwsgi_temp_path $WORK/nginx/tmp/uwsgi;
-    scgi_temp_path $WORK/nginx/tmp/scgi;
+# nginx with the installed files: the shipped upstream (the pool's socket and the retry socket as
+# its backup) at this test's paths.
+$NGINX_CONF shipped --nginx-dir /etc/keeper/nginx keeper-upstream.conf "$WORK/nginx/keeper-upstream.conf" \
+  unix:/run/keeper/ "unix:$WORK/run/"
+cat >"$WORK/nginx/http.conf" <<NGINX
     include $WORK/nginx/keeper-upstream.conf;
     server { listen 127.0.0.1:$PORT; include /etc/keeper/nginx/keeper-errors.conf; include /etc/keeper/nginx/keeper-locations.conf; }
-}
 NGINX
+$NGINX_CONF conf "$WORK/nginx/nginx.conf" --nginx-dir /etc/keeper/nginx --prefix "$WORK/nginx" --user keeper \
+  --error-log "$WORK/nginx-error.log" --access-log "$WORK/access.log keeper" --http-file "$WORK/nginx/http.conf"
+chown keeper "$WORK/nginx/tmp"
 nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" -e "$WORK/nginx-error.log"
 answer=$(curl -sS "http://127.0.0.1:$PORT/AccountApi.asmx/CheckSessionEx?sessionId=package-test&appId=x")
 check "an operation answers through nginx and the installed pool (got: $answer)" \

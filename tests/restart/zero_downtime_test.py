@@ -11,6 +11,7 @@ import pwd
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -20,6 +21,8 @@ import urllib.request
 STATE = os.environ["KEEPER_TEST_STATE"]
 DATABASE_URL = os.environ["KEEPER_TEST_WORKER_DATABASE_URL"]  # the workers' own role
 SOURCE = os.environ["KEEPER_TEST_SOURCE_DIR"]
+sys.path.insert(0, f"{SOURCE}/scripts/lib")
+import nginx_conf  # noqa: E402  the one writer of a test nginx's files
 PORT = 18083
 LOAD_THREADS = 8
 LOAD_SECONDS = 8
@@ -97,26 +100,12 @@ class Stack:
         os.chown(os.path.join(tmp, "tmp"), pwd.getpwnam("keeper").pw_uid, -1)
         self.nginx_conf = os.path.join(tmp, "nginx.conf")
         # The shipped upstream (keepalive on), pointed at this harness's socket.
-        with open(os.path.join(SOURCE, "nginx/keeper-upstream.conf")) as f:
-            upstream = f.read().replace("unix:/run/keeper/keeper.sock", f"unix:{self.socket_path}")
-        with open(self.nginx_conf, "w") as f:
-            f.write(f"""user keeper;
-pid {tmp}/nginx.pid;
-worker_processes 2;
-events {{ worker_connections 1024; }}
-http {{
-    access_log off;
-    client_body_temp_path {tmp}/tmp/body;
-    fastcgi_temp_path {tmp}/tmp/fastcgi;
-    proxy_temp_path {tmp}/tmp/proxy;
-    uwsgi_temp_path {tmp}/tmp/uwsgi;
-    scgi_temp_path {tmp}/tmp/scgi;
-    {upstream}
-    include {SOURCE}/nginx/keeper-request-id.conf;
-    include {SOURCE}/nginx/keeper-limits.conf;
+        upstream = nginx_conf.shipped("keeper-upstream.conf", os.path.join(tmp, "keeper-upstream.conf"),
+                                      [("unix:/run/keeper/keeper.sock", f"unix:{self.socket_path}")])
+        nginx_conf.conf(self.nginx_conf, tmp, os.path.join(self.work, "nginx-error.log"), f"""
+    include {upstream};
     server {{ listen 127.0.0.1:{PORT}; include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf; }}
-}}
-""")
+""", user="keeper", workers=2, connections=1024)
         subprocess.run(["nginx", "-p", tmp, "-c", self.nginx_conf, "-e", os.path.join(self.work, "nginx-error.log")], check=True)
         self.nginx_pid_file = os.path.join(tmp, "nginx.pid")
 
