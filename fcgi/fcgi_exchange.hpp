@@ -8,7 +8,7 @@
 #include <string>
 
 #include "core/api/http_message.hpp"
-#include "core/request_log.hpp"
+#include "core/pipeline/request_log.hpp"
 
 namespace keeper::fcgi {
 

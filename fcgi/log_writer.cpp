@@ -5,7 +5,7 @@
 #include <atomic>
 #include <string>
 
-#include "core/log_line.hpp"
+#include "core/pipeline/log_line.hpp"
 #include "fd_write.hpp"
 #include "log_ring.hpp"
 

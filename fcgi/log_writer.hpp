@@ -1,7 +1,7 @@
 #pragma once
 // Where a process's log records go: into its log_ring (log_ring.hpp) once the supervisor gave it
 // one, else straight to stderr with a single write(2), newline included, so records never
-// interleave. Records are written in the configured log_format (core/log_line.hpp).
+// interleave. Records are written in the configured log_format (core/pipeline/log_line.hpp).
 #include <cstddef>
 #include <string_view>
 

@@ -149,7 +149,7 @@ int main(int argc, char** argv) {
         if (check_only) return check_config(config_path);
         FCGX_Init();
         // libfcgi's init catches SIGTERM and SIGINT only to set a flag for an accept loop keeper does
-        // not use: a stop while the pool waits (waiting_room.hpp) must end it. The pool itself blocks
+        // not use: a stop while the pool waits (answer_while_waiting.hpp) must end it. The pool itself blocks
         // both and takes them by sigtimedwait / sigwait.
         signal(SIGTERM, SIG_DFL);
         signal(SIGINT, SIG_DFL);

@@ -1,11 +1,11 @@
 #pragma once
 // What each process of the pool costs, read from /proc for /metrics' process_* series
-// (core/process_metrics.hpp): the supervisor and the workers it recorded in the shared block's
+// (core/pipeline/process_metrics.hpp): the supervisor and the workers it recorded in the shared block's
 // process table (worker_pool.cpp). A process gone between the table and the read is left out.
 #include <vector>
 
-#include "core/metrics.hpp"
-#include "core/process_metrics.hpp"
+#include "core/pipeline/metrics.hpp"
+#include "core/pipeline/process_metrics.hpp"
 
 namespace keeper::fcgi {
 

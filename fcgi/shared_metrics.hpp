@@ -1,7 +1,7 @@
 #pragma once
 // The metrics block in anonymous shared memory: mapped by the supervisor before it forks, so
 // every worker (and every replacement worker) adds to the same counters.
-#include "core/metrics.hpp"
+#include "core/pipeline/metrics.hpp"
 
 namespace keeper::fcgi {
 

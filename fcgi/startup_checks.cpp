@@ -13,7 +13,7 @@
 #include "config/settings_file.hpp"
 #include "db/schema/migrator.hpp"
 #include "log_writer.hpp"
-#include "waiting_room.hpp"
+#include "answer_while_waiting.hpp"
 #include "db/secrets/secret_rotation.hpp"
 
 namespace keeper::fcgi {

@@ -42,7 +42,7 @@ checked_configuration check_for_reload(const std::string& config_path);
 
 // The configuration once it loads (load_checked_settings). While the file or its key file is wrong,
 // as after a typo and a restart, every request on sockets is answered at once, "not applied"
-// (waiting_room.hpp), the log says what is wrong, and the file is read again every 2 s: the pool
+// (answer_while_waiting.hpp), the log says what is wrong, and the file is read again every 2 s: the pool
 // never exits for it, so systemd never restarts it into the start limit that would fail
 // keeper.socket with it.
 core::settings wait_for_configuration(const std::string& config_path, listen_sockets sockets);
@@ -52,7 +52,7 @@ core::settings wait_for_configuration(const std::string& config_path, listen_soc
 // database refuses the workers' role (its grants still to come),
 // saying so in the log once a minute, instead of exiting: an exit would
 // have systemd restart the pool until its start limit fails keeper.socket with it. Meanwhile every
-// request on sockets is answered at once, "not applied" (waiting_room.hpp).
+// request on sockets is answered at once, "not applied" (answer_while_waiting.hpp).
 void wait_for_schema(const core::settings& cfg, listen_sockets sockets);
 
 }  // namespace keeper::fcgi

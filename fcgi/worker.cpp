@@ -15,8 +15,8 @@
 
 #include "connection_hub.hpp"
 #include "admission.hpp"
-#include "core/log_line.hpp"
-#include "core/request_router.hpp"
+#include "core/pipeline/log_line.hpp"
+#include "core/pipeline/request_router.hpp"
 #include "config/connection_strings.hpp"
 #include "core/wire/soap_reader.hpp"
 #include "db/store/pg_store.hpp"

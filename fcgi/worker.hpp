@@ -4,7 +4,7 @@
 // the ones refused on arrival; the calls share a pool of `database_connections` PostgreSQL
 // connections.
 #include "connection_hub.hpp"
-#include "core/metrics.hpp"
+#include "core/pipeline/metrics.hpp"
 #include "core/api/settings.hpp"
 
 namespace keeper::fcgi {

@@ -5,7 +5,7 @@
 #include <functional>
 
 #include "connection_hub.hpp"
-#include "core/metrics.hpp"
+#include "core/pipeline/metrics.hpp"
 #include "core/api/settings.hpp"
 
 namespace keeper::fcgi {

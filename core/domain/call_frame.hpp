@@ -1,5 +1,5 @@
 #pragma once
-// A call as every layer below the router sees it: built once per call (core/request_router.cpp),
+// A call as every layer below the router sees it: built once per call (core/pipeline/request_router.cpp),
 // passed by reference to the operation (call_context), to the store and to the database, where it
 // is the keeper_call value every write's function begins with (db/functions/keeper_claim.sql,
 // keeper_audit.sql). A new field is a line here, an attribute of keeper_call (a migration) and

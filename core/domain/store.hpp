@@ -105,7 +105,7 @@ struct device_subscription {
     std::int32_t locale = 0;
 };
 
-// A caller's look at one of its own calls (GET /call-outcome, core/call_outcome.hpp): the
+// A caller's look at one of its own calls (GET /call-outcome, core/pipeline/call_outcome.hpp): the
 // session's code; with a valid session (ok), the result and time its login's call with the request
 // id recorded, once the synchronous standby has it, or no result. Without a result, `undecided`
 // says how long an attempt of the call may still commit (0: none can, by the database's clock).

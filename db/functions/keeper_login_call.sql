@@ -5,7 +5,7 @@
 -- authenticated again after losing its session still sees its calls). The workers may not read
 -- audit_log, so this runs with its owner's rights and answers one request id of one login, no
 -- more; only keeper_worker may run it (keeperctl roles). p_from and p_to bound the time the call
--- can have been recorded in (from its request id's time, core/call_outcome.cpp): they prune every
+-- can have been recorded in (from its request id's time, core/pipeline/call_outcome.cpp): they prune every
 -- other monthly partition.
 CREATE OR REPLACE FUNCTION keeper_login_call(p_session text, p_ttl_seconds integer, p_request_id text,
                                              p_from timestamptz, p_to timestamptz,

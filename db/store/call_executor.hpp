@@ -24,7 +24,7 @@
 #include "core/api/result_code.hpp"
 #include "core/domain/deadline.hpp"
 #include "core/domain/store.hpp"
-#include "core/metrics.hpp"
+#include "core/pipeline/metrics.hpp"
 #include "db/store/backend_identity.hpp"
 #include "db/store/connection_pool.hpp"
 #include "db/store/statement_watch.hpp"

@@ -18,7 +18,7 @@
 #include "db/store/connection_opening.hpp"
 #include "core/domain/deadline.hpp"
 #include "core/domain/store.hpp"
-#include "core/metrics.hpp"
+#include "core/pipeline/metrics.hpp"
 
 namespace keeper::db {
 

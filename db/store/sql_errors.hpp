@@ -12,7 +12,7 @@
 
 #include "core/api/result_code.hpp"
 #include "core/domain/store.hpp"
-#include "core/metrics.hpp"
+#include "core/pipeline/metrics.hpp"
 #include "db/store/backend_identity.hpp"
 
 namespace keeper::db {

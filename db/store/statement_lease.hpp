@@ -11,7 +11,7 @@
 #include <pqxx/except>
 
 #include "core/domain/deadline.hpp"
-#include "core/metrics.hpp"
+#include "core/pipeline/metrics.hpp"
 #include "db/store/connection_pool.hpp"
 #include "db/store/sql_errors.hpp"
 #include "db/store/statement_watch.hpp"

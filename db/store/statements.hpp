@@ -207,7 +207,7 @@ inline constexpr auto login_call = make_statement(
 
 // Whether a call may still commit, by the database's own clock (the one keeper_claim's deadline
 // check reads): the milliseconds until $2 (when an attempt that began in time can no longer
-// commit, core/call_outcome.cpp), and at least 1 000 while any attempt holds or awaits the call's
+// commit, core/pipeline/call_outcome.cpp), and at least 1 000 while any attempt holds or awaits the call's
 // claim (a commit waiting for the standby holds it: db/functions/keeper_claim.sql); 0 once
 // neither is so. Run before the call's audit row is read, in a statement of its own: a claim
 // given up after this look committed before it, so the read that follows sees that commit.

@@ -752,7 +752,7 @@ class Chaos(unittest.TestCase):
         import re
         record = re.compile(r'request_id=[0-9a-f]{32}( trace_id=[0-9a-f]{32})? group=\S+ operation=\S+ transport=\S+ outcome=\S+ '
                             r'status=\d{3} duration_ms=[0-9.]+( replayed=true)?( retried=true)?( detail="[^"\n]*")?')
-        pool = re.compile(r"(pool|keeper-fcgi|worker): [ -~]+")  # the pool's events (core/log_line.hpp, format_event)
+        pool = re.compile(r"(pool|keeper-fcgi|worker): [ -~]+")  # the pool's events (core/pipeline/log_line.hpp, format_event)
         with open(f"{STATE}/log/keeper.log", encoding="utf-8") as f:
             lines = f.read().split("\n")
         self.assertEqual(lines[-1], "", "the log ends with a whole line")

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/domain/auth_hash.hpp"
-#include "core/request_router.hpp"
+#include "core/pipeline/request_router.hpp"
 #include "db/store/pg_store.hpp"
 #include "tests/support/fresh_database.hpp"
 

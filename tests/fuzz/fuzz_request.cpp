@@ -9,7 +9,7 @@
 
 #include "answer_checks.hpp"
 #include "answering_store.hpp"
-#include "core/request_router.hpp"
+#include "core/pipeline/request_router.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// GET /call-outcome (core/call_outcome.hpp): a caller's look at one of its own calls by request id,
+// GET /call-outcome (core/pipeline/call_outcome.hpp): a caller's look at one of its own calls by request id,
 // answered in JSON through the router, against a store that answers what the test sets.
 #include <boost/test/unit_test.hpp>
 
@@ -8,8 +8,8 @@
 
 #include "tests/support/printers.hpp"
 
-#include "core/call_outcome.hpp"
-#include "core/request_router.hpp"
+#include "core/pipeline/call_outcome.hpp"
+#include "core/pipeline/request_router.hpp"
 #include "tests/support/unreachable_store.hpp"
 
 using namespace keeper::core;

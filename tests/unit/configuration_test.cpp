@@ -11,8 +11,8 @@
 
 #include "core/pages/api_reference.hpp"
 #include "core/pages/openapi_writer.hpp"
-#include "core/log_line.hpp"
-#include "core/request_router.hpp"
+#include "core/pipeline/log_line.hpp"
+#include "core/pipeline/request_router.hpp"
 #include "core/wire/trace_context.hpp"
 #include "tests/support/unreachable_store.hpp"
 #include "core/domain/operation_table.hpp"

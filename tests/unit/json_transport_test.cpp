@@ -5,7 +5,7 @@
 #include "tests/support/printers.hpp"
 
 #include "core/domain/operation_table.hpp"
-#include "core/request_router.hpp"
+#include "core/pipeline/request_router.hpp"
 #include "core/wire/json_writer.hpp"
 #include "tests/support/unreachable_store.hpp"
 

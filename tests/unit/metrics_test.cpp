@@ -5,8 +5,8 @@
 #include <memory>
 #include <vector>
 
-#include "core/metrics.hpp"
-#include "core/process_metrics.hpp"
+#include "core/pipeline/metrics.hpp"
+#include "core/pipeline/process_metrics.hpp"
 #include "core/domain/operation_table.hpp"
 
 using namespace keeper::core;

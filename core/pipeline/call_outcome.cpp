@@ -1,4 +1,4 @@
-#include "core/call_outcome.hpp"
+#include "core/pipeline/call_outcome.hpp"
 
 #include <string>
 

@@ -1,4 +1,4 @@
-#include "core/process_metrics.hpp"
+#include "core/pipeline/process_metrics.hpp"
 
 #include <cstdio>
 

@@ -6,7 +6,7 @@
 
 #include "core/api/settings.hpp"
 #include "core/domain/store.hpp"
-#include "core/request_log.hpp"
+#include "core/pipeline/request_log.hpp"
 
 namespace keeper::core {
 
@@ -14,19 +14,19 @@ struct metrics_block;
 class process_probe;
 
 // Never throws. With metrics, GET /metrics renders them (Prometheus text format), and with
-// processes, what each process of the pool costs (core/process_metrics.hpp).
+// processes, what each process of the pool costs (core/pipeline/process_metrics.hpp).
 handled_request handle_request(const http_request& request, store& st, const settings& cfg,
                                const metrics_block* metrics = nullptr, const process_probe* processes = nullptr);
 
 // Why a request is refused before it starts: no thread would be free soon enough
 // (fcgi/admission.hpp), or the pool is not ready to serve at all (it waits for its database
-// schema: fcgi/waiting_room.hpp; `detail` says why, for /health and the log).
+// schema: fcgi/answer_while_waiting.hpp; `detail` says why, for /health and the log).
 enum class refusal { busy, not_ready };
 
 // The answer to a request refused before it started: "not applied", 503 and Retry-After, in the
 // request's transport's shape. A request nginx sent before that finds the pool not ready is
 // "outcome unknown" instead (an earlier pool may have run it). The host checks answer for
-// themselves (core/host_checks.hpp): /live 200, /ready and /health 503 with the reason.
+// themselves (core/pipeline/host_checks.hpp): /live 200, /ready and /health 503 with the reason.
 // retry_after_s: the Retry-After it gives (retry_pushback, fcgi/admission.hpp).
 handled_request refuse_request(const http_request& request, refusal why = refusal::busy, std::string_view detail = {},
                                int retry_after_s = 1);

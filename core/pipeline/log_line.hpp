@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "core/api/settings.hpp"
-#include "core/request_log.hpp"
+#include "core/pipeline/request_log.hpp"
 
 namespace keeper::core {
 

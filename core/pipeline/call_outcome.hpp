@@ -18,7 +18,7 @@
 #include "core/api/settings.hpp"
 #include "core/domain/deadline.hpp"
 #include "core/domain/store.hpp"
-#include "core/request_log.hpp"
+#include "core/pipeline/request_log.hpp"
 
 namespace keeper::core {
 

@@ -1,4 +1,4 @@
-#include "waiting_room.hpp"
+#include "answer_while_waiting.hpp"
 
 #include <fcgiapp.h>
 #include <poll.h>
@@ -6,8 +6,8 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "core/log_line.hpp"
-#include "core/request_router.hpp"
+#include "core/pipeline/log_line.hpp"
+#include "core/pipeline/request_router.hpp"
 #include "fcgi_exchange.hpp"
 #include "log_writer.hpp"
 
@@ -19,7 +19,7 @@ namespace {
 const auto began = std::chrono::system_clock::now() - std::chrono::seconds{1};
 
 // A request sent again whose first attempt nginx passed on after this process began reached no
-// worker: this process runs none while it waits (waiting_room.hpp).
+// worker: this process runs none while it waits (answer_while_waiting.hpp).
 void forget_a_mark_no_worker_saw(core::http_request& req) {
     if (req.retried && req.sent_at && *req.sent_at > began) req.retried = false;
 }

@@ -1,4 +1,4 @@
-#include "core/log_line.hpp"
+#include "core/pipeline/log_line.hpp"
 
 #include <cstdio>
 #include <utility>

@@ -9,7 +9,7 @@
 
 #include "core/api/http_message.hpp"
 #include "core/domain/store.hpp"
-#include "core/request_log.hpp"
+#include "core/pipeline/request_log.hpp"
 
 namespace keeper::core {
 

@@ -1,4 +1,4 @@
-#include "core/host_checks.hpp"
+#include "core/pipeline/host_checks.hpp"
 
 #include <string>
 

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "core/request_log.hpp"
+#include "core/pipeline/request_log.hpp"
 
 namespace keeper::core {
 

@@ -1,4 +1,4 @@
-#include "core/request_router.hpp"
+#include "core/pipeline/request_router.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -6,16 +6,16 @@
 #include "core/api/request_id.hpp"
 #include "core/domain/call_fingerprint.hpp"
 #include "core/domain/call_runner.hpp"
-#include "core/call_outcome.hpp"
-#include "core/host_checks.hpp"
+#include "core/pipeline/call_outcome.hpp"
+#include "core/pipeline/host_checks.hpp"
 #include "core/wire/endpoint_path.hpp"
 #include "core/wire/trace_context.hpp"
 #include "core/wire/idempotency_key.hpp"
 #include "core/api/fault.hpp"
 #include "core/api/fault_texts.hpp"
 #include "core/wire/media_type.hpp"
-#include "core/metrics.hpp"
-#include "core/process_metrics.hpp"
+#include "core/pipeline/metrics.hpp"
+#include "core/pipeline/process_metrics.hpp"
 #include "core/domain/operation_table.hpp"
 #include "core/wire/response_writer.hpp"
 #include "core/pages/openapi_writer.hpp"

@@ -1,4 +1,4 @@
-#include "core/metrics.hpp"
+#include "core/pipeline/metrics.hpp"
 
 #include <cstdio>
 
