@@ -10,7 +10,8 @@
 
 namespace keeper::core {
 
-// Why a call was not applied: it never started, or rolled back. Each one may be repeated.
+// Why a call was not applied: it never started, or rolled back. Each one may be repeated. (The
+// sentences are by value, in fault_texts.cpp: add a value last.)
 enum class not_run_because {
     busy,         // keeper: no thread would have been free in time
     not_ready,    // keeper: starting, or waiting for a migration or a configuration fix
@@ -34,6 +35,15 @@ std::string outcome_unknown_text(std::string_view request_id, unknown_because wh
 // /call-outcome itself could not be answered (nginx): a read, so "ask again".
 std::string outcome_unreadable_text(std::string_view request_id);
 std::string body_too_large_text(std::size_t limit);
+// An Idempotency-Key already used with other parameters (422), or whose call still runs (409).
+inline constexpr std::string_view key_reused_text =
+    "This Idempotency-Key was already used for a call with other parameters or another operation; a new call "
+    "needs a new key.";
+inline constexpr std::string_view key_in_flight_text =
+    "A call with this Idempotency-Key is still running, or waited too long for a lock; nothing was changed. Repeat "
+    "it with the same key.";
+// A server fault that keeper cannot say more of: what failed is in the log under the request id.
+std::string server_fault_text(std::string_view request_id);
 // nginx's limit on the calls that test a credential, per client address (keeper-limits.conf).
 inline constexpr std::string_view too_many_requests_text = "Too many requests from this address; try again later.";
 

@@ -133,60 +133,68 @@ void write_one(std::string& out, const char* name, const char* type, const char*
     out += std::string{"# HELP "} + name + " " + help + "\n# TYPE " + name + " " + type + "\n" + name + " " + v + "\n";
 }
 
+// The pool's and the database's single-valued series: one line each, from runtime_gauges.
+template <typename T>
+struct series_line {
+    const char* name;
+    const char* help;
+    std::atomic<T> runtime_gauges::*field;
+};
+constexpr series_line<std::int64_t> pool_gauges[] = {
+    {"keeper_start_time_seconds", "When the pool started, seconds since the epoch.",
+     &runtime_gauges::start_time_seconds},
+    {"keeper_workers_configured", "Worker processes the configuration asks for.", &runtime_gauges::workers_configured},
+    {"keeper_workers_alive", "Worker processes running (retiring ones of a reload included).",
+     &runtime_gauges::workers_alive},
+    {"keeper_worker_threads_busy", "Threads handling a request now.", &runtime_gauges::threads_busy},
+    {"keeper_requests_waiting", "Requests waiting for a worker's thread now.", &runtime_gauges::requests_waiting},
+    {"keeper_database_connections_open", "PostgreSQL connections the workers hold open.",
+     &runtime_gauges::db_connections_open},
+    {"keeper_database_calls_waiting", "Calls waiting for a free database connection of their worker.",
+     &runtime_gauges::db_calls_waiting},
+};
+constexpr series_line<std::uint64_t> pool_counters[] = {
+    {"keeper_requests_refused_total",
+     "Requests refused on arrival (503, not applied): no thread would have been free within admission_wait_ms.",
+     &runtime_gauges::requests_refused},
+    {"keeper_database_connect_failures_total", "Attempts to connect to PostgreSQL that failed.",
+     &runtime_gauges::db_connect_failures},
+    {"keeper_database_connections_lost_total", "Open connections found broken (closed and opened again on next use).",
+     &runtime_gauges::db_connections_lost},
+    {"keeper_database_lock_timeouts_total", "Calls that waited lock_timeout_ms for a lock and failed.",
+     &runtime_gauges::db_lock_timeouts},
+    {"keeper_database_statement_timeouts_total", "Calls cancelled after statement_timeout_ms.",
+     &runtime_gauges::db_statement_timeouts},
+    {"keeper_database_in_doubt_recorded_total",
+     "Calls whose connection broke after the statement was sent, answered with the result their audit row recorded.",
+     &runtime_gauges::db_in_doubt_recorded},
+    {"keeper_database_in_doubt_rerun_total",
+     "Calls whose connection broke after the statement was sent, run again because they had not happened.",
+     &runtime_gauges::db_in_doubt_rerun},
+    {"keeper_database_outcome_unknown_total",
+     "Calls answered with the outcome-unknown fault: not settled within call_budget_ms.",
+     &runtime_gauges::db_outcome_unknown},
+    {"keeper_database_waited_for_primary_total",
+     "Calls that found no primary at first and ran once one answered within call_budget_ms.",
+     &runtime_gauges::db_waited_for_primary},
+};
+
 void write_pool(std::string& out, const runtime_gauges& g) {
     out +=
         "# HELP keeper_build_info The running build.\n# TYPE keeper_build_info gauge\n"
         "keeper_build_info{version=\"" KEEPER_VERSION "\"} 1\n";
-    write_one(out, "keeper_start_time_seconds", "gauge", "When the pool started, seconds since the epoch.",
-              value(g.start_time_seconds));
-    write_one(out, "keeper_workers_configured", "gauge", "Worker processes the configuration asks for.",
-              value(g.workers_configured));
-    write_one(out, "keeper_workers_alive", "gauge", "Worker processes running (retiring ones of a reload included).",
-              value(g.workers_alive));
+    for (const auto& line : pool_gauges) write_one(out, line.name, "gauge", line.help, value(g.*line.field));
+    for (const auto& line : pool_counters) write_one(out, line.name, "counter", line.help, value(g.*line.field));
     write_one(out, "keeper_worker_threads", "gauge",
               "Threads of all workers, each serving one FastCGI connection at a time.",
               std::to_string(g.threads_per_worker.load(std::memory_order_relaxed) *
                              g.workers_configured.load(std::memory_order_relaxed)));
-    write_one(out, "keeper_worker_threads_busy", "gauge", "Threads handling a request now.", value(g.threads_busy));
-    write_one(out, "keeper_requests_waiting", "gauge", "Requests waiting for a worker's thread now.",
-              value(g.requests_waiting));
-    write_one(
-        out, "keeper_requests_refused_total", "counter",
-        "Requests refused on arrival (503, not applied): no thread would have been free within admission_wait_ms.",
-        value(g.requests_refused));
     out +=
         "# HELP keeper_worker_replacements_total Workers that died and were replaced, by cause.\n"
         "# TYPE keeper_worker_replacements_total counter\n"
         "keeper_worker_replacements_total{cause=\"signal\"} " +
-        value(g.worker_replacements[0]) +
-        "\n"
-        "keeper_worker_replacements_total{cause=\"exit\"} " +
+        value(g.worker_replacements[0]) + "\nkeeper_worker_replacements_total{cause=\"exit\"} " +
         value(g.worker_replacements[1]) + "\n";
-    write_one(out, "keeper_database_connections_open", "gauge", "PostgreSQL connections the workers hold open.",
-              value(g.db_connections_open));
-    write_one(out, "keeper_database_calls_waiting", "gauge",
-              "Calls waiting for a free database connection of their worker.", value(g.db_calls_waiting));
-    write_one(out, "keeper_database_connect_failures_total", "counter",
-              "Attempts to connect to PostgreSQL that failed.", value(g.db_connect_failures));
-    write_one(out, "keeper_database_connections_lost_total", "counter",
-              "Open connections found broken (closed and opened again on next use).", value(g.db_connections_lost));
-    write_one(out, "keeper_database_lock_timeouts_total", "counter",
-              "Calls that waited lock_timeout_ms for a lock and failed.", value(g.db_lock_timeouts));
-    write_one(out, "keeper_database_statement_timeouts_total", "counter", "Calls cancelled after statement_timeout_ms.",
-              value(g.db_statement_timeouts));
-    write_one(
-        out, "keeper_database_in_doubt_recorded_total", "counter",
-        "Calls whose connection broke after the statement was sent, answered with the result their audit row recorded.",
-        value(g.db_in_doubt_recorded));
-    write_one(out, "keeper_database_in_doubt_rerun_total", "counter",
-              "Calls whose connection broke after the statement was sent, run again because they had not happened.",
-              value(g.db_in_doubt_rerun));
-    write_one(out, "keeper_database_outcome_unknown_total", "counter",
-              "Calls answered with the outcome-unknown fault: not settled within call_budget_ms.",
-              value(g.db_outcome_unknown));
-    write_one(out, "keeper_database_waited_for_primary_total", "counter",
-              "Calls that found no primary at first and ran once one answered within call_budget_ms.",
-              value(g.db_waited_for_primary));
     out +=
         "# HELP keeper_database_call_duration_seconds One database call: its one statement, which is its whole "
         "transaction, commit included.\n"

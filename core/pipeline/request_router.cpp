@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include "core/api/request_id.hpp"
 #include "core/domain/call_fingerprint.hpp"
@@ -191,14 +192,16 @@ std::string server_fault_reason(const std::exception* e, const std::string& requ
     if (dynamic_cast<const outcome_unknown*>(e)) {
         return outcome_unknown_text(request_id, unknown_because::unconfirmed);
     }
-    return "Server was unable to process request (request id " + request_id + ").";
+    return server_fault_text(request_id);
 }
 
-// The request's answer is this fault, in its transport's shape.
-void answer_fault(handled_request& out, transport via, const fault& f) {
+// The request's answer is this fault, in its transport's shape; with Retry-After when the fault
+// invites a repeat.
+void answer_fault(handled_request& out, transport via, const fault& f, std::optional<int> retry_after_s = {}) {
     out.log.outcome = "fault=" + std::string{fault_kind_name(f.kind())};
     out.log.fault = f.kind();
     out.response = write_fault(via, f);
+    if (retry_after_s) out.response.headers.emplace_back("Retry-After", std::to_string(*retry_after_s));
 }
 
 }  // namespace
@@ -235,8 +238,7 @@ handled_request refuse_request(const http_request& request, refusal why, std::st
     // Not ready: starting, or waiting for a migration or a configuration fix; which one is for the
     // operator's log, not the client.
     const auto reason = why == refusal::busy ? not_run_because::busy : not_run_because::not_ready;
-    answer_fault(out, via, fault{fault_kind::not_applied, not_applied_text(request.request_id, reason)});
-    out.response.headers.emplace_back("Retry-After", std::to_string(retry_after_s));
+    answer_fault(out, via, fault{fault_kind::not_applied, not_applied_text(request.request_id, reason)}, retry_after_s);
     return out;
 }
 
@@ -253,24 +255,15 @@ handled_request handle_request(const http_request& request, store& st, const set
         answer_fault(out, via, f);
         return out;
     } catch (const key_reused&) {
-        answer_fault(out, via,
-                     fault{fault_kind::key_reused,
-                           "This Idempotency-Key was already used for a call with other parameters or another "
-                           "operation; a new call needs a new key."});
+        answer_fault(out, via, fault{fault_kind::key_reused, std::string{key_reused_text}});
         return out;
     } catch (const key_in_flight&) {
-        answer_fault(out, via,
-                     fault{fault_kind::key_in_flight,
-                           "A call with this Idempotency-Key is still running, or waited too long for a lock; "
-                           "nothing was changed. Repeat it with the same key."});
-        out.response.headers.emplace_back("Retry-After", "1");
+        answer_fault(out, via, fault{fault_kind::key_in_flight, std::string{key_in_flight_text}}, 1);
         return out;
     } catch (const not_applied& e) {
         out.log.detail = e.what();
-        answer_fault(
-            out, via,
-            fault{fault_kind::not_applied, not_applied_text(request.request_id, not_run_because::out_of_time)});
-        out.response.headers.emplace_back("Retry-After", "1");
+        const auto text = not_applied_text(request.request_id, not_run_because::out_of_time);
+        answer_fault(out, via, fault{fault_kind::not_applied, text}, 1);
         return out;
     } catch (const std::exception& e) {
         out.log.detail = e.what();

@@ -92,42 +92,41 @@ std::optional<param_value> wrap(std::optional<T> v) {
 
 std::optional<param_value> decode_enum(std::string_view s) { return wrap(provider_from_name(s)); }
 
-}  // namespace
+// How a boolean and a double are written: XML Schema's lexical forms in SOAP, .NET's invariant
+// culture in forms and query strings. Everything else reads alike.
+struct lexicon {
+    std::optional<bool> (*boolean)(std::string_view);
+    std::optional<double> (*float64)(std::string_view);
+};
+constexpr lexicon xsd_lexicon{&xsd_boolean, &xsd_double};
+constexpr lexicon invariant_lexicon{&invariant_boolean, &invariant_double};
 
-std::optional<param_value> decode_xsd(param_type type, std::string_view text) {
+std::optional<param_value> decode_text(const lexicon& words, param_type type, std::string_view text) {
     switch (type) {
         case param_type::string:
             return param_value{std::string{text}};
         case param_type::boolean:
-            return wrap(xsd_boolean(trim_xml_space(text)));
+            return wrap(words.boolean(trim_xml_space(text)));
         case param_type::int32:
             return wrap(parse_integer<std::int32_t>(trim_xml_space(text)));
         case param_type::int64:
             return wrap(parse_integer<std::int64_t>(trim_xml_space(text)));
         case param_type::float64:
-            return wrap(xsd_double(trim_xml_space(text)));
+            return wrap(words.float64(trim_xml_space(text)));
         case param_type::provider:
             return decode_enum(text);
     }
     return std::nullopt;
 }
 
+}  // namespace
+
+std::optional<param_value> decode_xsd(param_type type, std::string_view text) {
+    return decode_text(xsd_lexicon, type, text);
+}
+
 std::optional<param_value> decode_form(param_type type, std::string_view text) {
-    switch (type) {
-        case param_type::string:
-            return param_value{std::string{text}};
-        case param_type::boolean:
-            return wrap(invariant_boolean(trim_xml_space(text)));
-        case param_type::int32:
-            return wrap(parse_integer<std::int32_t>(trim_xml_space(text)));
-        case param_type::int64:
-            return wrap(parse_integer<std::int64_t>(trim_xml_space(text)));
-        case param_type::float64:
-            return wrap(invariant_double(trim_xml_space(text)));
-        case param_type::provider:
-            return decode_enum(text);
-    }
-    return std::nullopt;
+    return decode_text(invariant_lexicon, type, text);
 }
 
 }  // namespace keeper::core
