@@ -147,6 +147,7 @@ class NginxAnswersForKeeper(unittest.TestCase):
     map $server_port $keeper_pool {{ {CUT_PORT} cut_pool; {TIMEOUT_PORT} silent_pool; default keeper_pool; }}
     map $server_port $keeper_retry_pool {{ {CUT_PORT} cut_pool_retry; {TIMEOUT_PORT} silent_pool; default keeper_pool_retry; }}
     map $server_port $keeper_fresh_pool {{ {CUT_PORT} cut_pool; {TIMEOUT_PORT} silent_pool; default keeper_pool; }}
+    map $keeper_sent_before $keeper_first_pool {{ 1 $keeper_retry_pool; default $keeper_pool; }}
     upstream silent_pool {{ server unix:{cls.dir}/silent.sock; }}
     server {{
         listen 127.0.0.1:{PORT};
@@ -392,6 +393,7 @@ class NginxOutOfConnections(unittest.TestCase):
     map $server_port $keeper_pool {{ default keeper_pool; }}
     map $server_port $keeper_retry_pool {{ default keeper_pool_retry; }}
     map $server_port $keeper_fresh_pool {{ default keeper_pool; }}
+    map $keeper_sent_before $keeper_first_pool {{ 1 $keeper_retry_pool; default $keeper_pool; }}
     server {{
         listen 127.0.0.1:{SCARCE_PORT};
         include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf;
@@ -450,7 +452,9 @@ def tier_server(directory, port):
     127.0.0.1:port with the certificates of directory/tier, each replacement asserted
     (nginx_conf.shipped) so that a change of the shipped file cannot pass unnoticed."""
     tier = f"{directory}/tier"
+    # The host's own loopback server on a port of this test's (80 may be taken).
     replacements = [("listen 10.0.0.11:8443", f"listen 127.0.0.1:{port}"), ("/etc/keeper/tier/", f"{tier}/"),
+                    ("listen 127.0.0.1:80;", f"listen 127.0.0.1:{port + 100};"),
                     ("/var/log/nginx/keeper-access.log", f"{directory}/access.log"),
                     ("/var/log/nginx/keeper-error.log", f"{directory}/error.log"),
                     ("/etc/keeper/nginx/", f"{SOURCE}/nginx/")]
@@ -491,9 +495,10 @@ class CallsTheFrontSentBefore(unittest.TestCase):
         tier_certificates(cls.dir)
         shutil.copytree(f"{cls.dir}/tier", f"{cls.scarce}/tier")
         start_nginx(cls.dir, cls.marked_http(cls.dir, MARKED_PORT), MARKED_PORT)
-        # Connections for its listener, the channel to the master and one client, none for a pool.
+        # Connections for its two listeners (the tier's and the host's loopback one), the channel to
+        # the master and one client, none for a pool.
         start_nginx(cls.scarce, cls.marked_http(cls.scarce, MARKED_SCARCE_PORT), MARKED_SCARCE_PORT, workers=1,
-                    connections=3)
+                    connections=4)
 
     @classmethod
     def marked_http(cls, directory, port):
@@ -503,6 +508,7 @@ class CallsTheFrontSentBefore(unittest.TestCase):
     map $server_port $keeper_pool {{ default keeper_pool; }}
     map $server_port $keeper_retry_pool {{ default keeper_pool_retry; }}
     map $server_port $keeper_fresh_pool {{ default keeper_pool; }}
+    map $keeper_sent_before $keeper_first_pool {{ 1 $keeper_retry_pool; default $keeper_pool; }}
 {tier_server(directory, port)}
 """
 

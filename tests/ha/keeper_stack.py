@@ -128,6 +128,7 @@ class KeeperFront:
     # No retry socket here: a request cut off after it left nginx is answered "outcome unknown".
     upstream keeper_no_retry {{ server unix:{self.root}/sock/no-retry.sock; }}
     map $keeper_request_id $keeper_retry_pool {{ default keeper_no_retry; }}
+    map $keeper_sent_before $keeper_first_pool {{ 1 $keeper_retry_pool; default $keeper_pool; }}
     server {{
         listen 127.0.0.1:{HTTP_PORT};
         include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf;

@@ -10,8 +10,10 @@ credentials, or with a certificate of another authority that it made itself.
 test_an_intruder_is_served_nothing: from the intruder, each port of the database tier —
 PostgreSQL, Patroni's REST API, etcd's client and peer ports — refuses it: in clear, over TLS
 without a password or certificate, and with a certificate of its own authority. Each worker host
-listens on the network with its tier listener alone (no FastCGI port), which refuses the intruder
-in clear, without a certificate, and with its own certificate (and the front's headers).
+runs the worker host's site (keeper-tier.conf) and listens on the network with its tier listener
+alone (no FastCGI port, nothing on 443 or 80), which refuses the intruder in clear, without a
+certificate, and with its own certificate (and the front's headers); its own checks answer on its
+loopback.
 
 test_nothing_crosses_the_links_between_tiers_in_clear: while writers call keeper, a capture of
 every packet to and from the database hosts' ports and the worker hosts' tier listeners (tcpdump
@@ -117,6 +119,9 @@ class HostilePeer(unittest.TestCase):
                    "PostgreSQL with the password over TLS": self.psql(
                        f"host={db1},{self.net.address('db2')} dbname=keeper user=keeper_worker password={PASSWORD} "
                        f"sslmode=verify-full sslrootcert={ca} target_session_attrs=read-write")[0],
+                   "a worker host's own /live on its loopback": self.net.run(
+                       "w1", "curl", "-s", "-m", "3", "-o", "/dev/null", "-w", "%{http_code}",
+                       "http://127.0.0.1/live", check=False).stdout.strip(),
                    "a worker host's tier listener with the front's certificate": self.https(
                        f"https://{self.net.address('w1')}:{TIER_PORT}/GlobalApi.asmx/GetUtcNow", "--cacert",
                        f"{self.root}/tier/ca.crt", "--cert", f"{self.root}/tier/front.crt", "--key",
@@ -126,6 +131,7 @@ class HostilePeer(unittest.TestCase):
         print(f"with credentials: {control}", flush=True)
         self.assertEqual(control, {"etcd with the tier's certificate": "200", "Patroni with the tier's certificate": "200",
                                    "PostgreSQL with the password over TLS": 0,
+                                   "a worker host's own /live on its loopback": "200",
                                    "a worker host's tier listener with the front's certificate": "200"})
         self.assertEqual([what for what, (refused, _) in probes.items() if not refused], [])
 
@@ -136,11 +142,15 @@ class HostilePeer(unittest.TestCase):
         call = "/GlobalApi.asmx/GetUtcNow"
         for host in ("w1", "w2"):
             address = self.net.address(host)
-            listening = sorted({line.split()[3].rsplit(":", 1)[1] for line in
-                                self.net.run(host, "ss", "-ltnH").stdout.splitlines() if line.strip()})
+            # Listeners on the network: loopback's (the host's own checks, keeper-tier.conf) do not count.
+            local = [line.split()[3] for line in self.net.run(host, "ss", "-ltnH").stdout.splitlines() if line.strip()]
+            listening = sorted({a.rsplit(":", 1)[1] for a in local if not a.startswith(("127.", "[::1]"))})
             probes[f"{host} a TCP listener besides the tier listener (listening: {','.join(listening)})"] = (listening == [str(TIER_PORT)], "")
             for port in (9000, 9001):  # where a pool would have listened for nginx across hosts
                 probes[f"{host} FastCGI :{port}"] = (self.https(f"http://{address}:{port}/") == "000", "")
+            # A single host's site (HTTPS on 443, health on 80) is not a worker host's: nothing answers there.
+            probes[f"{host} HTTPS :443"] = (self.https(f"https://{address}{call}", "-k") == "000", "")
+            probes[f"{host} HTTP :80 /live"] = (self.https(f"http://{address}/live") == "000", "")
             tier = f"https://{address}:{TIER_PORT}{call}"
             for what, options in (("no certificate", ["--cacert", ca]), ("its own certificate", ["--cacert", ca, *own_cert]),
                                   ("its own certificate and the front's headers",

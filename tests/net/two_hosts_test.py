@@ -10,7 +10,8 @@ machine itself.
 test_fault_*: one fault each, while writers run top-ups and contact permits: a worker of w1 is
 killed; the front's connections to the worker hosts are reset from the edge (`ss -K`), or from w2;
 w1 loses 10 % of its packets; w2's link is slowed; w1's nginx is stopped; w1 is cut off silently;
-w2 is frozen whole. Each call is then judged by its request id (net_stack.verdict): acknowledged
+w1's power is cut (no call waits past its deadline and 2 s; the front sends no new call to w1
+after its first failure); w2 is frozen whole. Each call is then judged by its request id (net_stack.verdict): acknowledged
 ones applied once, "not applied" ones absent, each "outcome unknown" answered by /call-outcome as
 what happened. No call ran on both hosts. A failure names its fault.
 
@@ -31,7 +32,7 @@ test_the_front_answers_not_applied_in_each_shape_when_no_host_is_reached: with b
 stopped, a call over SOAP 1.1, SOAP 1.2, HTTP GET, HTTP POST and JSON each gets "not applied" with Retry-After in
 its own shape.
 
-Bounded: about a minute and a half; it stops and removes every process, namespace and directory it started.
+Bounded: about three minutes; it stops and removes every process, namespace and directory it started.
 Needs root and scripts/test's build (KEEPER_TEST_*).
 """
 import collections
@@ -51,8 +52,8 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hostnet import Network  # noqa: E402
-from net_stack import (database_hosts, make_tier_certificates, restart_nginx, start_database, start_edge,  # noqa: E402
-                       start_pool, stop_nginx, verdict, workers_of)
+from net_stack import (TIER_PORT, database_hosts, make_tier_certificates, restart_nginx, start_database,  # noqa: E402
+                       start_edge, start_pool, stop_nginx, verdict, workers_of)
 import keeper_stack  # noqa: E402
 from keeper_stack import (CARD, CARD2, LOGIN, PURSE2, SESSION, KeeperFront, Writers, call_outcome,  # noqa: E402
                           make_root)
@@ -63,6 +64,12 @@ FAULT_S, CALM_S = 3, 2
 PARTITION_S = 7
 # Longer than call_budget_ms (10 s): calls w2 had begun outlive their deadline there.
 FREEZE_S = 12
+# Longer than the front's proxy_read_timeout (11 s): every call on its way to the dead host times out.
+POWER_CUT_S = 14
+# keeper-front-hosts.conf: how long the front skips a host after one failure.
+FAIL_TIMEOUT_S = 10
+# The call's deadline (call_budget_ms) and the front's slack after it (docs/scaling.md, "The front").
+LONGEST_CALL_S = 10 + 2
 
 
 class TwoHostsOnANetwork(unittest.TestCase):
@@ -79,10 +86,12 @@ class TwoHostsOnANetwork(unittest.TestCase):
             # Each worker host has a key file of its own, as hosts do: a key rotation reaches them
             # one at a time (test_keyed_repeats_on_either_host_through_a_key_rotation).
             make_tier_certificates(cls.net, cls.root, ("w1", "w2"))
+            cls.host_env = {}
             for host in ("w1", "w2"):
                 shutil.copy2(f"{cls.root}/secret.keys", f"{cls.root}/{host}-secret.keys")
                 shutil.chown(f"{cls.root}/{host}-secret.keys", "keeper")
-                start_pool(cls.net, cls.root, host, dict(cls.front.env, KEEPER_SECRET_KEY_FILE=f"{cls.root}/{host}-secret.keys"))
+                cls.host_env[host] = dict(cls.front.env, KEEPER_SECRET_KEY_FILE=f"{cls.root}/{host}-secret.keys")
+                start_pool(cls.net, cls.root, host, cls.host_env[host])
             start_edge(cls.net, cls.root, "edge")
         except BaseException:
             cls.tearDownClass()
@@ -95,6 +104,21 @@ class TwoHostsOnANetwork(unittest.TestCase):
         if cls.net:
             cls.net.close()
         shutil.rmtree(cls.root, ignore_errors=True)
+
+    def setUp(self):
+        """Each test begins with the front sending calls to both hosts again: after a fault it
+        skips a host that failed for FAIL_TIMEOUT_S (keeper-front-hosts.conf)."""
+        sizes = {h: len(self.log(h)) for h in ("w1", "w2")}
+        deadline = time.monotonic() + FAIL_TIMEOUT_S + 5
+        while time.monotonic() < deadline:
+            Writers.call("/GlobalApi.asmx/GetUtcNow", {})
+            if all(len(self.log(h)) > n for h, n in sizes.items()):
+                return
+            time.sleep(0.1)
+        with open(f"{self.root}/log/edge-nginx-access.log") as f:
+            tail = f.readlines()[-6:]
+        self.fail(f"the front did not come back to both hosts within {FAIL_TIMEOUT_S + 5} s; its last calls:\n"
+                  + "".join(tail))
 
     def sql(self, query):
         return self.front.sql(query)
@@ -159,7 +183,8 @@ class TwoHostsOnANetwork(unittest.TestCase):
         figures, problems = verdict(writers.calls, amounts, wmids)
         mine = {c[6] for c in writers.calls if c[6]}
         both = self.request_ids("w1") & self.request_ids("w2") & mine
-        figures.update(retried={h: self.log(h).count(" retried=true") - n for h, n in retried_before.items()},
+        figures.update(longest_s=round(max((c[3] - c[2] for c in writers.calls), default=0), 2),
+                       retried={h: self.log(h).count(" retried=true") - n for h, n in retried_before.items()},
                        ran_on_both_hosts=len(both), sent_elsewhere=self.elsewhere() - elsewhere_before,
                        delay=self.net.delay_kind)
         if note is not None:
@@ -205,6 +230,47 @@ class TwoHostsOnANetwork(unittest.TestCase):
     def test_fault_w1_cut_off_silently_past_the_connect_timeout(self):
         self.under_write_load("w1 cut off, silently, past nginx's connect timeout",
                               lambda: self.for_a_while(PARTITION_S, self.net.partition, self.net.heal, "w1"), 220_001)
+
+    def test_fault_w1_power_cut(self):
+        """w1 dies whole (every process killed, its link silent) for longer than the front waits:
+        no call waits past its deadline and the front's slack, and once a call to w1 has failed,
+        the front sends no new call there (it skips a failed host, max_fails=1)."""
+        started = time.time()
+
+        def power_cut():
+            self.net.kill_host("w1")
+            time.sleep(POWER_CUT_S)
+            self.net.heal("w1")
+            for name in ("keeper.sock", "keeper-retry.sock"):
+                Path(f"{self.root}/w1/{name}").unlink(missing_ok=True)
+            start_pool(self.net, self.root, "w1", self.host_env["w1"])
+
+        figures = self.under_write_load("w1's power cut", power_cut, 260_001)
+        self.assertLessEqual(figures["longest_s"], LONGEST_CALL_S, "a call waited past its deadline and the slack")
+        failed_at, after = self.front_calls_to("w1", started)
+        print(f"w1's power cut: first failure {failed_at - started:.2f} s in; first attempts to w1 within "
+              f"{FAIL_TIMEOUT_S} s after it: {after}", flush=True)
+        self.assertEqual(after, 0, "the front sent new calls to a host after it failed")
+
+    def front_calls_to(self, host, since):
+        """From the front's access log: when the first call to host that began after `since` failed
+        there (its request id's time plus its duration), and how many calls began at least 0.2 s
+        after that, within FAIL_TIMEOUT_S - 1 s of it, with host as their first attempt's."""
+        address = f"{self.net.address(host)}:{TIER_PORT}"
+        calls = []
+        with open(f"{self.root}/log/edge-nginx-access.log") as f:
+            for line in f:
+                m = re.search(r'request_id=(\d{13})\S* .*request_time=([\d.]+) .*upstream_status=(\S+)'
+                              r'.* upstream_addr="([^" ]+)', line)
+                if m and int(m.group(1)) / 1000 >= since:
+                    calls.append((int(m.group(1)) / 1000, float(m.group(2)), m.group(3), m.group(4)))
+        failures = [began + took for began, took, status, first in calls
+                    if first == address and status.split(":")[0].strip() in ("502", "504")]
+        self.assertTrue(failures, f"no call to {host} failed")
+        failed_at = min(failures)
+        after = sum(1 for began, _, _, first in calls
+                    if first == address and failed_at + 0.2 <= began <= failed_at + FAIL_TIMEOUT_S - 1)
+        return failed_at, after
 
     def test_fault_w2_frozen_past_the_call_budget(self):
         self.under_write_load("w2 frozen past the call budget",
