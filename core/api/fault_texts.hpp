@@ -44,6 +44,8 @@ inline constexpr std::string_view key_in_flight_text =
     "it with the same key.";
 // A server fault that keeper cannot say more of: what failed is in the log under the request id.
 std::string server_fault_text(std::string_view request_id);
+// A path that names no endpoint group (404), keeper's and nginx's (an .asmx name that is not one).
+inline constexpr std::string_view no_service_text = "No service here.";
 // nginx's limit on the calls that test a credential, per client address (keeper-limits.conf).
 inline constexpr std::string_view too_many_requests_text = "Too many requests from this address; try again later.";
 

@@ -35,6 +35,8 @@ struct nginx_answer {
 
 std::vector<nginx_answer> nginx_answers() {
     return {
+        {404, "404", "A path nginx serves nothing at (another .asmx name than keeper's groups): keeper's own 404.",
+         fault_kind::no_such_endpoint, std::string{no_service_text}, false},
         {413, "413", "A body over the limit: what keeper itself answers, before a worker reads it.",
          fault_kind::body_too_large, body_too_large_text(settings{}.body_limit), false},
         {429, "429", "Over the per-address limit on the calls that test a credential (keeper-limits.conf).",

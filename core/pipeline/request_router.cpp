@@ -159,7 +159,7 @@ http_response route(const http_request& req, transport via, store& st, const set
         return openapi_page(req, cfg);
     }
     const auto ep = parse_endpoint_path(req.path);
-    if (!ep) throw fault(fault_kind::no_such_endpoint, "No service here.");
+    if (!ep) throw fault(fault_kind::no_such_endpoint, std::string{no_service_text});
     log.group = group_name(ep->group);
     if (req.method != "GET" && req.method != "POST") {
         throw fault(fault_kind::method_not_allowed, "Method " + req.method + " is not allowed; use GET or POST.");

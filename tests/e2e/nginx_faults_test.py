@@ -369,7 +369,12 @@ class NginxAnswersForKeeper(unittest.TestCase):
             self.assertNotIn("SECRET", f.read())
 
     def test_an_unknown_asmx_is_keepers_404_line(self):
-        self.assert_text(*call(PORT, "/Nope.asmx"), 404)
+        """keeper's own answer for a path it does not serve, word for word: a text line, or
+        {"Message"} for JSON (keeper-errors.conf, generated)."""
+        status, headers, body = call(PORT, "/Nope.asmx")
+        self.assert_text(status, headers, body, 404)
+        self.assertEqual(body, b"No service here.\r\n")
+        self.assert_json(*call(PORT, "/Nope.asmx/Op", JSON, b"{}"), 404, "No service here.")
 
 
 class NginxOutOfConnections(unittest.TestCase):
