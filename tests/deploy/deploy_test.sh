@@ -573,6 +573,28 @@ check "the live database has all three" prints "Z100000000001 Z100000000002 Z100
   "SELECT string_agg(purse, ' ' ORDER BY purse) FROM purses WHERE purse LIKE 'Z10000000000_'"
 check "the pool serves with archiving on" serves
 
+# --- the restored database made the live one, in place -------------------------------------------
+in_ct runuser -u keeper-admin -- keeperctl add-purse alice Z100000000004 >/dev/null
+sleep 1
+target=$(in_ct date -u '+%Y-%m-%d %H:%M:%S.%6N+00')
+sleep 1
+in_ct runuser -u keeper-admin -- keeperctl add-purse alice Z100000000005 >/dev/null
+t=$(now)
+DOC_VARIABLE="TARGET=$target" check "restore in place to $target, between two writes (operations.md)" run_doc restore-in-place /root
+figure "restore in place: $(since "$t") s until keeper serves again"
+check "the live database is the restored one: the fourth write, not the fifth" \
+  prints "Z100000000001 Z100000000002 Z100000000003 Z100000000004" runuser -u postgres -- psql -d keeper -tAc \
+  "SELECT string_agg(purse, ' ' ORDER BY purse) FROM purses WHERE purse LIKE 'Z10000000000_'"
+check "it runs on Debian's port with archiving on" prints "5432 on" runuser -u postgres -- psql -d keeper -tAc \
+  "SELECT current_setting('port') || ' ' || current_setting('archive_mode')"
+check "its WAL is archived (pgbackrest check)" in_ct runuser -u postgres -- pgbackrest --stanza=keeper check
+no_copy_running() { ! in_ct ss -ltnH 'sport = :5433' | grep -q .; }
+check "the copy is not left running on 5433" no_copy_running
+check "the data before the restore is kept aside" in_ct sh -c 'ls -d /var/lib/postgresql/15/main.before-restore-*'
+check "keeper serves after the restore in place" serves
+in_ct sh -c 'rm -rf /var/lib/postgresql/15/main.before-restore-*'
+in_ct systemctl start keeper-backup@full.service  # the restored database is on a new timeline (operations.md)
+
 # --- purge ---------------------------------------------------------------------------------------------
 in_ct dpkg-query -L keeper >"$WORK/package-files"
 check "purge (operations.md)" run_doc purge /root
@@ -599,6 +621,14 @@ backup_after_purge() {
   in_ct systemctl is-enabled --quiet keeper-backup-full.timer keeper-backup-diff.timer
 }
 check "the backups go on after the purge (operations.md, the purge leaves them)" backup_after_purge
+in_ct runuser -u postgres -- psql -d keeper -qc "INSERT INTO purses (purse, login_id) SELECT 'Z100000000006', id FROM logins WHERE login = 'alice'" >/dev/null
+sleep 1
+target=$(in_ct date -u '+%Y-%m-%d %H:%M:%S.%6N+00')
+DOC_VARIABLE="TARGET=$target" check "a restore after the purge, with the tool Back up installed (operations.md)" \
+  run_doc backup-restore /root
+check "the copy restored after the purge has the last write" prints_text Z100000000006 runuser -u postgres -- psql -p 5433 \
+  -d keeper -tAc "SELECT purse FROM purses WHERE purse = 'Z100000000006'"
+restored_away
 
 # --- a lost key: keeper installed again over the database, without the old key file ------------------
 t=$(now)
