@@ -132,8 +132,8 @@ class Cluster:
         del parameters["archive_command"]
         # One test network stands for both the database hosts' and the worker hosts'.
         network = f"10.213.{self.net.subnet}.0/24"
-        config["bootstrap"]["pg_hba"] = [line.replace("10.0.1.0/24", network).replace("10.0.2.0/24", network)
-                                         for line in config["bootstrap"]["pg_hba"]]
+        config["postgresql"]["pg_hba"] = [line.replace("10.0.1.0/24", network).replace("10.0.2.0/24", network)
+                                          for line in config["postgresql"]["pg_hba"]]
         pg = config["postgresql"]
         pg.update(connect_address=f"{address}:{PG_PORT}", data_dir=f"{self.root}/{name}",
                   pgpass=f"{self.root}/{name}.pgpass")
@@ -163,6 +163,14 @@ class Cluster:
                         "CREATE DATABASE keeper"], check=True, capture_output=True, env=self.env)
         self.start_node("node2")
         self.wait_settled(120)
+        # Patroni wrote each node's pg_hba.conf from the shipped lines alone: initdb's "trust"
+        # lines are gone (docs/scaling.md, "Setting it up": password logins only).
+        for name in NAMES:
+            trust = subprocess.run(["runuser", "-u", USER, "--", "psql", "-h", f"{self.root}/sock/{name}", "-d",
+                                    "postgres", "-qAtc", "SELECT count(*) FROM pg_hba_file_rules WHERE auth_method = 'trust'"],
+                                   check=True, capture_output=True, text=True, env=self.env).stdout.strip()
+            if trust != "0":
+                raise AssertionError(f"{name}'s pg_hba.conf has {trust} trust lines")
 
     def tune(self):
         """The shipped timings (packaging/patroni/config.yml's ttl, loop_wait, retry_timeout) on the
