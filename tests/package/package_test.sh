@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs keeper's Debian package on this machine, checks what it installed, verifies and scores
 # the systemd units, checks the nginx site, starts the pool the way systemd would (socket
-# activation), calls an operation through nginx with the installed config, and purges the package.
+# activation), calls an operation through nginx with the installed config, and purges the package;
+# then the same for keeper-front, the front's package (packaging/front).
 # Needs root and the test stack's database (KEEPER_TEST_DATABASE_URL); run through scripts/test.
 set -uo pipefail
 : "${KEEPER_TEST_DATABASE_URL:?run through scripts/test}" "${KEEPER_TEST_WORKER_DATABASE_URL:?run through scripts/test}"
 : "${KEEPER_TEST_BUILD_DIR:?run through scripts/test}" "${KEEPER_SECRET_KEY_FILE:?run through scripts/test}"
 PORT=18082
+SOURCE=$(cd "$(dirname "$0")/../.." && pwd)
 WORK=$(mktemp -d /tmp/keeper-package-test.XXXXXX)
 chmod 755 "$WORK"
 passed=0 failed=0
@@ -23,6 +25,7 @@ cleanup() {
   fi
   [ -n "${activator:-}" ] && kill "$activator" 2>/dev/null && wait "$activator" 2>/dev/null
   dpkg --purge keeper >/dev/null 2>&1
+  dpkg --purge keeper-front >/dev/null 2>&1
   [ -n "${placed_metrics_script:-}" ] && rm -f /usr/local/sbin/keeper-backup-metrics
   rm -rf "$WORK"
 }
@@ -83,8 +86,12 @@ check_config_refuses() {  # check_config_refuses status "expected message" env..
 check "keeper-fcgi --check-config tells an empty database from the configuration: exit 3, the version and what to run" \
   check_config_refuses 3 "database schema is version 0, this keeper needs" KEEPER_SECRET_KEY_FILE="$KEEPER_SECRET_KEY_FILE" \
   KEEPER_DATABASE_URL="${KEEPER_TEST_DATABASE_URL/dbname=keeper/dbname=keeper_package_empty}"
-check_config_passes() { env KEEPER_CONFIG=/etc/keeper/keeper.conf KEEPER_SECRET_KEY_FILE="$KEEPER_SECRET_KEY_FILE" \
-  KEEPER_DATABASE_URL="$KEEPER_TEST_WORKER_DATABASE_URL" /usr/sbin/keeper-fcgi --check-config | grep -q "configuration ok"; }
+check_config_passes() {  # what it said, when it did not pass
+  local out status=0
+  out=$(env KEEPER_CONFIG=/etc/keeper/keeper.conf KEEPER_SECRET_KEY_FILE="$KEEPER_SECRET_KEY_FILE" \
+    KEEPER_DATABASE_URL="$KEEPER_TEST_WORKER_DATABASE_URL" /usr/sbin/keeper-fcgi --check-config 2>&1) || status=$?
+  grep -q "configuration ok" <<<"$out" || { echo "exit $status: $out"; return 1; }
+}
 check "keeper-fcgi --check-config passes a good configuration" check_config_passes
 psql "$admin_url" -qc "DROP DATABASE keeper_package_empty" >/dev/null
 check "the pool waits for its key, naming the setting" \
@@ -129,29 +136,12 @@ check "systemd-analyze security rates keeper-maintain.service 2.0 or lower (got 
 
 # Test nginx configurations come from the one writer of them (scripts/lib/nginx_conf.py), each
 # replacement in a shipped file checked.
-NGINX_CONF="python3 $(dirname "$0")/../../scripts/lib/nginx_conf.py"
+NGINX_CONF="python3 $SOURCE/scripts/lib/nginx_conf.py"
 mkdir -p "$WORK/nginx"
 echo "    include /etc/nginx/sites-available/keeper;" >"$WORK/nginx/site-http.conf"
 $NGINX_CONF conf "$WORK/nginx/site-test.conf" --prefix "$WORK/nginx" --error-log "$WORK/nginx-error.log" \
   --http-file "$WORK/nginx/site-http.conf" --no-keeper-files
 check "nginx -t accepts the shipped site" nginx -t -q -p "$WORK/nginx" -c "$WORK/nginx/site-test.conf" -e "$WORK/nginx-error.log"
-# The front's site and hosts as shipped, with certificates from the installed make-certs in place
-# of /etc/keeper/tier/ (docs/scaling.md, "The front"). The tier listener is e2e.tier's.
-front_test() {
-  local tier=$WORK/tier
-  /usr/share/keeper/scripts/make-certs "$tier" ca >/dev/null &&
-    /usr/share/keeper/scripts/make-certs "$tier" front front.keeper.internal >/dev/null || return 1
-  $NGINX_CONF shipped --nginx-dir /etc/keeper/nginx keeper-front-locations.conf \
-    "$WORK/nginx/keeper-front-locations.conf" /etc/keeper/tier/ "$tier/" || return 1
-  $NGINX_CONF shipped --nginx-dir /usr/share/keeper/nginx keeper-front-site.conf "$WORK/nginx/front-site.conf" \
-    /etc/keeper/nginx/keeper-front-locations.conf "$WORK/nginx/keeper-front-locations.conf" || return 1
-  printf '    include %s;\n    include %s;\n' /usr/share/keeper/nginx/keeper-front-hosts.conf \
-    "$WORK/nginx/front-site.conf" >"$WORK/nginx/front-http.conf"
-  $NGINX_CONF conf "$WORK/nginx/front-test.conf" --prefix "$WORK/nginx/front" --error-log "$WORK/nginx-error.log" \
-    --http-file "$WORK/nginx/front-http.conf" --no-keeper-files || return 1
-  nginx -t -q -p "$WORK/nginx" -c "$WORK/nginx/front-test.conf" -e "$WORK/nginx-error.log"
-}
-check "nginx -t accepts the shipped front" front_test
 
 # Start the pool the way keeper.socket + keeper.service do: the sockets are made first and the
 # pool inherits them (systemd-socket-activate passes them by LISTEN_FDS, in keeper.socket's order:
@@ -182,6 +172,41 @@ logged() { for _ in $(seq 50); do grep -q "$1" "$WORK/pool.log" && return 0; sle
 check "the pool logged the request" logged "operation=CheckSessionEx transport=get outcome=result=2"
 [ "$failed" -eq 0 ] || { echo "--- pool log" >&2; cat "$WORK/pool.log" >&2; echo "--- nginx error log" >&2; tail -5 "$WORK/nginx-error.log" >&2; }
 check "the package purges" dpkg --purge keeper
+
+# --- keeper-front: the front's own package (docs/scaling.md, "The front"), on a host without keeper --
+(cmake -S "$SOURCE/packaging/front" -B "$WORK/front-build" >/dev/null && cd "$WORK/front-build" && cpack -G DEB >/dev/null) ||
+  { echo "FAIL: keeper-front did not build" >&2; failed=$((failed + 1)); }
+front_deb=$(ls "$WORK"/front-build/package/keeper-front_*_all.deb 2>/dev/null)
+check "keeper-front needs neither keeper nor PostgreSQL" sh -c "! dpkg-deb -f '$front_deb' Depends | grep -qE 'keeper|postgres'"
+check "keeper-front installs" dpkg -i "$front_deb"
+for f in /etc/keeper/nginx/keeper-front-locations.conf /etc/keeper/nginx/keeper-errors.conf /etc/keeper/nginx/keeper-request-id.conf \
+         /etc/keeper/nginx/keeper-limits.conf /etc/keeper/nginx/keeper-log-format.conf /etc/keeper/nginx/keeper-tls.conf \
+         /etc/nginx/sites-available/keeper-front /usr/share/keeper-front/nginx/keeper-front-hosts.conf \
+         /usr/share/keeper-front/scripts/make-certs; do
+  check "keeper-front installed $f" test -e "$f"
+done
+check "keeper-front installed no worker host's file" sh -c '! ls /etc/keeper/nginx/keeper-locations.conf /usr/sbin/keeper-fcgi 2>/dev/null'
+# Its site and hosts as installed, with certificates from its make-certs in place of
+# /etc/keeper/tier/ and this test's directory for conf.d (docs/scaling.md, "The front").
+front_test() {
+  local tier=$WORK/tier
+  /usr/share/keeper-front/scripts/make-certs "$tier" ca >/dev/null &&
+    /usr/share/keeper-front/scripts/make-certs "$tier" front front.keeper.internal >/dev/null || return 1
+  $NGINX_CONF shipped --nginx-dir /etc/keeper/nginx keeper-front-locations.conf \
+    "$WORK/nginx/keeper-front-locations.conf" /etc/keeper/tier/ "$tier/" || return 1
+  $NGINX_CONF shipped --nginx-dir /etc/nginx/sites-available keeper-front "$WORK/nginx/front-site.conf" \
+    /etc/keeper/nginx/keeper-front-locations.conf "$WORK/nginx/keeper-front-locations.conf" || return 1
+  printf '    include %s;\n    include %s;\n' /usr/share/keeper-front/nginx/keeper-front-hosts.conf \
+    "$WORK/nginx/front-site.conf" >"$WORK/nginx/front-http.conf"
+  $NGINX_CONF conf "$WORK/nginx/front-test.conf" --prefix "$WORK/nginx/front" --error-log "$WORK/nginx-error.log" \
+    --http-file "$WORK/nginx/front-http.conf" --no-keeper-files || return 1
+  nginx -t -q -p "$WORK/nginx" -c "$WORK/nginx/front-test.conf" -e "$WORK/nginx-error.log"
+}
+check "nginx -t accepts the front as keeper-front installs it" front_test
+refuses_keeper() { ! dpkg -i "$deb" >/dev/null 2>&1 && ! dpkg-query -W -f='${Status}' keeper 2>/dev/null | grep -q "ok installed"; }
+check "keeper does not install beside keeper-front (the same nginx files)" refuses_keeper
+check "keeper-front purges" dpkg --purge keeper-front
+check "nothing of keeper-front is left" sh -c '! ls -d /etc/keeper /etc/nginx/sites-available/keeper-front /usr/share/keeper-front 2>/dev/null'
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
