@@ -360,7 +360,7 @@ class TwoHostsOnANetwork(unittest.TestCase):
 
     def test_a_call_is_checked_while_the_host_that_ran_it_is_down(self):
         """/call-outcome is a read from the database: with w1's nginx stopped, every look is answered
-        by w2, whichever host the front chose first (the look's own request id chooses it), and
+        by w2, whichever host the front chose first (round robin, or w2 once w1 failed), and
         says what the call recorded."""
         conn = http.client.HTTPConnection(*keeper_stack.front, timeout=30)
         conn.request("GET", f"/AccountApi.asmx/SetAccountPermits?sessionId={SESSION}&acceptPayments=true"
