@@ -312,12 +312,14 @@ run_nginx() {
   nginx -p "$dir" -c "$dir/nginx.conf" -e "$logs-error.log"
 }
 
+# By the master's pid, not `nginx -s quit`: that parses the configuration first, and refuses to
+# signal a running nginx whose included files have changed since it started.
 stop_nginx() {
-  local state=$1 dir
+  local state=$1 dir pid
   for dir in "$state/nginx" "$state/front"; do
-    [ -f "$dir/nginx.pid" ] || continue
-    nginx -p "$dir" -c "$dir/nginx.conf" -e "$state/log/nginx-error.log" -s quit 2>/dev/null || true
-    for _ in $(seq 50); do [ -f "$dir/nginx.pid" ] || break; sleep 0.1; done
+    pid=$(cat "$dir/nginx.pid" 2>/dev/null) || continue
+    [ -n "$pid" ] && kill -QUIT "$pid" 2>/dev/null || continue
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   done
 }
 
