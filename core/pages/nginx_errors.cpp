@@ -1,6 +1,5 @@
 #include "core/pages/nginx_errors.hpp"
 
-#include <optional>
 #include <sstream>
 #include <vector>
 
