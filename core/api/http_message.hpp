@@ -21,7 +21,8 @@ struct http_request {
     bool body_too_large = false;                   // the front refused to read a body over the limit
     std::string remote_addr{};                     // the client's address as nginx saw it (REMOTE_ADDR)
     std::optional<std::string> idempotency_key{};  // the Idempotency-Key header as sent, when present
-    std::optional<std::string> traceparent{};  // W3C Trace Context, as nginx passes it on (core/wire/trace_context.hpp)
+    std::optional<std::string>
+        traceparent{};  // W3C Trace Context, as nginx passes it on (core/domain/trace_context.hpp)
     // nginx sent this request before, to a worker that died with it (it came on the retry socket):
     // a write first settles that attempt (docs/design.md, "In-doubt calls").
     bool retried = false;

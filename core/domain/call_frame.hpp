@@ -1,13 +1,20 @@
 #pragma once
-// A call as every layer below the router sees it: built once per call (core/pipeline/request_router.cpp),
+// A call as every layer below the router sees it: built once per call, by call_frame::of below,
 // passed by reference to the operation (call_context), to the store and to the database, where it
 // is the keeper_call value every write's function begins with (db/functions/keeper_claim.sql,
-// keeper_audit.sql). A new field is a line here, an attribute of keeper_call (a migration) and
-// its binding beside statements.hpp's call_frame names (docs/design.md, "The call's frame").
+// keeper_audit.sql). A new field is a member here with its value in of(), an attribute of
+// keeper_call (a migration) and its binding in statements.hpp (docs/design.md, "The call's frame").
 #include <string>
 #include <string_view>
+#include <utility>
 
+#include "core/api/decoded_call.hpp"
+#include "core/api/http_message.hpp"
+#include "core/api/settings.hpp"
+#include "core/domain/call_fingerprint.hpp"
 #include "core/domain/deadline.hpp"
+#include "core/domain/idempotency_key.hpp"
+#include "core/domain/trace_context.hpp"
 
 namespace keeper::core {
 
@@ -33,6 +40,23 @@ struct call_frame {
     // The client's address as nginx names it (REMOTE_ADDR): what the throttles keyed by a client
     // count under (core/domain/client_block.hpp). The request's, which outlives the call.
     std::string_view client_addr{};
+
+    // The frame of a decoded request: the one place a call's fields are read from the request.
+    static call_frame of(const http_request& req, const decoded_call& call, const settings& cfg) {
+        call_frame frame{.request_id = req.request_id,
+                         .operation = call.op->name,
+                         .retried = req.retried,
+                         .until = call_deadline(req, cfg.call_budget),
+                         .trace_id = request_trace_id(req),
+                         .client_addr = req.remote_addr};
+        // Only a write takes a key: a read is safe to repeat, so its header is not even read.
+        if (call.op->effect != call_effect::writes) return frame;
+        if (auto key = read_idempotency_key(req.idempotency_key)) {
+            frame.idempotency_key = std::move(*key);
+            frame.fingerprint = call_fingerprint(call);
+        }
+        return frame;
+    }
 };
 
 }  // namespace keeper::core

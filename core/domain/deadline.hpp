@@ -4,6 +4,8 @@
 // synchronous standby, the pauses between attempts (docs/design.md, "One deadline per call").
 #include <chrono>
 
+#include "core/api/http_message.hpp"
+
 namespace keeper::core {
 
 class deadline {
@@ -32,5 +34,8 @@ public:
 private:
     clock::time_point m_at;
 };
+
+// A request's deadline (docs/design.md, "One deadline per call"): budget after nginx first saw it.
+deadline call_deadline(const http_request& req, std::chrono::milliseconds budget);
 
 }  // namespace keeper::core

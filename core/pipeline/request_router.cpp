@@ -4,14 +4,10 @@
 #include <chrono>
 #include <optional>
 
-#include "core/api/request_id.hpp"
-#include "core/domain/call_fingerprint.hpp"
 #include "core/domain/call_runner.hpp"
 #include "core/pipeline/call_outcome.hpp"
 #include "core/pipeline/host_checks.hpp"
 #include "core/wire/endpoint_path.hpp"
-#include "core/wire/trace_context.hpp"
-#include "core/wire/idempotency_key.hpp"
 #include "core/api/fault.hpp"
 #include "core/api/fault_texts.hpp"
 #include "core/wire/media_type.hpp"
@@ -63,11 +59,6 @@ transport answering_transport(const http_request& req) {
     return media.essence == json_type ? transport::json : transport::none;
 }
 
-// The trace id of the request's traceparent, "" when it has none (or none valid).
-std::string request_trace_id(const http_request& req) {
-    return req.traceparent ? trace_id_of(*req.traceparent).value_or("") : "";
-}
-
 // The request's call, decoded by its transport's row. An unknown operation named in the path is
 // 404 whatever the content type, written in the transport's shape when there is one.
 decoded_call decode_request(const http_request& req, const endpoint_path& ep, const settings& cfg, request_log& log) {
@@ -89,45 +80,6 @@ decoded_call decode_request(const http_request& req, const endpoint_path& ep, co
                         "POST names the operation in the path.");
     }
     return row->decode(req, ep, op, media, cfg);
-}
-
-// The call's deadline: call_budget after nginx first saw the call, the time its request id holds
-// (or, for an id of another shape, after nginx began passing the request: sent_at), so the time
-// it waited for a worker is spent from its budget; else after the worker read it. The database
-// checks the same deadline (keeper_claim) and /call-outcome counts from the id's time. A clock
-// behind nginx's (another host) shortens the budget by the difference; hosts keep time by NTP
-// (docs/design.md, "One deadline per call").
-deadline call_deadline(const http_request& req, std::chrono::milliseconds budget) {
-    const auto now = deadline::clock::now();
-    const auto wall_now = std::chrono::system_clock::now();
-    auto start = req.arrived.value_or(now);
-    const auto count_from = [&](std::chrono::system_clock::time_point seen) {
-        const auto waited = wall_now - seen;
-        if (waited > waited.zero())
-            start = std::min(start, now - std::chrono::duration_cast<deadline::clock::duration>(waited));
-    };
-    if (req.sent_at) count_from(*req.sent_at);
-    if (const auto seen = request_id_time(req.request_id)) {
-        count_from(std::chrono::time_point_cast<std::chrono::system_clock::duration>(*seen));
-    }
-    return deadline{start + budget};
-}
-
-// The call's frame, built once: everything below the router reads the call from it.
-call_frame frame_of(const http_request& req, const decoded_call& call, const settings& cfg) {
-    call_frame frame{.request_id = req.request_id,
-                     .operation = call.op->name,
-                     .retried = req.retried,
-                     .until = call_deadline(req, cfg.call_budget),
-                     .trace_id = request_trace_id(req),
-                     .client_addr = req.remote_addr};
-    // Only a write takes a key: a read is safe to repeat, so its header is not even read.
-    if (call.op->effect != call_effect::writes) return frame;
-    if (auto key = read_idempotency_key(req.idempotency_key)) {
-        frame.idempotency_key = std::move(*key);
-        frame.fingerprint = call_fingerprint(call);
-    }
-    return frame;
 }
 
 // GET /metrics: the pool's counters, what each of its processes costs, and whether the database's
@@ -175,7 +127,7 @@ http_response route(const http_request& req, transport via, store& st, const set
     const auto call = decode_request(req, *ep, cfg, log);
     log.operation = call.op->name;
     log.op = call.op;
-    const auto ran = run_call(call, st, cfg, frame_of(req, call, cfg));
+    const auto ran = run_call(call, st, cfg, call_frame::of(req, call, cfg));
     record_outcome(log, ran.value);
     auto response = write_result(via, *call.op, ran.value, cfg.api_namespace);
     if (ran.replayed) {

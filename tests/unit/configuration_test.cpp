@@ -13,7 +13,7 @@
 #include "core/pages/openapi_writer.hpp"
 #include "core/pipeline/log_line.hpp"
 #include "core/pipeline/request_router.hpp"
-#include "core/wire/trace_context.hpp"
+#include "core/domain/trace_context.hpp"
 #include "tests/support/unreachable_store.hpp"
 #include "core/domain/operation_table.hpp"
 #include "config/connection_strings.hpp"

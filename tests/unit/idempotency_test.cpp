@@ -11,7 +11,7 @@
 #include "core/domain/call_fingerprint.hpp"
 #include "core/domain/operation_table.hpp"
 #include "core/pipeline/request_router.hpp"
-#include "core/wire/idempotency_key.hpp"
+#include "core/domain/idempotency_key.hpp"
 #include "tests/support/soap_messages.hpp"
 #include "tests/support/unreachable_store.hpp"
 

@@ -1,4 +1,4 @@
-#include "core/wire/idempotency_key.hpp"
+#include "core/domain/idempotency_key.hpp"
 
 #include "core/api/fault.hpp"
 

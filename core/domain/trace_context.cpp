@@ -1,4 +1,4 @@
-#include "core/wire/trace_context.hpp"
+#include "core/domain/trace_context.hpp"
 
 #include "core/api/text_util.hpp"
 
@@ -20,6 +20,10 @@ std::optional<std::string> trace_id_of(std::string_view traceparent) {
     if (version != "00" || !is_lower_hex(trace) || !is_lower_hex(parent) || !is_lower_hex(flags)) return std::nullopt;
     if (all_zeros(trace) || all_zeros(parent)) return std::nullopt;
     return std::string{trace};
+}
+
+std::string request_trace_id(const http_request& req) {
+    return req.traceparent ? trace_id_of(*req.traceparent).value_or("") : "";
 }
 
 }  // namespace keeper::core

@@ -7,10 +7,14 @@
 #include <string>
 #include <string_view>
 
+#include "core/api/http_message.hpp"
+
 namespace keeper::core {
 
 // The trace id of a valid traceparent; nullopt for anything else (no header, another version, a
 // malformed or all-zero id), which belongs to no trace keeper can name.
 std::optional<std::string> trace_id_of(std::string_view traceparent);
+// The trace id of the request's traceparent, "" when it has none (or none valid).
+std::string request_trace_id(const http_request& req);
 
 }  // namespace keeper::core
