@@ -56,21 +56,18 @@ std::optional<double> parse_finite_double(std::string_view s) {
     return value;
 }
 
-std::optional<double> xsd_double(std::string_view s) {
+// A double written as a finite decimal or as one of the lexicon's words for infinity and NaN.
+std::optional<double> lexicon_double(std::string_view s, std::string_view infinity) {
     constexpr auto inf = std::numeric_limits<double>::infinity();
-    if (s == "INF") return inf;
-    if (s == "-INF") return -inf;
+    if (s == infinity) return inf;
+    if (s.starts_with('-') && s.substr(1) == infinity) return -inf;
     if (s == "NaN") return std::numeric_limits<double>::quiet_NaN();
     return parse_finite_double(s);
 }
 
-std::optional<double> invariant_double(std::string_view s) {
-    constexpr auto inf = std::numeric_limits<double>::infinity();
-    if (s == "Infinity") return inf;
-    if (s == "-Infinity") return -inf;
-    if (s == "NaN") return std::numeric_limits<double>::quiet_NaN();
-    return parse_finite_double(s);
-}
+std::optional<double> xsd_double(std::string_view s) { return lexicon_double(s, "INF"); }
+
+std::optional<double> invariant_double(std::string_view s) { return lexicon_double(s, "Infinity"); }
 
 std::optional<bool> xsd_boolean(std::string_view s) {
     if (s == "true" || s == "1") return true;
