@@ -7,6 +7,7 @@
 
 namespace keeper::core {
 
+// Each kind's name is in fault_kind_names (fault.cpp), in this order.
 enum class fault_kind {
     malformed,               // unreadable XML, empty body, DOCTYPE: HTTP 400
     client,                  // decodes, but names a bad value, action or parameter

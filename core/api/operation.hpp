@@ -21,11 +21,13 @@ namespace keeper::core {
 // names it: operations live in the domain wing.
 class call_context;
 
+// Each group's name is in group_names (core/domain/operation_table.cpp), in this order.
 enum class api_group { account, telepay, simple_auth, push, global, errors };
 
 // "AccountApi" for api_group::account: the group's path is "/" + this + ".asmx".
 std::string_view group_name(api_group g);
 
+// Each type's XML Schema name is in result_type_names (core/wire/result_text.cpp), in this order.
 enum class result_type { int32, date_time, string };
 
 // Whether a call can change what the database holds. Only writes take an Idempotency-Key

@@ -9,7 +9,7 @@
 
 namespace keeper::core {
 
-// The order matches param_value's alternatives.
+// The order matches param_value's alternatives, and xsd_type_names (param_value.cpp) names each.
 enum class param_type { string, boolean, int32, int64, float64, provider };
 
 using param_value = std::variant<std::string, bool, std::int32_t, std::int64_t, double, provider>;

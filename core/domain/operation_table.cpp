@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "core/api/enum_names.hpp"
 #include "core/domain/operations/handlers.hpp"
 
 namespace keeper::core {
@@ -81,23 +82,12 @@ const std::vector<operation>& operations() {
 
 std::span<const api_group> all_groups() { return groups; }
 
-std::string_view group_name(api_group g) {
-    switch (g) {
-        case api_group::account:
-            return "AccountApi";
-        case api_group::telepay:
-            return "TelepayApi";
-        case api_group::simple_auth:
-            return "SimpleAuthApi";
-        case api_group::push:
-            return "PushApi";
-        case api_group::global:
-            return "GlobalApi";
-        case api_group::errors:
-            return "ErrorsApi";
-    }
-    return "";
-}
+// In api_group's order (core/api/operation.hpp).
+constexpr enum_names<api_group, 6> group_names{
+    {"AccountApi", "TelepayApi", "SimpleAuthApi", "PushApi", "GlobalApi", "ErrorsApi"}};
+static_assert(group_names.ends_at(api_group::errors));
+
+std::string_view group_name(api_group g) { return group_names[g]; }
 
 const operation* find_operation(api_group group, std::string_view name) {
     for (const auto& op : operations()) {

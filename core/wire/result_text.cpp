@@ -1,20 +1,19 @@
 #include "core/wire/result_text.hpp"
 
+#include "core/api/enum_names.hpp"
 #include "core/api/text_util.hpp"
 
 namespace keeper::core {
 
-std::string_view result_type_name(result_type type) {
-    switch (type) {
-        case result_type::int32:
-            return "int";
-        case result_type::date_time:
-            return "dateTime";
-        case result_type::string:
-            return "string";
-    }
-    return "string";
-}
+namespace {
+
+// In result_type's order (core/api/operation.hpp).
+constexpr enum_names<result_type, 3> result_type_names{{"int", "dateTime", "string"}};
+static_assert(result_type_names.ends_at(result_type::string));
+
+}  // namespace
+
+std::string_view result_type_name(result_type type) { return result_type_names[type]; }
 
 std::string result_text(const result_value& value) {
     if (const auto* code = std::get_if<result_code>(&value)) return std::to_string(static_cast<int>(*code));
