@@ -1,12 +1,8 @@
 #include "log_ring.hpp"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <new>
-#include <stdexcept>
 
 #include "fd_write.hpp"
 
@@ -71,17 +67,6 @@ void log_ring::drain(int fd) {
 void log_ring::write_out_locked(int fd) {
     write_records(fd, m_data, m_used);
     m_used = 0;
-}
-
-shared_log_ring::shared_log_ring() {
-    void* memory = mmap(nullptr, sizeof(log_ring), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (memory == MAP_FAILED) throw std::runtime_error("cannot map shared memory for the log");
-    m_ring = new (memory) log_ring{};
-}
-
-shared_log_ring::~shared_log_ring() {
-    m_ring->~log_ring();
-    munmap(m_ring, sizeof(log_ring));
 }
 
 }  // namespace keeper::fcgi

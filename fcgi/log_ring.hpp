@@ -11,6 +11,8 @@
 #include <cstddef>
 #include <string_view>
 
+#include "shared_memory.hpp"
+
 namespace keeper::fcgi {
 
 class log_ring {
@@ -41,17 +43,6 @@ private:
 };
 
 // A log_ring in anonymous shared memory, mapped by the supervisor for one worker.
-class shared_log_ring {
-public:
-    shared_log_ring();
-    ~shared_log_ring();
-    shared_log_ring(const shared_log_ring&) = delete;
-    shared_log_ring& operator=(const shared_log_ring&) = delete;
-
-    log_ring& ring() { return *m_ring; }
-
-private:
-    log_ring* m_ring;  // not owning in the C++ sense: the mapping is released in the destructor
-};
+using shared_log_ring = in_shared_memory<log_ring>;
 
 }  // namespace keeper::fcgi

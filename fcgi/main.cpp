@@ -14,8 +14,9 @@
 
 #include "config/settings_file.hpp"
 #include "core/api/settings.hpp"
+#include "core/pipeline/metrics.hpp"
 #include "log_writer.hpp"
-#include "shared_metrics.hpp"
+#include "shared_memory.hpp"
 #include "startup_checks.hpp"
 #include "worker_pool.hpp"
 
@@ -178,8 +179,9 @@ int main(int argc, char** argv) {
         signal(SIGHUP, SIG_DFL);  // run_pool takes it by sigtimedwait, which an ignored signal never reaches
         // SIGHUP re-reads the same file (and environment) for the next set of workers.
         const auto reload = [config_path] { return keeper::fcgi::check_for_reload(config_path).settings; };
-        keeper::fcgi::shared_metrics metrics;  // before the workers fork: they all share it
-        return keeper::fcgi::run_pool(sockets, cfg, reload, metrics.block());
+        keeper::fcgi::in_shared_memory<keeper::core::metrics_block> metrics{
+            "metrics"};  // before the workers fork: they all share it
+        return keeper::fcgi::run_pool(sockets, cfg, reload, metrics.get());
     } catch (const std::exception& e) {
         keeper::fcgi::log_event("keeper-fcgi", e.what());
         return 1;

@@ -60,10 +60,10 @@ struct pool {
 }
 
 void spawn_worker(pool& p, worker_set& into) {
-    auto log = std::make_unique<shared_log_ring>();
+    auto log = std::make_unique<shared_log_ring>("the log");
     const pid_t supervisor = getpid();
     const pid_t pid = fork();
-    if (pid == 0) become_worker(p, log->ring(), supervisor);
+    if (pid == 0) become_worker(p, log->get(), supervisor);
     if (pid < 0) {
         log_event("pool", std::string{"fork failed: "} + std::strerror(errno));
         return;
@@ -85,7 +85,7 @@ void spawn_workers(pool& p, worker_set& into) {
 
 void write_out_logs(pool& p) {
     for (auto* set : {&p.workers, &p.retiring}) {
-        for (auto& [pid, w] : *set) w.log->ring().drain(STDERR_FILENO);
+        for (auto& [pid, w] : *set) w.log->get().drain(STDERR_FILENO);
     }
 }
 
@@ -123,7 +123,7 @@ void reap(pool& p, pid_t pid, int status) {
     for (auto* set : {&p.retiring, &p.workers}) {
         const auto it = set->find(pid);
         if (it == set->end()) continue;
-        it->second.log->ring().drain(STDERR_FILENO);
+        it->second.log->get().drain(STDERR_FILENO);
         const auto started = it->second.started;
         set->erase(it);
         p.metrics.runtime.workers_alive.fetch_sub(1, std::memory_order_relaxed);

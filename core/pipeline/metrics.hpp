@@ -1,6 +1,6 @@
 #pragma once
 // Request counters and durations for GET /metrics (Prometheus text format). One block lives in
-// memory the pool shares with all its workers (fcgi/shared_metrics), so what any worker renders is
+// memory the pool shares with all its workers (fcgi/shared_memory.hpp), so what any worker renders is
 // the sum over all of them. Lock-free atomics only: safe across processes.
 #include <array>
 #include <atomic>

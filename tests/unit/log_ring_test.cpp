@@ -57,26 +57,26 @@ std::string record(int thread, int i) {
 BOOST_AUTO_TEST_SUITE(log_ring_records)
 
 BOOST_AUTO_TEST_CASE(records_come_out_whole_and_in_order) {
-    shared_log_ring shared;
+    shared_log_ring shared{"the log"};
     packet_pipe out;
-    shared.ring().append("first", out.in());
-    shared.ring().append("second record", out.in());
-    shared.ring().drain(out.in());
-    shared.ring().drain(out.in());  // nothing more: writes nothing
+    shared.get().append("first", out.in());
+    shared.get().append("second record", out.in());
+    shared.get().drain(out.in());
+    shared.get().drain(out.in());  // nothing more: writes nothing
     const auto writes = out.writes();
     BOOST_TEST(writes.size() == 1u);
     BOOST_TEST(lines_of(writes) == (std::vector<std::string>{"first", "second record"}));
 }
 
 BOOST_AUTO_TEST_CASE(a_write_is_at_most_4096_bytes_and_ends_between_records) {
-    shared_log_ring shared;
+    shared_log_ring shared{"the log"};
     packet_pipe out;
     std::vector<std::string> expected;
     for (int i = 0; i < 500; ++i) {
         expected.push_back(record(0, i) + std::string(static_cast<std::size_t>(i % 97), 'x'));
-        shared.ring().append(expected.back(), out.in());
+        shared.get().append(expected.back(), out.in());
     }
-    shared.ring().drain(out.in());
+    shared.get().drain(out.in());
     const auto writes = out.writes();
     BOOST_TEST(writes.size() > 1u);
     for (const auto& w : writes) {
@@ -87,47 +87,47 @@ BOOST_AUTO_TEST_CASE(a_write_is_at_most_4096_bytes_and_ends_between_records) {
 }
 
 BOOST_AUTO_TEST_CASE(a_long_record_is_cut_and_marked) {
-    shared_log_ring shared;
+    shared_log_ring shared{"the log"};
     packet_pipe out;
-    shared.ring().append(std::string(5000, 'a'), out.in());
-    shared.ring().drain(out.in());
+    shared.get().append(std::string(5000, 'a'), out.in());
+    shared.get().drain(out.in());
     const auto lines = lines_of(out.writes());
     BOOST_REQUIRE(lines.size() == 1u);
     BOOST_TEST(lines[0] == std::string(log_ring::max_record, 'a') + "...");
 }
 
 BOOST_AUTO_TEST_CASE(a_full_ring_is_written_out_by_the_appender_and_nothing_is_lost) {
-    shared_log_ring shared;
+    shared_log_ring shared{"the log"};
     packet_pipe out;
     std::vector<std::string> expected;
     const std::string filler(200, 'f');
     while (expected.size() * filler.size() < 3 * log_ring::capacity) {
         expected.push_back(record(0, static_cast<int>(expected.size())) + filler);
-        shared.ring().append(expected.back(), out.in());
+        shared.get().append(expected.back(), out.in());
     }
-    shared.ring().drain(out.in());
+    shared.get().drain(out.in());
     BOOST_TEST(lines_of(out.writes()) == expected);
 }
 
 BOOST_AUTO_TEST_CASE(concurrent_appends_keep_every_record_whole) {
-    shared_log_ring shared;
+    shared_log_ring shared{"the log"};
     packet_pipe out;
     constexpr int threads = 8, per_thread = 3000;
     std::vector<std::thread> appenders;
     for (int t = 0; t < threads; ++t) {
         appenders.emplace_back([&, t] {
-            for (int i = 0; i < per_thread; ++i) shared.ring().append(record(t, i), out.in());
+            for (int i = 0; i < per_thread; ++i) shared.get().append(record(t, i), out.in());
         });
     }
     std::thread drainer{[&] {
         for (int i = 0; i < 200; ++i) {
-            shared.ring().drain(out.in());
+            shared.get().drain(out.in());
             std::this_thread::yield();
         }
     }};
     for (auto& a : appenders) a.join();
     drainer.join();
-    shared.ring().drain(out.in());
+    shared.get().drain(out.in());
     const auto lines = lines_of(out.writes());
     BOOST_TEST(lines.size() == static_cast<std::size_t>(threads * per_thread));
     std::vector<int> next(threads, 0);  // each thread's records in its own order
