@@ -23,13 +23,16 @@ import sys
 SOURCE_NGINX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "nginx")
 # keeper's http-level files, in the order keeper-site.conf includes them.
 HTTP_FILES = ("keeper-request-id.conf", "keeper-log-format.conf", "keeper-limits.conf")
+# What a whole shipped site (keeper-tier.conf) opens with, at http level: a test's nginx.conf has
+# keeper's http-level files already (conf()) and an upstream of its own, so shipped() drops them.
+SITE_INCLUDES = "".join(f"include /etc/keeper/nginx/{name};\n" for name in (*HTTP_FILES, "keeper-upstream.conf"))
 
 
 def shipped(name, out, replacements, nginx_dir=SOURCE_NGINX):
     """nginx/NAME with each (old, new) of replacements made, written to out; returns out. Every
-    old must occur in the file."""
+    old must occur in the file. A whole site's own http-level includes (SITE_INCLUDES) go."""
     with open(os.path.join(nginx_dir, name)) as f:
-        text = f.read()
+        text = f.read().replace(SITE_INCLUDES, "")
     for old, new in replacements:
         if old not in text:
             raise ValueError(f"{old!r} is not in nginx/{name}: the shipped file changed")
