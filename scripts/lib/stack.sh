@@ -273,7 +273,7 @@ start_nginx() {
   if [ -n "${KEEPER_TIER_PORT:-}" ]; then
     make_tier_certificates "$state"
     shipped_nginx keeper-tier.conf "$state/nginx/keeper-tier.conf" \
-      "listen 10.0.0.11:8443 ssl;" "listen 127.0.0.1:$KEEPER_TIER_PORT ssl; listen 127.0.0.2:$KEEPER_TIER_PORT ssl;" \
+      "listen 10.0.2.11:8443 ssl;" "listen 127.0.0.1:$KEEPER_TIER_PORT ssl; listen 127.0.0.2:$KEEPER_TIER_PORT ssl;" \
       "listen 127.0.0.1:80;" "listen 127.0.0.1:$((KEEPER_TIER_PORT + 2));" \
       /etc/keeper/tier/ "$state/tier/" \
       /var/log/nginx/keeper-access.log "$state/log/nginx-access.log" \
@@ -329,8 +329,8 @@ stop_nginx() {
 start_front() {
   local state=$1 port=$2 dir=$1/front
   mkdir -p "$dir"
-  shipped_nginx keeper-front-hosts.conf "$dir/hosts.conf" 10.0.0.11:8443 "127.0.0.1:$KEEPER_TIER_PORT" \
-    10.0.0.12:8443 "127.0.0.2:$KEEPER_TIER_PORT"
+  shipped_nginx keeper-front-hosts.conf "$dir/hosts.conf" 10.0.2.11:8443 "127.0.0.1:$KEEPER_TIER_PORT" \
+    10.0.2.12:8443 "127.0.0.2:$KEEPER_TIER_PORT"
   shipped_nginx keeper-front-locations.conf "$dir/locations.conf" /etc/keeper/tier/ "$state/tier/"
   run_nginx "$dir" "$state/log/nginx-front" "    include $dir/hosts.conf;
     server {

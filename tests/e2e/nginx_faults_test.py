@@ -458,7 +458,7 @@ def tier_server(directory, port):
     (nginx_conf.shipped) so that a change of the shipped file cannot pass unnoticed."""
     tier = f"{directory}/tier"
     # The host's own loopback server on a port of this test's (80 may be taken).
-    replacements = [("listen 10.0.0.11:8443", f"listen 127.0.0.1:{port}"), ("/etc/keeper/tier/", f"{tier}/"),
+    replacements = [("listen 10.0.2.11:8443", f"listen 127.0.0.1:{port}"), ("/etc/keeper/tier/", f"{tier}/"),
                     ("listen 127.0.0.1:80;", f"listen 127.0.0.1:{port + 100};"),
                     ("/var/log/nginx/keeper-access.log", f"{directory}/access.log"),
                     ("/var/log/nginx/keeper-error.log", f"{directory}/error.log"),

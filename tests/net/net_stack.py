@@ -110,7 +110,7 @@ def start_pool(net, root, host, env, workers=2):
     os.makedirs(base, exist_ok=True)
     upstream = nginx_conf.shipped("keeper-upstream.conf", f"{base}/keeper-upstream.conf", [("/run/keeper/", f"{run_dir}/")])
     tier = nginx_conf.shipped("keeper-tier.conf", f"{base}/keeper-tier.conf", [
-        ("10.0.0.11:8443", f"{address}:{TIER_PORT}"),
+        ("10.0.2.11:8443", f"{address}:{TIER_PORT}"),
         ("/etc/keeper/tier/host.", f"{root}/tier/{host}."),
         ("/etc/keeper/tier/ca.crt", f"{root}/tier/ca.crt"),
         ("/var/log/nginx/keeper-", f"{root}/log/{host}-nginx-"),
@@ -146,7 +146,7 @@ def start_edge(net, root, host):
     base = f"{root}/{host}-nginx"
     os.makedirs(base, exist_ok=True)
     hosts = nginx_conf.shipped("keeper-front-hosts.conf", f"{base}/keeper-front-hosts.conf",
-                    [("10.0.0.", f"10.213.{net.subnet}."), (":8443", f":{TIER_PORT}")])
+                    [("10.0.2.", f"10.213.{net.subnet}."), (":8443", f":{TIER_PORT}")])
     locations = nginx_conf.shipped("keeper-front-locations.conf", f"{base}/keeper-front-locations.conf",
                         [("/etc/keeper/tier/", f"{root}/tier/")])
     start_nginx(net, root, host, host_nginx_conf(root, host, f"""    include {hosts};
