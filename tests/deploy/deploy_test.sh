@@ -17,97 +17,25 @@ SRC=$KEEPER_TEST_SOURCE_DIR
 HERE=$SRC/tests/deploy
 DOC=$SRC/docs/operations.md
 WORK=$(mktemp -d /var/tmp/keeper-deploy.XXXXXX)
-ROOT=$WORK/root
 # Sorts after the tree's version, as the next release would.
 NEXT_VERSION=$(sed -n 's/^project(keeper VERSION \([0-9.]*\) .*/\1/p' "$SRC/CMakeLists.txt")+deploy1
 SECRET=deploy-secret-alice
-passed=0 failed=0 nspawn_pid="" leader=""
-
-say() { printf '%s\n' "$*" >&2; }
-check() {  # check "what" command...
-  local what=$1; shift
-  if "$@" >"$WORK/last.out" 2>&1; then passed=$((passed + 1)); say "ok: $what"
-  else failed=$((failed + 1)); say "FAIL: $what"; sed 's/^/  /' "$WORK/last.out" | tail -n 30 >&2; fi
-}
-figure() { say "figure: $*"; echo "$*" >>"$WORK/figures"; }
-now() { date +%s.%N; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+passed=0 failed=0
 
 # --- the container -------------------------------------------------------------------------------
+source "$HERE/containers.sh"
 unit_property() { in_ct systemctl show "$1" -p "$2" --value; }
-in_ct() {  # runs a command in the booted container, as root, with a clean environment
-  nsenter -t "$leader" -a env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-    LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"
-}
-# The container's PID 1 as the host sees it: the child of systemd-nspawn that is PID 1 in its own
-# PID namespace ("NSpid: <host pid> 1"). nspawn's first child is a short-lived helper that forks
-# the container's init and exits, so "the first child" can name a process that is gone a moment
-# later.
-container_init() {
-  local child
-  for child in $(pgrep -P "$nspawn_pid"); do
-    awk '$1 == "NSpid:" && NF == 3 && $3 == 1 { found = 1 } END { exit !found }' "/proc/$child/status" 2>/dev/null &&
-      { echo "$child"; return 0; }
-  done
-  return 1
-}
-boot() {
-  setsid systemd-nspawn -q -D "$ROOT" -b --register=no --keep-unit --private-network -M "keeper-deploy-$$" \
-    >>"$WORK/console.log" 2>&1 </dev/null &
-  nspawn_pid=$!
-  leader=""
-  for _ in $(seq 200); do
-    leader=$(container_init) && break
-    kill -0 "$nspawn_pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  [ -n "$leader" ] || { say "the container did not start"; tail -n 30 "$WORK/console.log" >&2; return 1; }
-  local state=""
-  for _ in $(seq 120); do
-    kill -0 "$leader" 2>/dev/null || { say "the container's init exited"; tail -n 30 "$WORK/console.log" >&2; return 1; }
-    state=$(in_ct systemctl is-system-running 2>/dev/null)
-    case $state in running|degraded) break ;; esac
-    sleep 0.5
-  done
-  [ "$state" = running ] || { say "the container's systemd: $state"; in_ct systemctl --failed --no-pager >&2; tail -n 30 "$WORK/console.log" >&2; }
-}
-wait_container_gone() {
-  for _ in $(seq 300); do kill -0 "$nspawn_pid" 2>/dev/null || return 0; sleep 0.1; done
-  return 1
-}
-poweroff() {
-  [ -n "$nspawn_pid" ] && kill -0 "$nspawn_pid" 2>/dev/null || return 0
-  in_ct systemctl poweroff >/dev/null 2>&1
-  wait_container_gone || { kill -KILL -- "-$nspawn_pid" 2>/dev/null; wait_container_gone; }
-}
+in_ct() { in_host main "$@"; }
+boot() { ct_boot main --private-network; }
+wait_container_gone() { ct_wait_gone main; }
 cleanup() {
-  in_ct touch /root/load.stop 2>/dev/null
-  poweroff
-  mountpoint -q "$ROOT" && umount "$ROOT"
+  [ -n "${CT_LEADER[main]:-}" ] && in_ct touch /root/load.stop 2>/dev/null
+  containers_cleanup
   rm -rf "$WORK"
 }
 trap cleanup EXIT
-
-# The block of docs/operations.md marked "<!-- deploy: NAME -->" (indented like its list item, or
-# not): the code block that follows, less the indentation of its first line.
-doc_block() {
-  awk -v marker="<!-- deploy: $1 -->" '
-    { line = $0; sub(/^ +/, "", line) }
-    !on && line == marker { on = 1; next }
-    !on { next }
-    /^ *$/ { if (started) blank++; next }
-    !started { match($0, /^ */); indent = RLENGTH; if (indent < 4) exit; started = 1 }
-    { match($0, /^ */); if (RLENGTH < indent) exit }
-    { while (blank > 0) { print ""; blank-- }; print substr($0, indent + 1) }
-  ' "$DOC"
-}
-run_doc() {  # run_doc NAME DIR [stdin file]: the doc's block, as root in DIR in the container
-  local name=$1 dir=$2 input=${3:-/dev/null} text
-  text=$(doc_block "$name")
-  [ -n "$text" ] || { echo "docs/operations.md has no block marked <!-- deploy: $name -->"; return 1; }
-  printf '### %s (in %s)%s\n%s\n' "$name" "$dir" "${DOC_VARIABLE:+ with $DOC_VARIABLE}" "$text" >>"$WORK/doc-commands.log"
-  in_ct env ${DOC_VARIABLE:+"$DOC_VARIABLE"} bash -euo pipefail -c "cd $dir && $text" <"$input"
-}
+trap "exit 1" INT TERM  # the EXIT trap runs on a signal too: no host is left running
+run_doc() { run_doc_on main "$DOC" "$@"; }  # run_doc NAME DIR [stdin file]: docs/operations.md's block
 
 prints_json_field() {  # prints_json_field JSON FIELD VALUE: the object has FIELD = VALUE
   python3 -c 'import json, sys; o = json.loads(sys.argv[1]); sys.exit(o.get(sys.argv[2]) != sys.argv[3])' "$1" "$2" "$3" ||
@@ -164,9 +92,8 @@ launcher=$(grep -m 1 '^CMAKE_CXX_COMPILER_LAUNCHER:' "$KEEPER_TEST_BUILD_DIR/CMa
   { tail -n 30 "$WORK/next-build.log"; echo "0 passed, 1 failed (the newer package)"; exit 1; }
 figure "packages: $(since "$t") s to build both"
 
-mkdir -p "$WORK/upper" "$WORK/overlay-work" "$ROOT"
-mount -t overlay overlay -o "lowerdir=$IMAGE,upperdir=$WORK/upper,workdir=$WORK/overlay-work" "$ROOT" ||
-  { echo "0 passed, 1 failed (overlay mount)"; exit 1; }
+ct_create main "$IMAGE" || { echo "0 passed, 1 failed (overlay mount)"; exit 1; }
+ROOT=$(ct_root main)
 mkdir -p "$ROOT/root/current" "$ROOT/root/next"
 cp "$WORK"/pkg-current/keeper_*.deb "$ROOT/root/current/"
 cp "$WORK"/pkg-next/keeper_*.deb "$ROOT/root/next/"
@@ -174,8 +101,7 @@ install -m 755 "$HERE/load.sh" "$ROOT/root/load.sh"
 # The container's network is its own loopback: apt fetches what keeper depends on now, over the
 # host's network, and installs it from its cache in the container.
 t=$(now)
-systemd-nspawn -q -D "$ROOT" -M "keeper-prefetch-$$" --register=no --keep-unit --pipe -- sh -c \
-  'apt-get update -qq && cd /root/current && apt-get install -y -qq --download-only ./keeper_*.deb curl man-db pgbackrest' >"$WORK/prefetch.log" 2>&1 ||
+ct_prefetch main 'apt-get update -qq && cd /root/current && apt-get install -y -qq --download-only ./keeper_*.deb curl man-db pgbackrest' >"$WORK/prefetch.log" 2>&1 ||
   { tail -n 20 "$WORK/prefetch.log"; echo "0 passed, 1 failed (prefetch)"; exit 1; }
 figure "prefetch: $(since "$t") s"
 

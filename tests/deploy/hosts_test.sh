@@ -1,0 +1,247 @@
+#!/usr/bin/env bash
+# The deploy tier across hosts: keeper's tiers as an operator builds them from the docs, each host
+# Debian 12 booted with systemd as PID 1 (tests/deploy/containers.sh) on a network of their own,
+# with the machine as the clients and as an intruder on it. The commands are the docs' own
+# (blocks marked "<!-- deploy: NAME -->"), run as root on the host they name:
+# - the database tier (docs/scaling.md, "Setting it up"): db1 and db2 with PostgreSQL under
+#   Patroni, db3 with etcd alone; certificates made on w1 as on an administrator's machine with
+#   the package; etcd healthy on three members, a Leader and a Sync Standby, no trust line in
+#   pg_hba, a switchover by patronictl with the documented credentials;
+# - a worker host, w1, installed as a single host is (docs/operations.md) and made a worker host
+#   of the tier ("The worker hosts' tier listener"), and the front with keeper-front ("The
+#   front"): calls through the front over HTTPS in three transports; the front's own check of the
+#   host with its certificate; only the tier listener and loopback listening on w1; and an
+#   intruder served nothing by it (443 and 80 closed, the tier listener refusing a peer without
+#   the tier's certificate).
+# The docs' example addresses (10.0.x.y) are this network's 10.214.x.y, and their example host
+# (db1, etcd1) each host's own name; the front's hosts file is edited for the one worker host,
+# as the docs tell an operator to. w1 keeps its own database, as the single host's install makes
+# it: the database tier is built and checked beside it.
+# Needs root, systemd-nspawn, debootstrap and iproute2 (scripts/test installs them).
+set -uo pipefail
+: "${KEEPER_TEST_BUILD_DIR:?run through scripts/test}" "${KEEPER_TEST_SOURCE_DIR:?run through scripts/test}"
+SRC=$KEEPER_TEST_SOURCE_DIR
+HERE=$SRC/tests/deploy
+OPS=$SRC/docs/operations.md
+SCALING=$SRC/docs/scaling.md
+WORK=$(mktemp -d /var/tmp/keeper-deploy-hosts.XXXXXX)
+SECRET=front-secret-alice
+BRIDGE=kdhbr
+CLIENT=10.214.0.1 FRONT=10.214.0.10 W1=10.214.2.11
+declare -A ADDRESS=([front]=$FRONT [w1]=$W1 [db1]=10.214.1.11 [db2]=10.214.1.12 [db3]=10.214.1.13)
+HOSTS=(w1 front db1 db2 db3)
+DATABASE_PACKAGES="postgresql-15 postgresql-15-partman patroni etcd-server etcd-client pgbackrest"
+export DOC_EDIT='s/10\.0\./10.214./g'
+passed=0 failed=0
+
+source "$HERE/containers.sh"
+cleanup() { containers_cleanup; rm -rf "$WORK"; }
+trap cleanup EXIT
+trap "exit 1" INT TERM  # the EXIT trap runs on a signal too: no host is left running
+on_w1() { run_doc_on w1 "$@"; }
+on_front() { run_doc_on front "$@"; }
+
+# --- the packages and the hosts ----------------------------------------------------------------
+t=$(now)
+IMAGE=$("$HERE/image.sh") || { echo "0 passed, 1 failed (no image)"; exit 1; }
+figure "image: $(since "$t") s to have it"
+package() { (cd "$1" && cpack -G DEB -B "$2" -D CPACK_OUTPUT_FILE_PREFIX="$2" >/dev/null); }  # package BUILD_DIR OUT_DIR
+{ package "$KEEPER_TEST_BUILD_DIR" "$WORK/pkg" &&
+  cmake -S "$SRC/packaging/front" -B "$WORK/front-build" && (cd "$WORK/front-build" && cpack -G DEB); } \
+  >"$WORK/package.log" 2>&1 || { tail -n 20 "$WORK/package.log"; echo "0 passed, 1 failed (packages)"; exit 1; }
+
+names() {  # the names every host resolves (the operator's DNS)
+  printf '%s w1.keeper.internal\n%s front.keeper.internal\n' "$W1" "$FRONT"
+  printf '%s db1.example etcd1.example\n%s db2.example etcd2.example\n%s etcd3.example\n' \
+    "${ADDRESS[db1]}" "${ADDRESS[db2]}" "${ADDRESS[db3]}"
+}
+for host in "${HOSTS[@]}"; do
+  ct_create "$host" "$IMAGE" || { echo "0 passed, 1 failed (overlay mount)"; exit 1; }
+  mkdir -p "$(ct_root "$host")/root/pkg"
+  names >>"$(ct_root "$host")/etc/hosts"
+done
+cp "$WORK"/pkg/keeper_*.deb "$(ct_root w1)/root/pkg/"
+cp "$WORK"/front-build/package/keeper-front_*_all.deb "$(ct_root front)/root/pkg/"
+t=$(now)
+fetch() { ct_prefetch "$1" "apt-get update -qq && cd /root/pkg && apt-get install -y -qq --download-only $2"; }
+{ fetch w1 './keeper_*.deb curl man-db' && fetch front './keeper-front_*.deb curl' &&
+  fetch db1 "$DATABASE_PACKAGES" && fetch db2 "$DATABASE_PACKAGES" && fetch db3 'etcd-server etcd-client'; } \
+  >"$WORK/prefetch.log" 2>&1 || { tail -n 20 "$WORK/prefetch.log"; echo "0 passed, 1 failed (prefetch)"; exit 1; }
+figure "prefetch: $(since "$t") s"
+
+net_bridge "$BRIDGE" "$CLIENT/16" || { echo "0 passed, 1 failed (bridge)"; exit 1; }
+t=$(now)
+# A host never boots on the machine's own network: no namespace, no boot.
+for host in "${HOSTS[@]}"; do
+  net_join "kdh-$host" "$BRIDGE" "${ADDRESS[$host]}/16" || { echo "0 passed, 1 failed (network)"; exit 1; }
+  ct_boot "$host" "$NET_ARG" || { echo "0 passed, 1 failed (boot of $host)"; exit 1; }
+done
+figure "boot: $(since "$t") s for ${#HOSTS[@]} hosts"
+
+# --- the worker host: a single host's install, then the tier's site -----------------------------
+check "w1: install (operations.md)" on_w1 "$OPS" install /root/pkg
+check "w1: database (operations.md)" on_w1 "$OPS" database /root
+check "w1: configuration (operations.md)" on_w1 "$OPS" configure /root
+check "w1: nginx (operations.md)" on_w1 "$OPS" nginx /root
+check "w1: start (operations.md)" on_w1 "$OPS" start /root
+printf '%s' "$SECRET" >"$(ct_root w1)/root/alice.secret"
+check "w1: provision a login (operations.md)" on_w1 "$OPS" provision /root /dev/stdin <"$(ct_root w1)/root/alice.secret"
+check "the worker tier's certificates, made on w1 (scaling.md)" on_w1 "$SCALING" worker-tier-certs /root
+tier=$(ct_root w1)/root/keeper-worker-tier
+mkdir -p "$(ct_root front)/root/pkg"
+cp "$tier"/ca.crt "$tier"/front.crt "$tier"/front.key "$(ct_root front)/root/pkg/"  # the operator's copy to the front
+check "w1: its tier certificate (scaling.md)" on_w1 "$SCALING" worker-host-certs /root/keeper-worker-tier
+check "w1: the tier listener as its one site (scaling.md)" on_w1 "$SCALING" worker-host-site /root
+only_tier_listens() {  # the docs' check: the tier listener and loopback, nothing else on 443, 80, 8443
+  local got
+  got=$(in_host w1 ss -Hltn 'sport = 443 or sport = 80 or sport = 8443' | awk '{ print $4 }' | sort | tr '\n' ' ')
+  [ "$got" = "$W1:8443 127.0.0.1:80 " ] || { echo "listening: $got"; return 1; }
+}
+check "w1: only its tier listener and loopback listen (scaling.md)" only_tier_listens
+
+# --- the database tier -------------------------------------------------------------------------
+# run_as HOST N BLOCK DIR [STDIN]: scaling.md's block on database host N, its example host's
+# names (db1, etcd1) its own.
+run_as() {
+  local host=$1 n=$2
+  DOC_EDIT="$DOC_EDIT; s/db1\.\(crt\|key\)/db$n.\1/g; s/^member=etcd1 /member=etcd$n /; s/^member=db1 /member=db$n /" \
+    run_doc_on "$host" "$SCALING" "${@:3}"
+}
+for n in 1 2; do
+  check "db$n: the database host's packages (scaling.md)" run_doc_on "db$n" "$SCALING" database-host-packages /root
+done
+check "db3: the etcd host's packages (scaling.md)" run_doc_on db3 "$SCALING" etcd-host-packages /root
+check "the database tier's certificates, made on w1 (scaling.md)" on_w1 "$SCALING" database-tier-certs /root
+for n in 1 2 3; do  # the operator's copy: each host's pair, the authority's, the shipped files
+  dir=$(ct_root "db$n")/root/tier
+  mkdir -p "$dir"
+  cp "$(ct_root w1)"/root/keeper-tier/{ca.crt,"db$n.crt","db$n.key"} "$(ct_root w1)/usr/share/keeper/etcd/etcd.default" \
+    "$(ct_root w1)/usr/share/keeper/patroni/config.yml" "$dir/"
+  check "db$n: its etcd certificate (scaling.md)" run_as "db$n" "$n" etcd-host-certs /root/tier
+done
+# The three members start together: each waits for a majority before systemd calls it started.
+etcd_everywhere() {
+  local pids=() n status=0
+  for n in 1 2 3; do run_as "db$n" "$n" etcd /root/tier >"$WORK/etcd-$n.out" 2>&1 & pids+=($!); done
+  for n in 1 2 3; do wait "${pids[$((n - 1))]}" || { status=1; echo "db$n:"; cat "$WORK/etcd-$n.out"; }; done
+  return $status
+}
+check "db1, db2, db3: etcd from the shipped settings (scaling.md)" etcd_everywhere
+three_healthy() { run_as db1 1 etcd-health /root >"$WORK/health.out" 2>&1; cat "$WORK/health.out"; [ "$(grep -c 'is healthy' "$WORK/health.out")" = 3 ]; }
+check "etcd: three healthy members (scaling.md)" three_healthy
+for n in 1 2; do
+  check "db$n: its Patroni certificate (scaling.md)" run_as "db$n" "$n" patroni-host-certs /root/tier
+  check "db$n: Patroni's configuration (scaling.md)" run_as "db$n" "$n" patroni-config /root/tier
+done
+check "db1: Patroni's passwords (scaling.md)" run_as db1 1 patroni-passwords /root
+copy_passwords() {  # the operator's copy of the file to the second host, mode and owner kept
+  in_host db1 cat /etc/patroni_env.conf |
+    in_host db2 sh -c 'umask 077 && cat >/etc/patroni_env.conf && chown postgres:postgres /etc/patroni_env.conf'
+}
+check "db2: the same passwords, copied" copy_passwords
+patroni_says() {  # patroni_says HOST PATTERN: patronictl list shows it within 120 s
+  local until=$((SECONDS + 120))
+  while [ "$SECONDS" -lt "$until" ]; do
+    in_host "$1" timeout 10 patronictl -c /etc/patroni/config.yml list >"$WORK/list.out" 2>&1 &&
+      grep -qE -- "$2" "$WORK/list.out" && return 0
+    sleep 0.5
+  done
+  cat "$WORK/list.out"; return 1
+}
+check "db1: Patroni bootstraps the cluster (scaling.md)" run_as db1 1 patroni /root
+check "db1: the Leader, running" patroni_says db1 '\| db1 .*\| Leader +\| running'
+check "db2: Patroni clones the first host (scaling.md)" run_as db2 2 patroni /root
+check "db2: the Sync Standby" patroni_says db1 '\| db2 .*\| Sync Standby +\| (running|streaming)'
+lists_both() { run_doc_on db2 "$SCALING" patroni-list /root | grep -E '\| db[12] ' | grep -cE 'Leader|Sync Standby' | grep -qx 2; }
+check "db2: the documented list shows both members (scaling.md)" lists_both
+no_trust_line() {  # Patroni wrote pg_hba.conf from the shipped lines alone
+  local n got
+  for n in 1 2; do
+    got=$(in_host "db$n" runuser -u postgres -- psql -d postgres -qAtc \
+      "SELECT count(*) FROM pg_hba_file_rules WHERE auth_method = 'trust'" 2>&1)
+    [ "$got" = 0 ] || { echo "db$n: $got trust lines"; return 1; }
+  done
+}
+check "db1, db2: no trust line in pg_hba" no_trust_line
+printf 'db1\ndb2\n\ny\n' >"$WORK/switchover.answers"
+check "a switchover by patronictl with the documented credentials (scaling.md)" \
+  run_as db1 1 patroni-switchover /root "$WORK/switchover.answers"
+check "db2: the Leader after the switchover" patroni_says db1 '\| db2 .*\| Leader +\| running'
+check "db1: the Sync Standby after the switchover" patroni_says db1 '\| db1 .*\| Sync Standby +\| (running|streaming)'
+
+# --- the front ---------------------------------------------------------------------------------
+check "front: keeper-front, its certificate, its hosts file (scaling.md)" on_front "$SCALING" front /root/pkg
+# The operator's edit: this network's addresses, and one worker host (w2's upstreams, its address
+# and its place in the ring go).
+edit_hosts() {
+  local file
+  file=$(ct_root front)/etc/nginx/conf.d/keeper-front-hosts.conf
+  python3 - "$file" <<'EOF'
+import re, sys
+path = sys.argv[1]
+text = open(path).read().replace("10.0.", "10.214.")
+text = re.sub(r"upstream (fresh|resend)\.w2\.keeper\.internal \{[^}]*\}\n\n?", "", text)
+text = "".join(line for line in text.splitlines(True) if "10.214.2.12" not in line and not line.lstrip().startswith("w2."))
+text = text.replace("w1.keeper.internal w2.keeper.internal;", "w1.keeper.internal w1.keeper.internal;")
+open(path, "w").write(text)
+EOF
+  ! grep -n "w2\|10\.0\." "$file"
+}
+check "front: its hosts file edited for w1 alone" edit_hosts
+check "front: its site enabled (scaling.md)" on_front "$SCALING" front-site /root
+listens() {  # listens HOST PORT: within 10 s (a reload's new listeners open after systemctl returns)
+  for _ in $(seq 100); do
+    in_host "$1" ss -Hltn "sport = $2" | grep -q . && return 0
+    sleep 0.1
+  done
+  echo "nothing listens on port $2 of $1"; return 1
+}
+check "front: listens on 443" listens front 443
+
+# --- calls through the front -------------------------------------------------------------------
+auth_hash() { printf '%s:%s:%s' "$1" "$2" "$3" | tr '[:upper:]' '[:lower:]' | md5sum | cut -c1-32; }
+answers() {  # answers TEXT CURL-ARGS...: the answer holds TEXT
+  local text=$1 got
+  shift
+  got=$(curl -sSk --max-time 15 "$@" 2>&1) && grep -qF -- "$text" <<<"$got" || { echo "got: $got"; return 1; }
+}
+session="front-$RANDOM$RANDOM"
+check "through the front: HTTP GET GetUtcNow" \
+  answers '<dateTime' "https://$FRONT/GlobalApi.asmx/GetUtcNow"
+check "through the front: Authenticate over HTTP GET (the database on w1)" \
+  answers '>0</int>' "https://$FRONT/SimpleAuthApi.asmx/Authenticate?sessionId=$session&login=alice&authHash=$(auth_hash alice "$SECRET" "$session")"
+check "through the front: SOAP 1.1 GetUtcNow" answers 'GetUtcNowResult' "https://$FRONT/GlobalApi.asmx" \
+  -H 'Content-Type: text/xml; charset=utf-8' -H 'SOAPAction: "http://tempuri.org/GetUtcNow"' \
+  --data '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><GetUtcNow xmlns="http://tempuri.org/"/></soap:Body></soap:Envelope>'
+check "through the front: JSON GetUtcNow" answers '"d"' "https://$FRONT/GlobalApi.asmx/GetUtcNow" \
+  -H 'Content-Type: application/json; charset=utf-8' --data '{}'
+front_checks_host() {  # the docs' own check of a host from the front, with the front's certificate
+  local line
+  line=$(tr '\n' ' ' <"$SCALING" | grep -o 'curl --cert /etc/keeper/tier/front.crt[^`]*' | tr -s ' ' | head -n 1)
+  [ -n "$line" ] || { echo "scaling.md has no check of a host from the front"; return 1; }
+  in_host front bash -c "$line -sf" | tr -d '\r' | grep -qx 'live'
+}
+check "front: its check of w1 with its own certificate answers (scaling.md)" front_checks_host
+check "w1: its checks answer on its loopback" in_host w1 curl -sf http://127.0.0.1/live
+
+# --- an intruder on the hosts' network ---------------------------------------------------------
+refused() {  # refused URL: no connection at all (curl's 7)
+  curl -sk --max-time 5 -o /dev/null "$1"
+  local status=$?
+  [ "$status" -eq 7 ] || { echo "curl $1: exit $status, not 7 (connection refused)"; return 1; }
+}
+check "intruder: w1's port 443 is closed" refused "https://$W1/GlobalApi.asmx/GetUtcNow"
+check "intruder: w1's port 80 is closed" refused "http://$W1/live"
+no_call_without_certificate() {  # nginx refuses the request before anything reaches a worker
+  local got
+  got=$(curl -sk --max-time 5 -w '\n%{http_code}' "https://$W1:8443/GlobalApi.asmx/GetUtcNow")
+  [ "$(tail -n 1 <<<"$got")" = 400 ] && ! grep -q 'dateTime' <<<"$got" || { echo "got: $got"; return 1; }
+}
+check "intruder: w1's tier listener refuses a peer without the tier's certificate" no_call_without_certificate
+
+# KEEPER_DEPLOY_HOLD=1 keeps the hosts up until the file $WORK/release exists, to look at them.
+[ -z "${KEEPER_DEPLOY_HOLD:-}" ] || { say "holding: touch $WORK/release"; until [ -e "$WORK/release" ]; do sleep 1; done; }
+figure "$passed passed, $failed failed"
+say "$(cat "$WORK/figures")"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
