@@ -115,6 +115,7 @@ check "install: apt-get install ./keeper_*.deb (operations.md) pulls its Depends
 figure "install: $(since "$t") s"
 t=$(now)
 check "database setup on an empty PostgreSQL 15 (operations.md)" run_doc database /root
+check "database logins on this host (operations.md)" run_doc database-logins /root
 check "configuration (operations.md)" run_doc configure /root
 check "the public origin (operations.md)" run_doc configure-origin /root
 check "nginx site enabled (operations.md)" run_doc nginx /root

@@ -6,17 +6,17 @@
 # - the database tier (docs/scaling.md, "Setting it up"): db1 and db2 with PostgreSQL under
 #   Patroni, db3 with etcd alone; certificates made on w1 as on an administrator's machine with
 #   the package; etcd healthy on three members, a Leader and a Sync Standby, no trust line in
-#   pg_hba, a switchover by patronictl with the documented credentials;
-# - a worker host, w1, installed as a single host is (docs/operations.md) and made a worker host
-#   of the tier ("The worker hosts' tier listener"), and the front with keeper-front ("The
-#   front"): calls through the front over HTTPS in three transports; the front's own check of the
-#   host with its certificate; only the tier listener and loopback listening on w1; and an
-#   intruder served nothing by it (443 and 80 closed, the tier listener refusing a peer without
-#   the tier's certificate).
+#   pg_hba, a switchover by patronictl with the documented credentials under the worker host;
+# - keeper's database on the cluster's leader, and a worker host, w1, whose connection strings
+#   name both nodes, made a worker host of the tier ("The worker hosts' tier listener"), and the
+#   front with keeper-front ("The front"): calls through the front over HTTPS in three
+#   transports, and after the switchover; the front's own check of the host with its
+#   certificate; only the tier listener and loopback listening on w1; and an intruder served
+#   nothing by it (443 and 80 closed, the tier listener refusing a peer without the tier's
+#   certificate).
 # The docs' example addresses (10.0.x.y) are this network's 10.214.x.y, and their example host
 # (db1, etcd1) each host's own name; the front's hosts file is edited for the one worker host,
-# as the docs tell an operator to. w1 keeps its own database, as the single host's install makes
-# it: the database tier is built and checked beside it.
+# as the docs tell an operator to.
 # Needs root, systemd-nspawn, debootstrap and iproute2 (scripts/test installs them).
 set -uo pipefail
 : "${KEEPER_TEST_BUILD_DIR:?run through scripts/test}" "${KEEPER_TEST_SOURCE_DIR:?run through scripts/test}"
@@ -33,6 +33,9 @@ HOSTS=(w1 front db1 db2 db3)
 DATABASE_PACKAGES="postgresql-15 postgresql-15-partman patroni etcd-server etcd-client pgbackrest"
 export DOC_EDIT='s/10\.0\./10.214./g'
 passed=0 failed=0
+# One run at a time on this machine (the network's names are fixed): a second waits here.
+exec 8>/run/keeper-deploy-hosts.lock
+flock 8
 
 source "$HERE/containers.sh"
 cleanup() { containers_cleanup; rm -rf "$WORK"; }
@@ -78,26 +81,8 @@ for host in "${HOSTS[@]}"; do
 done
 figure "boot: $(since "$t") s for ${#HOSTS[@]} hosts"
 
-# --- the worker host: a single host's install, then the tier's site -----------------------------
+# --- the worker host: the package, where the tiers' certificates are made too ------------------
 check "w1: install (operations.md)" on_w1 "$OPS" install /root/pkg
-check "w1: database (operations.md)" on_w1 "$OPS" database /root
-check "w1: configuration (operations.md)" on_w1 "$OPS" configure /root
-check "w1: nginx (operations.md)" on_w1 "$OPS" nginx /root
-check "w1: start (operations.md)" on_w1 "$OPS" start /root
-printf '%s' "$SECRET" >"$(ct_root w1)/root/alice.secret"
-check "w1: provision a login (operations.md)" on_w1 "$OPS" provision /root /dev/stdin <"$(ct_root w1)/root/alice.secret"
-check "the worker tier's certificates, made on w1 (scaling.md)" on_w1 "$SCALING" worker-tier-certs /root
-tier=$(ct_root w1)/root/keeper-worker-tier
-mkdir -p "$(ct_root front)/root/pkg"
-cp "$tier"/ca.crt "$tier"/front.crt "$tier"/front.key "$(ct_root front)/root/pkg/"  # the operator's copy to the front
-check "w1: its tier certificate (scaling.md)" on_w1 "$SCALING" worker-host-certs /root/keeper-worker-tier
-check "w1: the tier listener as its one site (scaling.md)" on_w1 "$SCALING" worker-host-site /root
-only_tier_listens() {  # the docs' check: the tier listener and loopback, nothing else on 443, 80, 8443
-  local got
-  got=$(in_host w1 ss -Hltn 'sport = 443 or sport = 80 or sport = 8443' | awk '{ print $4 }' | sort | tr '\n' ' ')
-  [ "$got" = "$W1:8443 127.0.0.1:80 " ] || { echo "listening: $got"; return 1; }
-}
-check "w1: only its tier listener and loopback listen (scaling.md)" only_tier_listens
 
 # --- the database tier -------------------------------------------------------------------------
 # run_as HOST N BLOCK DIR [STDIN]: scaling.md's block on database host N, its example host's
@@ -163,11 +148,28 @@ no_trust_line() {  # Patroni wrote pg_hba.conf from the shipped lines alone
   done
 }
 check "db1, db2: no trust line in pg_hba" no_trust_line
-printf 'db1\ndb2\n\ny\n' >"$WORK/switchover.answers"
-check "a switchover by patronictl with the documented credentials (scaling.md)" \
-  run_as db1 1 patroni-switchover /root "$WORK/switchover.answers"
-check "db2: the Leader after the switchover" patroni_says db1 '\| db2 .*\| Leader +\| running'
-check "db1: the Sync Standby after the switchover" patroni_says db1 '\| db1 .*\| Sync Standby +\| (running|streaming)'
+# --- the worker host on the cluster, then the tier's site ----------------------------------------
+check "db1: keeper's database and roles, as on one host (operations.md)" run_doc_on db1 "$OPS" database /root
+check "db1: a password for each role (scaling.md)" run_as db1 1 cluster-passwords /root
+mkdir -p "$(ct_root w1)/root/db"  # the operator's copy: the roles' passwords, the tier's authority
+cp "$(ct_root db1)/root/keeper-passwords" "$(ct_root w1)/root/keeper-tier/ca.crt" "$(ct_root w1)/root/db/"
+check "w1: its connection strings name both nodes (scaling.md)" on_w1 "$SCALING" worker-host-database /root/db
+check "w1: nginx (operations.md)" on_w1 "$OPS" nginx /root
+check "w1: start (operations.md)" on_w1 "$OPS" start /root
+printf '%s' "$SECRET" >"$(ct_root w1)/root/alice.secret"
+check "w1: provision a login (operations.md)" on_w1 "$OPS" provision /root /dev/stdin <"$(ct_root w1)/root/alice.secret"
+check "the worker tier's certificates, made on w1 (scaling.md)" on_w1 "$SCALING" worker-tier-certs /root
+tier=$(ct_root w1)/root/keeper-worker-tier
+mkdir -p "$(ct_root front)/root/pkg"
+cp "$tier"/ca.crt "$tier"/front.crt "$tier"/front.key "$(ct_root front)/root/pkg/"  # the operator's copy to the front
+check "w1: its tier certificate (scaling.md)" on_w1 "$SCALING" worker-host-certs /root/keeper-worker-tier
+check "w1: the tier listener as its one site (scaling.md)" on_w1 "$SCALING" worker-host-site /root
+only_tier_listens() {  # the docs' check: the tier listener and loopback, nothing else on 443, 80, 8443
+  local got
+  got=$(in_host w1 ss -Hltn 'sport = 443 or sport = 80 or sport = 8443' | awk '{ print $4 }' | sort | tr '\n' ' ')
+  [ "$got" = "$W1:8443 127.0.0.1:80 " ] || { echo "listening: $got"; return 1; }
+}
+check "w1: only its tier listener and loopback listen (scaling.md)" only_tier_listens
 
 # --- the front ---------------------------------------------------------------------------------
 check "front: keeper-front, its certificate, its hosts file (scaling.md)" on_front "$SCALING" front /root/pkg
@@ -208,7 +210,7 @@ answers() {  # answers TEXT CURL-ARGS...: the answer holds TEXT
 session="front-$RANDOM$RANDOM"
 check "through the front: HTTP GET GetUtcNow" \
   answers '<dateTime' "https://$FRONT/GlobalApi.asmx/GetUtcNow"
-check "through the front: Authenticate over HTTP GET (the database on w1)" \
+check "through the front: Authenticate over HTTP GET (the cluster's primary)" \
   answers '>0</int>' "https://$FRONT/SimpleAuthApi.asmx/Authenticate?sessionId=$session&login=alice&authHash=$(auth_hash alice "$SECRET" "$session")"
 check "through the front: SOAP 1.1 GetUtcNow" answers 'GetUtcNowResult' "https://$FRONT/GlobalApi.asmx" \
   -H 'Content-Type: text/xml; charset=utf-8' -H 'SOAPAction: "http://tempuri.org/GetUtcNow"' \
@@ -223,6 +225,21 @@ front_checks_host() {  # the docs' own check of a host from the front, with the 
 }
 check "front: its check of w1 with its own certificate answers (scaling.md)" front_checks_host
 check "w1: its checks answer on its loopback" in_host w1 curl -sf http://127.0.0.1/live
+
+# --- a switchover under the worker host ------------------------------------------------------------
+printf 'db1\ndb2\n\ny\n' >"$WORK/switchover.answers"
+check "a switchover by patronictl with the documented credentials (scaling.md)" \
+  run_as db1 1 patroni-switchover /root "$WORK/switchover.answers"
+check "db2: the Leader after the switchover" patroni_says db1 '\| db2 .*\| Leader +\| running'
+check "db1: the Sync Standby after the switchover" patroni_says db1 '\| db1 .*\| Sync Standby +\| (running|streaming)'
+
+eventually() {  # eventually COMMAND...: succeeds within 30 s (a client repeating after Retry-After)
+  local until=$((SECONDS + 30))
+  until "$@"; do [ "$SECONDS" -lt "$until" ] || return 1; sleep 1; done
+}
+session="after-$RANDOM$RANDOM"
+check "through the front: Authenticate after the switchover (the new primary)" eventually \
+  answers '>0</int>' "https://$FRONT/SimpleAuthApi.asmx/Authenticate?sessionId=$session&login=alice&authHash=$(auth_hash alice "$SECRET" "$session")"
 
 # --- an intruder on the hosts' network ---------------------------------------------------------
 refused() {  # refused URL: no connection at all (curl's 7)
