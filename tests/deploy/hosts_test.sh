@@ -7,6 +7,9 @@
 #   Patroni, db3 with etcd alone; certificates made on w1 as on an administrator's machine with
 #   the package; etcd healthy on three members, a Leader and a Sync Standby, no trust line in
 #   pg_hba, a switchover by patronictl with the documented credentials under the worker host;
+# - the cluster's backups on a repository host ("Backups of the cluster"): each node's TLS server,
+#   the repository's stanza and check, a full backup by its unit, and archiving from the new
+#   primary after the switchover;
 # - keeper's database on the cluster's leader, and a worker host, w1, whose connection strings
 #   name both nodes, made a worker host of the tier ("The worker hosts' tier listener"), and the
 #   front with keeper-front ("The front"): calls through the front over HTTPS in three
@@ -28,8 +31,8 @@ WORK=$(mktemp -d /var/tmp/keeper-deploy-hosts.XXXXXX)
 SECRET=front-secret-alice
 BRIDGE=kdhbr
 CLIENT=10.214.0.1 FRONT=10.214.0.10 W1=10.214.2.11
-declare -A ADDRESS=([front]=$FRONT [w1]=$W1 [db1]=10.214.1.11 [db2]=10.214.1.12 [db3]=10.214.1.13)
-HOSTS=(w1 front db1 db2 db3)
+declare -A ADDRESS=([front]=$FRONT [w1]=$W1 [db1]=10.214.1.11 [db2]=10.214.1.12 [db3]=10.214.1.13 [backup]=10.214.1.20)
+HOSTS=(w1 front db1 db2 db3 backup)
 DATABASE_PACKAGES="postgresql-15 postgresql-15-partman patroni etcd-server etcd-client pgbackrest"
 export DOC_EDIT='s/10\.0\./10.214./g'
 passed=0 failed=0
@@ -55,8 +58,8 @@ package() { (cd "$1" && cpack -G DEB -B "$2" -D CPACK_OUTPUT_FILE_PREFIX="$2" >/
 
 names() {  # the names every host resolves (the operator's DNS)
   printf '%s w1.keeper.internal\n%s front.keeper.internal\n' "$W1" "$FRONT"
-  printf '%s db1.example etcd1.example\n%s db2.example etcd2.example\n%s etcd3.example\n' \
-    "${ADDRESS[db1]}" "${ADDRESS[db2]}" "${ADDRESS[db3]}"
+  printf '%s db1.example etcd1.example\n%s db2.example etcd2.example\n%s etcd3.example\n%s backup.example\n' \
+    "${ADDRESS[db1]}" "${ADDRESS[db2]}" "${ADDRESS[db3]}" "${ADDRESS[backup]}"
 }
 for host in "${HOSTS[@]}"; do
   ct_create "$host" "$IMAGE" || { echo "0 passed, 1 failed (overlay mount)"; exit 1; }
@@ -68,7 +71,7 @@ cp "$WORK"/front-build/package/keeper-front_*_all.deb "$(ct_root front)/root/pkg
 t=$(now)
 fetch() { ct_prefetch "$1" "apt-get update -qq && cd /root/pkg && apt-get install -y -qq --download-only $2"; }
 { fetch w1 './keeper_*.deb curl man-db' && fetch front './keeper-front_*.deb curl' &&
-  fetch db1 "$DATABASE_PACKAGES" && fetch db2 "$DATABASE_PACKAGES" && fetch db3 'etcd-server etcd-client'; } \
+  fetch db1 "$DATABASE_PACKAGES" && fetch db2 "$DATABASE_PACKAGES" && fetch db3 'etcd-server etcd-client' && fetch backup pgbackrest; } \
   >"$WORK/prefetch.log" 2>&1 || { tail -n 20 "$WORK/prefetch.log"; echo "0 passed, 1 failed (prefetch)"; exit 1; }
 figure "prefetch: $(since "$t") s"
 
@@ -148,6 +151,24 @@ no_trust_line() {  # Patroni wrote pg_hba.conf from the shipped lines alone
   done
 }
 check "db1, db2: no trust line in pg_hba" no_trust_line
+# --- the cluster's backups: a repository host -------------------------------------------------------
+check "backup: the repository host's package (scaling.md)" run_doc_on backup "$SCALING" backup-host-packages /root
+check "the repository host's certificate, made on w1 (scaling.md)" on_w1 "$SCALING" backup-host-certs /root
+from_w1=$(ct_root w1)
+for n in 1 2; do  # the operator's copy of the node's configuration
+  cp "$from_w1/usr/share/keeper/pgbackrest/pgbackrest-patroni.conf" "$(ct_root "db$n")/root/tier/"
+  check "db$n: pgBackRest's TLS server (scaling.md)" run_as "db$n" "$n" backup-node /root/tier
+done
+mkdir -p "$(ct_root backup)/root/tier"  # and of the repository host's files
+cp "$from_w1"/root/keeper-tier/{ca.crt,backup.crt,backup.key} "$from_w1"/usr/share/keeper/pgbackrest/pgbackrest-repository.conf \
+  "$from_w1"/usr/share/keeper/pgbackrest/keeper-backup@.service "$from_w1"/usr/share/keeper/pgbackrest/keeper-backup-*.timer \
+  "$from_w1/usr/share/keeper/scripts/backup-metrics" "$(ct_root backup)/root/tier/"
+check "backup: the repository, its stanza, its check and its timers (scaling.md)" \
+  run_doc_on backup "$SCALING" backup-repository /root/tier
+check "backup: a full backup by its unit, from the primary" in_host backup systemctl start keeper-backup@full
+lists_backup() { in_host backup runuser -u postgres -- pgbackrest --stanza=keeper info | grep -E 'full backup: '; }
+check "backup: pgbackrest info lists it" lists_backup
+
 # --- the worker host on the cluster, then the tier's site ----------------------------------------
 check "db1: keeper's database and roles, as on one host (operations.md)" run_doc_on db1 "$OPS" database /root
 check "db1: a password for each role (scaling.md)" run_as db1 1 cluster-passwords /root
@@ -232,6 +253,8 @@ check "a switchover by patronictl with the documented credentials (scaling.md)" 
   run_as db1 1 patroni-switchover /root "$WORK/switchover.answers"
 check "db2: the Leader after the switchover" patroni_says db1 '\| db2 .*\| Leader +\| running'
 check "db1: the Sync Standby after the switchover" patroni_says db1 '\| db1 .*\| Sync Standby +\| (running|streaming)'
+check "backup: archiving goes on from the new primary (pgbackrest check)" \
+  in_host backup runuser -u postgres -- pgbackrest --stanza=keeper check
 
 eventually() {  # eventually COMMAND...: succeeds within 30 s (a client repeating after Retry-After)
   local until=$((SECONDS + 30))
