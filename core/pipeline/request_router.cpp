@@ -1,6 +1,5 @@
 #include "core/pipeline/request_router.hpp"
 
-#include <algorithm>
 #include <chrono>
 #include <optional>
 
