@@ -15,8 +15,9 @@
 #   front with keeper-front ("The front"): calls through the front over HTTPS in three
 #   transports, and after the switchover; the front's own check of the host with its
 #   certificate; only the tier listener and loopback listening on w1; and an intruder served
-#   nothing by it (443 and 80 closed, the tier listener refusing a peer without the tier's
-#   certificate).
+#   nothing (w1's 443 and 80 closed, its tier listener refusing a peer without the tier's
+#   certificate, and pgBackRest's TLS servers refusing another authority, a host they do not
+#   admit and a peer without a certificate).
 # The docs' example addresses (10.0.x.y) are this network's 10.214.x.y, and their example host
 # (db1, etcd1) each host's own name; the front's hosts file is edited for the one worker host,
 # as the docs tell an operator to.
@@ -278,6 +279,54 @@ no_call_without_certificate() {  # nginx refuses the request before anything rea
   [ "$(tail -n 1 <<<"$got")" = 400 ] && ! grep -q 'dateTime' <<<"$got" || { echo "got: $got"; return 1; }
 }
 check "intruder: w1's tier listener refuses a peer without the tier's certificate" no_call_without_certificate
+
+# pgBackRest's TLS servers (port 8432, "Backups of the cluster"). The intruder runs pgBackRest
+# itself, resolving the tier's names as the hosts do: with db1's own pair the repository host
+# lists its backups (what is at stake, and proof that the probe reaches the server), then each
+# server refuses an authority the intruder made (a certificate named as an admitted host), and
+# denies the tier's own certificate of a host it does not admit (db3's, the etcd-only host).
+INTRUDER=$WORK/intruder TIER_CERTS=$(ct_root w1)/root/keeper-tier
+mkdir -p "$INTRUDER/repo"
+{ cat /etc/hosts; names; } >"$INTRUDER/hosts"
+: >"$INTRUDER/pgbackrest.conf"
+(cd "$INTRUDER" && for cert in "ca" "db1 db1.example" "backup backup.example"; do
+  "$SRC/scripts/make-certs" . $cert || exit; done) >"$INTRUDER/make-certs.log" 2>&1
+intruder_pgbackrest() {  # the machine's pgBackRest, with the hosts' names and no configuration
+  unshare -m bash -c 'mount --bind "$0" /etc/hosts && exec timeout 60 pgbackrest "$@"' "$INTRUDER/hosts" \
+    --config="$INTRUDER/pgbackrest.conf" --lock-path="$INTRUDER" --log-path="$INTRUDER" \
+    --log-level-file=off --stanza=keeper "$@" 2>&1
+}
+from_repository() {  # from_repository DIR NAME: pgbackrest info from the repository host, as NAME
+  intruder_pgbackrest --repo1-host=backup.example --repo1-host-type=tls --repo1-host-ca-file="$TIER_CERTS/ca.crt" \
+    --repo1-host-cert-file="$1/$2.crt" --repo1-host-key-file="$1/$2.key" info
+}
+from_node() {  # from_node HOST DIR NAME: a stanza of the node's cluster, into the intruder's own repository
+  intruder_pgbackrest --pg1-host="$1.example" --pg1-host-type=tls --pg1-host-ca-file="$TIER_CERTS/ca.crt" \
+    --pg1-host-cert-file="$2/$3.crt" --pg1-host-key-file="$2/$3.key" \
+    --pg1-path=/var/lib/postgresql/15/keeper --repo1-path="$INTRUDER/repo" stanza-create
+}
+says() {  # says TEXT COMMAND...: the command's output holds TEXT, whatever its status
+  local text=$1 got
+  shift
+  got=$("$@")
+  grep -qF -- "$text" <<<"$got" || { echo "got: $got"; return 1; }
+}
+check "intruder with db1's own pair: the repository host lists its backups (the probe reaches it)" \
+  says "full backup:" from_repository "$TIER_CERTS" db1
+check "intruder, another authority's db1: the repository host refuses the handshake" \
+  says "unknown ca" from_repository "$INTRUDER" db1
+check "intruder, the tier's certificate of db3: the repository host denies access" \
+  says "access denied" from_repository "$TIER_CERTS" db3
+for host in db1 db2; do
+  check "intruder, another authority's backup: $host's pgBackRest refuses the handshake" \
+    says "unknown ca" from_node "$host" "$INTRUDER" backup
+  check "intruder, the tier's certificate of db3: $host's pgBackRest denies access" \
+    says "access denied" from_node "$host" "$TIER_CERTS" db3
+done
+for host in db1 db2 backup; do
+  check "intruder without a certificate: $host's pgBackRest says it is alive and serves nothing" \
+    python3 "$HERE/pgbackrest_no_certificate.py" "${ADDRESS[$host]}" "$TIER_CERTS/ca.crt"
+done
 
 # KEEPER_DEPLOY_HOLD=1 keeps the hosts up until the file $WORK/release exists, to look at them.
 [ -z "${KEEPER_DEPLOY_HOLD:-}" ] || { say "holding: touch $WORK/release"; until [ -e "$WORK/release" ]; do sleep 1; done; }
