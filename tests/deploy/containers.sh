@@ -94,6 +94,12 @@ ct_wait_gone() {
   for _ in $(seq 300); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
   return 1
 }
+# ct_power_cut NAME: every process of the host killed at once (its PID 1 killed: the kernel ends its
+# PID namespace), nothing flushed or said on the network; ct_boot NAME boots it again.
+ct_power_cut() {
+  kill -KILL "${CT_LEADER[$1]}" 2>/dev/null
+  ct_wait_gone "$1"
+}
 ct_poweroff() {
   local pid=${CT_NSPAWN[$1]:-}
   [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0

@@ -14,13 +14,18 @@
 #   name both nodes, made a worker host of the tier ("The worker hosts' tier listener"), and the
 #   front with keeper-front ("The front"): calls through the front over HTTPS in three
 #   transports, and after the switchover; the front's own check of the host with its
-#   certificate; only the tier listener and loopback listening on w1; and an intruder served
+#   certificate; a second worker host, w2, by the runbook "Adding a worker host", after which calls
+#   go to both;
+# - the runbooks: a failover (the Leader's host loses its power; writes served again, the host
+#   back as the Sync Standby), and a restore to a point in time, first as a copy beside the
+#   cluster, then made the cluster (the other node clones it, keeper serves it, a full backup);
+# - only the tier listener and loopback listening on the worker hosts; and an intruder served
 #   nothing (w1's 443 and 80 closed, its tier listener refusing a peer without the tier's
 #   certificate, and pgBackRest's TLS servers refusing another authority, a host they do not
 #   admit and a peer without a certificate).
 # The docs' example addresses (10.0.x.y) are this network's 10.214.x.y, and their example host
-# (db1, etcd1) each host's own name; the front's hosts file is edited for the one worker host,
-# as the docs tell an operator to.
+# (db1, etcd1, w1) each host's own name; the front's hosts file is edited for the one worker host,
+# then for two, as the docs tell an operator to.
 # Needs root, systemd-nspawn, debootstrap and iproute2 (scripts/test installs them).
 set -uo pipefail
 : "${KEEPER_TEST_BUILD_DIR:?run through scripts/test}" "${KEEPER_TEST_SOURCE_DIR:?run through scripts/test}"
@@ -31,9 +36,9 @@ SCALING=$SRC/docs/scaling.md
 WORK=$(mktemp -d /var/tmp/keeper-deploy-hosts.XXXXXX)
 SECRET=front-secret-alice
 BRIDGE=kdhbr
-CLIENT=10.214.0.1 FRONT=10.214.0.10 W1=10.214.2.11
-declare -A ADDRESS=([front]=$FRONT [w1]=$W1 [db1]=10.214.1.11 [db2]=10.214.1.12 [db3]=10.214.1.13 [backup]=10.214.1.20)
-HOSTS=(w1 front db1 db2 db3 backup)
+CLIENT=10.214.0.1 FRONT=10.214.0.10 W1=10.214.2.11 W2=10.214.2.12
+declare -A ADDRESS=([front]=$FRONT [w1]=$W1 [w2]=$W2 [db1]=10.214.1.11 [db2]=10.214.1.12 [db3]=10.214.1.13 [backup]=10.214.1.20)
+HOSTS=(w1 w2 front db1 db2 db3 backup)
 DATABASE_PACKAGES="postgresql-15 postgresql-15-partman patroni etcd-server etcd-client pgbackrest"
 export DOC_EDIT='s/10\.0\./10.214./g'
 passed=0 failed=0
@@ -58,7 +63,7 @@ package() { (cd "$1" && cpack -G DEB -B "$2" -D CPACK_OUTPUT_FILE_PREFIX="$2" >/
   >"$WORK/package.log" 2>&1 || { tail -n 20 "$WORK/package.log"; echo "0 passed, 1 failed (packages)"; exit 1; }
 
 names() {  # the names every host resolves (the operator's DNS)
-  printf '%s w1.keeper.internal\n%s front.keeper.internal\n' "$W1" "$FRONT"
+  printf '%s w1.keeper.internal\n%s w2.keeper.internal\n%s front.keeper.internal\n' "$W1" "$W2" "$FRONT"
   printf '%s db1.example etcd1.example\n%s db2.example etcd2.example\n%s etcd3.example\n%s backup.example\n' \
     "${ADDRESS[db1]}" "${ADDRESS[db2]}" "${ADDRESS[db3]}" "${ADDRESS[backup]}"
 }
@@ -67,11 +72,11 @@ for host in "${HOSTS[@]}"; do
   mkdir -p "$(ct_root "$host")/root/pkg"
   names >>"$(ct_root "$host")/etc/hosts"
 done
-cp "$WORK"/pkg/keeper_*.deb "$(ct_root w1)/root/pkg/"
+cp "$WORK"/pkg/keeper_*.deb "$(ct_root w1)/root/pkg/" && cp "$WORK"/pkg/keeper_*.deb "$(ct_root w2)/root/pkg/"
 cp "$WORK"/front-build/package/keeper-front_*_all.deb "$(ct_root front)/root/pkg/"
 t=$(now)
 fetch() { ct_prefetch "$1" "apt-get update -qq && cd /root/pkg && apt-get install -y -qq --download-only $2"; }
-{ fetch w1 './keeper_*.deb curl man-db' && fetch front './keeper-front_*.deb curl' &&
+{ fetch w1 './keeper_*.deb curl man-db' && fetch w2 './keeper_*.deb curl man-db' && fetch front './keeper-front_*.deb curl' &&
   fetch db1 "$DATABASE_PACKAGES" && fetch db2 "$DATABASE_PACKAGES" && fetch db3 'etcd-server etcd-client' && fetch backup pgbackrest; } \
   >"$WORK/prefetch.log" 2>&1 || { tail -n 20 "$WORK/prefetch.log"; echo "0 passed, 1 failed (prefetch)"; exit 1; }
 figure "prefetch: $(since "$t") s"
@@ -87,6 +92,7 @@ figure "boot: $(since "$t") s for ${#HOSTS[@]} hosts"
 
 # --- the worker host: the package, where the tiers' certificates are made too ------------------
 check "w1: install (operations.md)" on_w1 "$OPS" install /root/pkg
+check "w2: install (operations.md)" run_doc_on w2 "$OPS" install /root/pkg
 
 # --- the database tier -------------------------------------------------------------------------
 # run_as HOST N BLOCK DIR [STDIN]: scaling.md's block on database host N, its example host's
@@ -157,7 +163,8 @@ check "backup: the repository host's package (scaling.md)" run_doc_on backup "$S
 check "the repository host's certificate, made on w1 (scaling.md)" on_w1 "$SCALING" backup-host-certs /root
 from_w1=$(ct_root w1)
 for n in 1 2; do  # the operator's copy of the node's configuration
-  cp "$from_w1/usr/share/keeper/pgbackrest/pgbackrest-patroni.conf" "$(ct_root "db$n")/root/tier/"
+  cp "$from_w1/usr/share/keeper/pgbackrest/pgbackrest-patroni.conf" "$from_w1/usr/share/keeper/scripts/pitr-restore" \
+    "$(ct_root "db$n")/root/tier/"
   check "db$n: pgBackRest's TLS server (scaling.md)" run_as "db$n" "$n" backup-node /root/tier
 done
 mkdir -p "$(ct_root backup)/root/tier"  # and of the repository host's files
@@ -223,6 +230,10 @@ listens() {  # listens HOST PORT: within 10 s (a reload's new listeners open aft
 check "front: listens on 443" listens front 443
 
 # --- calls through the front -------------------------------------------------------------------
+eventually() {  # eventually COMMAND...: succeeds within 30 s (a client repeating after Retry-After)
+  local until=$((SECONDS + 30))
+  until "$@"; do [ "$SECONDS" -lt "$until" ] || return 1; sleep 1; done
+}
 auth_hash() { printf '%s:%s:%s' "$1" "$2" "$3" | tr '[:upper:]' '[:lower:]' | md5sum | cut -c1-32; }
 answers() {  # answers TEXT CURL-ARGS...: the answer holds TEXT
   local text=$1 got
@@ -248,6 +259,43 @@ front_checks_host() {  # the docs' own check of a host from the front, with the 
 check "front: its check of w1 with its own certificate answers (scaling.md)" front_checks_host
 check "w1: its checks answer on its loopback" in_host w1 curl -sf http://127.0.0.1/live
 
+# --- a second worker host, by the runbook "Adding a worker host" -------------------------------
+mkdir -p "$(ct_root w2)/root/keeper" "$(ct_root w2)/root/keeper-worker-tier"
+cp "$(ct_root w1)"/etc/keeper/{keeper.conf,admin.conf,db-ca.crt,secret.keys} "$(ct_root w2)/root/keeper/"  # the operator's copy
+check "w2: w1's configuration and sealing keys (scaling.md)" run_doc_on w2 "$SCALING" add-worker-host /root/keeper
+check "w2: nginx (operations.md)" run_doc_on w2 "$OPS" nginx /root
+check "w2: start (operations.md)" run_doc_on w2 "$OPS" start /root
+says_ok() { [ "$(in_host w2 curl -s http://127.0.0.1/health)" = ok ] || in_host w2 curl -s http://127.0.0.1/health; }
+check "w2: its health says ok" eventually says_ok
+check "w2: its tier certificate, made on w1 (scaling.md)" on_w1 "$SCALING" add-worker-host-cert /root
+cp "$(ct_root w1)"/root/keeper-worker-tier/{ca.crt,w2.crt,w2.key} "$(ct_root w2)/root/keeper-worker-tier/"
+DOC_EDIT="$DOC_EDIT; s/w1\.\(crt\|key\)/w2.\1/g" \
+  check "w2: its tier certificate (scaling.md)" run_doc_on w2 "$SCALING" worker-host-certs /root/keeper-worker-tier
+DOC_EDIT="$DOC_EDIT; s/^address=10\.214\.2\.11 /address=$W2 /" \
+  check "w2: the tier listener as its one site (scaling.md)" run_doc_on w2 "$SCALING" worker-host-site /root
+tier_alone_on_w2() {
+  local got
+  got=$(in_host w2 ss -Hltn 'sport = 443 or sport = 80 or sport = 8443' | awk '{ print $4 }' | sort | tr '\n' ' ')
+  [ "$got" = "$W2:8443 127.0.0.1:80 " ] || { echo "listening: $got"; return 1; }
+}
+check "w2: only its tier listener and loopback listen" tier_alone_on_w2
+w2_back_in_front() {  # the operator's edit: the shipped file's w2 lines, this network's addresses
+  sed 's/10\.0\./10.214./g' "$(ct_root front)/usr/share/keeper-front/nginx/keeper-front-hosts.conf" \
+    >"$(ct_root front)/etc/nginx/conf.d/keeper-front-hosts.conf"
+}
+check "front: w2 in its hosts file" w2_back_in_front
+check "front: reloaded (scaling.md)" on_front "$SCALING" front-reload /root
+calls_on() { in_host "$1" sh -c "cat /var/log/nginx/keeper-access.log 2>/dev/null | grep -c GetUtcNow"; }
+both_serve() {  # new calls go to both hosts in turn
+  local w1_before w2_before
+  w1_before=$(calls_on w1) w2_before=$(calls_on w2)
+  for _ in 1 2 3 4 5 6; do curl -sfk -o /dev/null "https://$FRONT/GlobalApi.asmx/GetUtcNow" || return 1; done
+  echo "GetUtcNow calls: w1 $w1_before -> $(calls_on w1), w2 $w2_before -> $(calls_on w2)"
+  [ "$(calls_on w1)" -ge $((w1_before + 2)) ] && [ "$(calls_on w2)" -ge $((w2_before + 2)) ]
+}
+# Within seconds: nginx's old workers, with the old hosts, take calls until the new ones run.
+check "through the front: calls go to w1 and w2 in turn" eventually both_serve
+
 # --- a switchover under the worker host ------------------------------------------------------------
 printf 'db1\ndb2\n\ny\n' >"$WORK/switchover.answers"
 check "a switchover by patronictl with the documented credentials (scaling.md)" \
@@ -257,13 +305,63 @@ check "db1: the Sync Standby after the switchover" patroni_says db1 '\| db1 .*\|
 check "backup: archiving goes on from the new primary (pgbackrest check)" \
   in_host backup runuser -u postgres -- pgbackrest --stanza=keeper check
 
-eventually() {  # eventually COMMAND...: succeeds within 30 s (a client repeating after Retry-After)
-  local until=$((SECONDS + 30))
-  until "$@"; do [ "$SECONDS" -lt "$until" ] || return 1; sleep 1; done
-}
 session="after-$RANDOM$RANDOM"
 check "through the front: Authenticate after the switchover (the new primary)" eventually \
   answers '>0</int>' "https://$FRONT/SimpleAuthApi.asmx/Authenticate?sessionId=$session&login=alice&authHash=$(auth_hash alice "$SECRET" "$session")"
+
+# --- a failover: the Leader's host loses its power (the runbook "Failover") ----------------------
+authenticates() {  # a write through the front, answered
+  local session="$1-$RANDOM$RANDOM"
+  answers '>0</int>' "https://$FRONT/SimpleAuthApi.asmx/Authenticate?sessionId=$session&login=alice&authHash=$(auth_hash alice "$SECRET" "$session")"
+}
+t=$(now)
+ct_power_cut db2
+writes_again() {  # within 90 s: the shipped timings' failover, then the call's own deadline
+  local until=$((SECONDS + 90))
+  until authenticates failover; do [ "$SECONDS" -lt "$until" ] || return 1; done
+}
+check "through the front: writes served again after the Leader's power cut" writes_again
+figure "failover: writes served again $(since "$t") s after the Leader's power cut"
+survivor_leads() { run_doc_on db1 "$SCALING" failover-list /root 2>/dev/null | grep -E '\| db1 .*\| Leader +\| running'; }
+check "db1: the Leader, alone (scaling.md, Failover)" survivor_leads
+check "db2: boots again" ct_boot db2
+check "db2: etcd and Patroni started (scaling.md, Failover)" run_doc_on db2 "$SCALING" failover-rejoin /root
+check "db2: rejoins as the Sync Standby" patroni_says db1 '\| db2 .*\| Sync Standby +\| (running|streaming)'
+
+# --- a restore to a point in time of the cluster (the runbook) ------------------------------------
+sessions_on() {  # sessions_on HOST [PORT]: the sessions in keeper's database there
+  in_host "$1" sh -c "cd / && runuser -u postgres -- psql -XAtq -p ${2:-5432} -d keeper -c 'SELECT count(*) FROM sessions'"
+}
+before=$(sessions_on db1)
+target=$(date -u '+%Y-%m-%d %H:%M:%S+00')
+sleep 1.1  # the late write commits after the target's second
+check "through the front: a write after the target" authenticates late
+restore_copy() {
+  DOC_VARIABLE="TARGET=$target" run_doc_on db1 "$SCALING" cluster-restore-copy /root || return 1
+  local copy live
+  copy=$(sessions_on db1 5433) live=$(sessions_on db1)
+  echo "sessions: $before before the target, $copy in the copy, $live live"
+  [ "$copy" = "$before" ] && [ "$live" = $((before + 1)) ]
+}
+check "db1: a copy restored to the target beside the live cluster (scaling.md)" restore_copy
+for host in w1 w2; do
+  check "$host: keeper stops (scaling.md, Restore)" run_doc_on "$host" "$SCALING" cluster-restore-pools-stop /root
+done
+check "db2: Patroni stops (scaling.md, Restore)" run_doc_on db2 "$SCALING" cluster-restore-standby-stop /root
+DOC_VARIABLE="TARGET=$target" \
+  check "db1: the copy made the cluster (scaling.md, Restore)" run_doc_on db1 "$SCALING" cluster-restore-in-place /root
+check "db2: clones the restored node (scaling.md, Restore)" run_doc_on db2 "$SCALING" cluster-restore-standby /root
+check "db2: the Sync Standby of the restored cluster" patroni_says db1 '\| db2 .*\| Sync Standby +\| (running|streaming)'
+for host in w1 w2; do
+  check "$host: keeper starts (scaling.md, Restore)" run_doc_on "$host" "$SCALING" cluster-restore-pools-start /root
+done
+restored_live() { local got; got=$(sessions_on db1); [ "$got" = "$before" ] || { echo "sessions: $got, not $before"; return 1; }; }
+check "db1: the live cluster holds what it held at the target" restored_live
+check "through the front: a write on the restored cluster" eventually authenticates restored
+check "backup: a full backup of the restored cluster (scaling.md, Restore)" \
+  run_doc_on backup "$SCALING" cluster-restore-backup /root
+check "backup: archiving goes on from the restored cluster (pgbackrest check)" \
+  in_host backup runuser -u postgres -- pgbackrest --stanza=keeper check
 
 # --- an intruder on the hosts' network ---------------------------------------------------------
 refused() {  # refused URL: no connection at all (curl's 7)
