@@ -234,11 +234,8 @@ void connection_hub::give_back(int fd, thread_home* home) {
     if (was == set::home) return;  // this thread's, still watched there
     bool ok = false;
     if (home && home->m_fd < 0 && !c->second.retried && m_queue.waiting() == 0) {
-        epoll_event e{};
-        e.events = EPOLLIN;
-        e.data.fd = fd;
         ok = (was == set::none || epoll_ctl(m_epoll_fd, EPOLL_CTL_DEL, fd, nullptr) == 0) &&
-             epoll_ctl(home->m_epoll_fd, EPOLL_CTL_ADD, fd, &e) == 0;
+             watch_readable(home->m_epoll_fd, fd);
         c->second.in = set::home;
         if (ok) home->m_fd = fd;
     } else {

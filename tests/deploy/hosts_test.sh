@@ -193,12 +193,12 @@ mkdir -p "$(ct_root front)/root/pkg"
 cp "$tier"/ca.crt "$tier"/front.crt "$tier"/front.key "$(ct_root front)/root/pkg/"  # the operator's copy to the front
 check "w1: its tier certificate (scaling.md)" on_w1 "$SCALING" worker-host-certs /root/keeper-worker-tier
 check "w1: the tier listener as its one site (scaling.md)" on_w1 "$SCALING" worker-host-site /root
-only_tier_listens() {  # the docs' check: the tier listener and loopback, nothing else on 443, 80, 8443
+only_tier_listens() {  # only_tier_listens HOST ADDRESS: the docs' check, the tier listener and loopback alone on 443, 80, 8443
   local got
-  got=$(in_host w1 ss -Hltn 'sport = 443 or sport = 80 or sport = 8443' | awk '{ print $4 }' | sort | tr '\n' ' ')
-  [ "$got" = "$W1:8443 127.0.0.1:80 " ] || { echo "listening: $got"; return 1; }
+  got=$(in_host "$1" ss -Hltn 'sport = 443 or sport = 80 or sport = 8443' | awk '{ print $4 }' | sort | tr '\n' ' ')
+  [ "$got" = "$2:8443 127.0.0.1:80 " ] || { echo "listening: $got"; return 1; }
 }
-check "w1: only its tier listener and loopback listen (scaling.md)" only_tier_listens
+check "w1: only its tier listener and loopback listen (scaling.md)" only_tier_listens w1 "$W1"
 
 # --- the front ---------------------------------------------------------------------------------
 check "front: keeper-front, its certificate, its hosts file (scaling.md)" on_front "$SCALING" front /root/pkg
@@ -240,11 +240,13 @@ answers() {  # answers TEXT CURL-ARGS...: the answer holds TEXT
   shift
   got=$(curl -sSk --max-time 15 "$@" 2>&1) && grep -qF -- "$text" <<<"$got" || { echo "got: $got"; return 1; }
 }
-session="front-$RANDOM$RANDOM"
+authenticates() {  # authenticates TAG: an Authenticate through the front (a write), answered 0
+  local session="$1-$RANDOM$RANDOM"
+  answers '>0</int>' "https://$FRONT/SimpleAuthApi.asmx/Authenticate?sessionId=$session&login=alice&authHash=$(auth_hash alice "$SECRET" "$session")"
+}
 check "through the front: HTTP GET GetUtcNow" \
   answers '<dateTime' "https://$FRONT/GlobalApi.asmx/GetUtcNow"
-check "through the front: Authenticate over HTTP GET (the cluster's primary)" \
-  answers '>0</int>' "https://$FRONT/SimpleAuthApi.asmx/Authenticate?sessionId=$session&login=alice&authHash=$(auth_hash alice "$SECRET" "$session")"
+check "through the front: Authenticate over HTTP GET (the cluster's primary)" authenticates front
 check "through the front: SOAP 1.1 GetUtcNow" answers 'GetUtcNowResult' "https://$FRONT/GlobalApi.asmx" \
   -H 'Content-Type: text/xml; charset=utf-8' -H 'SOAPAction: "http://tempuri.org/GetUtcNow"' \
   --data '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><GetUtcNow xmlns="http://tempuri.org/"/></soap:Body></soap:Envelope>'
@@ -273,12 +275,7 @@ DOC_EDIT="$DOC_EDIT; s/w1\.\(crt\|key\)/w2.\1/g" \
   check "w2: its tier certificate (scaling.md)" run_doc_on w2 "$SCALING" worker-host-certs /root/keeper-worker-tier
 DOC_EDIT="$DOC_EDIT; s/^address=10\.214\.2\.11 /address=$W2 /" \
   check "w2: the tier listener as its one site (scaling.md)" run_doc_on w2 "$SCALING" worker-host-site /root
-tier_alone_on_w2() {
-  local got
-  got=$(in_host w2 ss -Hltn 'sport = 443 or sport = 80 or sport = 8443' | awk '{ print $4 }' | sort | tr '\n' ' ')
-  [ "$got" = "$W2:8443 127.0.0.1:80 " ] || { echo "listening: $got"; return 1; }
-}
-check "w2: only its tier listener and loopback listen" tier_alone_on_w2
+check "w2: only its tier listener and loopback listen" only_tier_listens w2 "$W2"
 w2_back_in_front() {  # the operator's edit: the shipped file's w2 lines, this network's addresses
   sed 's/10\.0\./10.214./g' "$(ct_root front)/usr/share/keeper-front/nginx/keeper-front-hosts.conf" \
     >"$(ct_root front)/etc/nginx/conf.d/keeper-front-hosts.conf"
@@ -305,15 +302,9 @@ check "db1: the Sync Standby after the switchover" patroni_says db1 '\| db1 .*\|
 check "backup: archiving goes on from the new primary (pgbackrest check)" \
   in_host backup runuser -u postgres -- pgbackrest --stanza=keeper check
 
-session="after-$RANDOM$RANDOM"
-check "through the front: Authenticate after the switchover (the new primary)" eventually \
-  answers '>0</int>' "https://$FRONT/SimpleAuthApi.asmx/Authenticate?sessionId=$session&login=alice&authHash=$(auth_hash alice "$SECRET" "$session")"
+check "through the front: Authenticate after the switchover (the new primary)" eventually authenticates after
 
 # --- a failover: the Leader's host loses its power (the runbook "Failover") ----------------------
-authenticates() {  # a write through the front, answered
-  local session="$1-$RANDOM$RANDOM"
-  answers '>0</int>' "https://$FRONT/SimpleAuthApi.asmx/Authenticate?sessionId=$session&login=alice&authHash=$(auth_hash alice "$SECRET" "$session")"
-}
 t=$(now)
 ct_power_cut db2
 writes_again() {  # within 90 s: the shipped timings' failover, then the call's own deadline
