@@ -10,7 +10,6 @@
 #include <cerrno>
 #include <cstdint>
 #include <stdexcept>
-#include <utility>
 
 namespace keeper::fcgi {
 namespace {
@@ -41,15 +40,6 @@ bool watch_connection(int epoll_fd, int fd, int op) {
 }
 
 }  // namespace
-
-thread_home::thread_home(const connection_hub& hub) : m_epoll_fd(epoll_create1(EPOLL_CLOEXEC)) {
-    if (m_epoll_fd < 0 || !watch_readable(m_epoll_fd, hub.m_epoll_fd)) {
-        if (m_epoll_fd >= 0) close(m_epoll_fd);
-        throw std::runtime_error("cannot make a serving thread's epoll set");
-    }
-}
-
-thread_home::~thread_home() { close(m_epoll_fd); }
 
 connection_hub::connection_hub(listen_sockets sockets, admission_queue& queue)
     : m_sockets(sockets),
@@ -160,19 +150,17 @@ void connection_hub::set_idle(int delta) {
     if (m_idle == 0) m_all_busy.notify_one();
 }
 
-std::optional<waiting_request> connection_hub::next_request(thread_home& home) {
+std::optional<waiting_request> connection_hub::next_request() {
     while (!m_done) {
         // Idle first, then the queue: a request the watcher queues after this thread looked is
         // either seen here or rung on the wake-up eventfd (the watcher reads m_idle after it queues).
         set_idle(1);
         if (auto r = m_queue.try_take()) {
             set_idle(-1);
-            return leave_home_for(home, *r);
+            return r;
         }
         epoll_event e{};
-        int n = epoll_wait(home.m_epoll_fd, &e, 1, 1000);
-        // The shared set is ready: its event, unless another thread took it first.
-        if (n == 1 && e.data.fd == m_epoll_fd) n = epoll_wait(m_epoll_fd, &e, 1, 0);
+        const int n = epoll_wait(m_epoll_fd, &e, 1, 1000);
         set_idle(-1);
         if (n != 1) continue;
         waiting_request r;
@@ -180,8 +168,8 @@ std::optional<waiting_request> connection_hub::next_request(thread_home& home) {
             case seen::request:
                 // Requests queued before it have waited longer: it joins them (or is refused),
                 // and the loop takes the oldest.
-                if (m_queue.waiting() == 0) return leave_home_for(home, r);
-                m_queue.offer(sent_from_home(home, r));
+                if (m_queue.waiting() == 0) return r;
+                m_queue.offer(r);
                 break;
             case seen::wake:
                 take_one(m_wake_fd);
@@ -195,74 +183,25 @@ std::optional<waiting_request> connection_hub::next_request(thread_home& home) {
     return std::nullopt;
 }
 
-// The thread serves r: a connection it has at home, if another, waits in the shared set meanwhile,
-// where any thread or the watcher sees its next request.
-waiting_request connection_hub::leave_home_for(thread_home& home, const waiting_request& r) {
-    if (home.m_fd < 0 || home.m_fd == r.fd) return r;
-    const int fd = std::exchange(home.m_fd, -1);
-    std::lock_guard lock{m_mutex};
-    const auto c = m_connections.find(fd);
-    if (c == m_connections.end()) return r;
-    c->second.in = connection::set::shared;
-    if (epoll_ctl(home.m_epoll_fd, EPOLL_CTL_DEL, fd, nullptr) != 0 ||
-        !watch_connection(m_epoll_fd, fd, EPOLL_CTL_ADD)) {
-        m_connections.erase(c);
-        close(fd);
-    }
-    return r;
-}
-
-// A request of the connection at home goes to the queue, for whichever thread takes it: the
-// connection leaves home first, in no set until that thread gives it back.
-waiting_request connection_hub::sent_from_home(thread_home& home, const waiting_request& r) {
-    if (home.m_fd != r.fd) return r;
-    home.m_fd = -1;
-    std::lock_guard lock{m_mutex};
-    const auto c = m_connections.find(r.fd);
-    if (c != m_connections.end()) c->second.in = connection::set::none;
-    epoll_ctl(home.m_epoll_fd, EPOLL_CTL_DEL, r.fd, nullptr);
-    return r;
-}
-
-void connection_hub::give_back(int fd, thread_home* home) {
-    using set = connection::set;
+void connection_hub::give_back(int fd) {
     std::lock_guard lock{m_mutex};
     const auto c = m_connections.find(fd);
     if (c == m_connections.end()) return;
     c->second.idle = true;
-    const set was = c->second.in;
-    if (was == set::home) return;  // this thread's, still watched there
-    bool ok = false;
-    if (home && home->m_fd < 0 && !c->second.retried && m_queue.waiting() == 0) {
-        ok = (was == set::none || epoll_ctl(m_epoll_fd, EPOLL_CTL_DEL, fd, nullptr) == 0) &&
-             watch_readable(home->m_epoll_fd, fd);
-        c->second.in = set::home;
-        if (ok) home->m_fd = fd;
-    } else {
-        ok = watch_connection(m_epoll_fd, fd, was == set::shared ? EPOLL_CTL_MOD : EPOLL_CTL_ADD);
-        c->second.in = set::shared;
-    }
-    if (!ok) {
+    if (!watch_connection(m_epoll_fd, fd, EPOLL_CTL_MOD)) {
         m_connections.erase(c);
         close(fd);
     }
 }
 
-// The connection is gone: no longer at the thread's home (closing it takes it out of the set).
-void connection_hub::left(thread_home* home, int fd) {
-    if (home && home->m_fd == fd) home->m_fd = -1;
-}
-
-void connection_hub::close_connection(int fd, thread_home* home) {
-    left(home, fd);
+void connection_hub::close_connection(int fd) {
     // Forgotten before it is closed, under the lock: an accept that gets the number again finds it free.
     std::lock_guard lock{m_mutex};
     m_connections.erase(fd);
     close(fd);
 }
 
-void connection_hub::forget(int fd, std::uint64_t generation, thread_home* home) {
-    left(home, fd);
+void connection_hub::forget(int fd, std::uint64_t generation) {
     std::lock_guard lock{m_mutex};
     const auto c = m_connections.find(fd);
     if (c != m_connections.end() && c->second.generation == generation) m_connections.erase(c);

@@ -63,7 +63,7 @@ enum class answer_with { the_call, a_refusal };
 // socket, whose connections serve one request: nginx keeps none of them, since a kept one could be
 // to a worker that dies, and a retry sent on it would fail again), or forgotten when libfcgi
 // closed it.
-void answer(FCGX_Request& request, const waiting_request& r, worker_state& w, answer_with how, thread_home* home) {
+void answer(FCGX_Request& request, const waiting_request& r, worker_state& w, answer_with how) {
     const auto x = exchange_one(request, r.fd, w.cfg.body_limit, r.retried, [&](const core::http_request& req) {
         return how == answer_with::the_call ? core::handle_request(req, w.store, w.cfg, &w.metrics, &w.processes)
                                             : core::refuse_request(req, core::refusal::busy, {}, r.retry_after_s);
@@ -76,11 +76,11 @@ void answer(FCGX_Request& request, const waiting_request& r, worker_state& w, an
         write_log_record(core::format_log_line(x.request_id, *x.answered, took, log_format()));
     }
     if (x.closed) {
-        w.hub.forget(r.fd, r.generation, home);
+        w.hub.forget(r.fd, r.generation);
     } else if (x.open && !r.retried) {
-        w.hub.give_back(r.fd, home);
+        w.hub.give_back(r.fd);
     } else {
-        w.hub.close_connection(r.fd, home);
+        w.hub.close_connection(r.fd);
     }
 }
 
@@ -91,12 +91,11 @@ void serve_thread(worker_state& w) {
     name_thread("keeper-serve");
     FCGX_Request request;
     FCGX_InitRequest(&request, -1, 0);
-    thread_home home{w.hub};
-    while (const auto r = w.hub.next_request(home)) {
+    while (const auto r = w.hub.next_request()) {
         const auto started = std::chrono::steady_clock::now();
         {
             const busy_thread busy{w.metrics.runtime.threads_busy};
-            answer(request, *r, w, answer_with::the_call, &home);
+            answer(request, *r, w, answer_with::the_call);
         }
         w.queue.served(
             std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started));
@@ -110,7 +109,7 @@ void refuse_thread(worker_state& w) {
     FCGX_InitRequest(&request, -1, 0);
     while (const auto r = w.queue.take_refused()) {
         w.metrics.runtime.requests_refused.fetch_add(1, std::memory_order_relaxed);
-        answer(request, *r, w, answer_with::a_refusal, nullptr);
+        answer(request, *r, w, answer_with::a_refusal);
     }
 }
 
