@@ -78,7 +78,8 @@ REQUEST_ID = measure.time_ordered_id("clock_timestamp()")
 # deadline the worker passes: the call's budget from its request id's time.
 STATEMENTS = pathlib.Path(__file__).resolve().parents[1] / "db/store/statements.hpp"
 FRAME_VALUES = {"request_id": "r.id", "operation": "'{operation}'", "key": "''", "fingerprint": "''",
-                "key_used": "false", "trace_id": "r.id", "deadline": "clock_timestamp() + interval '10 seconds'"}
+                "key_used": "false", "trace_id": "r.id", "deadline": "clock_timestamp() + interval '10 seconds'",
+                "host_recorded": "true"}
 
 
 def frame_fields():

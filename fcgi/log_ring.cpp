@@ -1,7 +1,6 @@
 #include "log_ring.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 
 #include "fd_write.hpp"
@@ -26,42 +25,25 @@ void write_records(int fd, const char* data, std::size_t size) {
 
 }  // namespace
 
-log_ring::log_ring() {
-    pthread_mutexattr_t attr;
-    pthread_mutexattr_init(&attr);
-    pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
-    pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
-    pthread_mutex_init(&m_mutex, &attr);
-    pthread_mutexattr_destroy(&attr);
-}
-
-log_ring::~log_ring() { pthread_mutex_destroy(&m_mutex); }
-
-void log_ring::lock() {
-    // The previous owner died holding the lock: what it appended whole is counted in m_used, a
-    // half-copied record is not. Take the lock over.
-    if (pthread_mutex_lock(&m_mutex) == EOWNERDEAD) pthread_mutex_consistent(&m_mutex);
-}
-
 void log_ring::append(std::string_view record, int fd) {
     const bool cut = record.size() > max_record;
     if (cut) record = record.substr(0, max_record);
     const std::string_view tail = cut ? "...\n" : "\n";
-    lock();
+    m_mutex.lock();
     if (m_used + record.size() + tail.size() > capacity) write_out_locked(fd);
     std::memcpy(m_data + m_used, record.data(), record.size());
     std::memcpy(m_data + m_used + record.size(), tail.data(), tail.size());
     m_used += record.size() + tail.size();
-    unlock();
+    m_mutex.unlock();
 }
 
 void log_ring::drain(int fd) {
     // Written under the lock, so batches leave in the order their records came, also when an
     // appender found the ring full and wrote it out itself. Appenders wait only while the
     // supervisor writes (every 20 ms, a few kilobytes).
-    lock();
+    m_mutex.lock();
     write_out_locked(fd);
-    unlock();
+    m_mutex.unlock();
 }
 
 void log_ring::write_out_locked(int fd) {

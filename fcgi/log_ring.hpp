@@ -6,11 +6,10 @@
 // writes, in whole records of at most 4096 bytes a write, so records of different workers never
 // interleave, also on a pipe or the journal's stream socket, and workers never contend on the
 // log file's lock.
-#include <pthread.h>
-
 #include <cstddef>
 #include <string_view>
 
+#include "core/pipeline/process_shared_mutex.hpp"
 #include "shared_memory.hpp"
 
 namespace keeper::fcgi {
@@ -20,8 +19,7 @@ public:
     static constexpr std::size_t capacity = 256 * 1024;
     static constexpr std::size_t max_record = 2048;  // longer records are cut (and marked)
 
-    log_ring();  // in the shared mapping, before fork
-    ~log_ring();
+    log_ring() = default;  // in the shared mapping, before fork
     log_ring(const log_ring&) = delete;
     log_ring& operator=(const log_ring&) = delete;
 
@@ -33,12 +31,12 @@ public:
     void drain(int fd);
 
 private:
-    void lock();
-    void unlock() { pthread_mutex_unlock(&m_mutex); }
     void write_out_locked(int fd);
 
-    pthread_mutex_t m_mutex;  // process-shared and robust: a worker dying inside it does not wedge it
-    std::size_t m_used = 0;   // advanced only after a record is copied whole
+    // Taken over from a worker that died holding it: what that worker appended whole is counted in
+    // m_used, a half-copied record is not.
+    core::process_shared_mutex m_mutex;
+    std::size_t m_used = 0;  // advanced only after a record is copied whole
     char m_data[capacity];
 };
 

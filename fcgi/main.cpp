@@ -179,9 +179,10 @@ int main(int argc, char** argv) {
         signal(SIGHUP, SIG_DFL);  // run_pool takes it by sigtimedwait, which an ignored signal never reaches
         // SIGHUP re-reads the same file (and environment) for the next set of workers.
         const auto reload = [config_path] { return keeper::fcgi::check_for_reload(config_path).settings; };
-        keeper::fcgi::in_shared_memory<keeper::core::metrics_block> metrics{
-            "metrics"};  // before the workers fork: they all share it
-        return keeper::fcgi::run_pool(sockets, cfg, reload, metrics.get());
+        // Before the workers fork: they all share them.
+        keeper::fcgi::in_shared_memory<keeper::core::metrics_block> metrics{"metrics"};
+        keeper::fcgi::in_shared_memory<keeper::db::calls_in_flight> calls{"the calls in flight"};
+        return keeper::fcgi::run_pool(sockets, cfg, reload, metrics.get(), calls.get());
     } catch (const std::exception& e) {
         keeper::fcgi::log_event("keeper-fcgi", e.what());
         return 1;

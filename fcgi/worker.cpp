@@ -29,12 +29,12 @@ namespace {
 
 // What the threads of one worker process share.
 struct worker_state {
-    worker_state(listen_sockets sockets, const core::settings& c, core::metrics_block& m)
+    worker_state(listen_sockets sockets, const core::settings& c, core::metrics_block& m, db::calls_in_flight& calls)
         : cfg(c),
           metrics(m),
           store(config::worker_conninfo(c), static_cast<std::size_t>(c.database_connections),
                 {c.lock_timeout, c.statement_timeout, c.call_budget, std::max(1, c.threads / 2)},
-                db::key_file::load(config::secret_key_path(c)), &m.runtime),
+                db::key_file::load(config::secret_key_path(c)), &m.runtime, &calls),
           queue(static_cast<std::size_t>(c.threads), c.admission_wait, &m.runtime.requests_waiting),
           hub(sockets, queue),
           processes(m.runtime) {}
@@ -123,7 +123,8 @@ sigset_t stop_signals() {
 
 }  // namespace
 
-int run_worker(listen_sockets sockets, const core::settings& cfg, core::metrics_block& metrics) {
+int run_worker(listen_sockets sockets, const core::settings& cfg, core::metrics_block& metrics,
+               db::calls_in_flight& calls) {
     // Stop signals wait for this thread's sigwait; the serving threads inherit the blocked mask.
     const sigset_t stops = stop_signals();
     pthread_sigmask(SIG_BLOCK, &stops, nullptr);
@@ -135,7 +136,7 @@ int run_worker(listen_sockets sockets, const core::settings& cfg, core::metrics_
     const sched_param batch{};
     sched_setscheduler(0, SCHED_BATCH, &batch);
     core::init_xml_guards();
-    auto w = std::make_unique<worker_state>(sockets, cfg, metrics);
+    auto w = std::make_unique<worker_state>(sockets, cfg, metrics, calls);
     std::vector<std::thread> threads;
     for (int i = 0; i < cfg.threads; ++i) threads.emplace_back(serve_thread, std::ref(*w));
     threads.emplace_back(refuse_thread, std::ref(*w));

@@ -38,6 +38,7 @@ struct pool {
     core::settings cfg;
     const settings_loader& loader;
     core::metrics_block& metrics;
+    db::calls_in_flight& calls;
     worker_set workers;   // serving with the current configuration
     worker_set retiring;  // asked to stop (reload), still draining
     bool stopping = false;
@@ -52,7 +53,7 @@ struct pool {
     use_log_ring(log);
     int rc = 1;
     try {
-        rc = run_worker(p.sockets, p.cfg, p.metrics);  // takes SIGTERM/SIGINT itself (still blocked)
+        rc = run_worker(p.sockets, p.cfg, p.metrics, p.calls);  // takes SIGTERM/SIGINT itself (still blocked)
     } catch (const std::exception& e) {
         log_event("worker", std::to_string(getpid()) + ": " + e.what());
     }
@@ -158,10 +159,11 @@ sigset_t pool_signals() {
 
 }  // namespace
 
-int run_pool(listen_sockets sockets, core::settings cfg, const settings_loader& loader, core::metrics_block& metrics) {
+int run_pool(listen_sockets sockets, core::settings cfg, const settings_loader& loader, core::metrics_block& metrics,
+             db::calls_in_flight& calls) {
     const sigset_t signals = pool_signals();
     sigprocmask(SIG_BLOCK, &signals, nullptr);  // workers inherit it: they sigwait for their stop
-    pool p{sockets, std::move(cfg), loader, metrics, {}, {}, false};
+    pool p{sockets, std::move(cfg), loader, metrics, calls, {}, {}, false};
     metrics.runtime.start_time_seconds.store(
         std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
     publish_configuration(p);

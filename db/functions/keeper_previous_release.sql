@@ -18,7 +18,7 @@ CREATE OR REPLACE FUNCTION keeper_audit(p_request_id text, p_operation text, p_l
                                         p_key_used boolean DEFAULT false)
 RETURNS integer LANGUAGE plpgsql AS $$
 BEGIN
-    RETURN keeper_audit(ROW(p_request_id, p_operation, COALESCE(p_key, ''), COALESCE(p_fingerprint, ''), p_key_used, NULL, NULL)::keeper_call,
+    RETURN keeper_audit(ROW(p_request_id, p_operation, COALESCE(p_key, ''), COALESCE(p_fingerprint, ''), p_key_used, NULL, NULL, NULL)::keeper_call,
                         NULL, p_login, p_app_id, p_result);
 END $$;
 COMMENT ON FUNCTION keeper_audit(text, text, text, text, integer, text, text, boolean) IS
@@ -29,7 +29,7 @@ CREATE OR REPLACE FUNCTION keeper_authenticate(p_request_id text, p_operation te
                                                p_key text, p_fingerprint text, p_key_used boolean)
 RETURNS integer LANGUAGE plpgsql AS $$
 BEGIN
-    RETURN keeper_authenticate(ROW(p_request_id, p_operation, p_key, p_fingerprint, p_key_used, NULL, NULL)::keeper_call,
+    RETURN keeper_authenticate(ROW(p_request_id, p_operation, p_key, p_fingerprint, p_key_used, NULL, NULL, NULL)::keeper_call,
                                p_login, p_session, p_proven, p_window_seconds, p_max_failures);
 END $$;
 COMMENT ON FUNCTION keeper_authenticate(text, text, text, text, boolean, integer, integer, text, text, boolean) IS
@@ -39,7 +39,7 @@ CREATE OR REPLACE FUNCTION keeper_check_session(p_request_id text, p_operation t
                                                 p_app_id text)
 RETURNS integer LANGUAGE plpgsql AS $$
 BEGIN
-    RETURN keeper_check_session(ROW(p_request_id, p_operation, '', '', false, NULL, NULL)::keeper_call, p_session, p_ttl_seconds, p_app_id);
+    RETURN keeper_check_session(ROW(p_request_id, p_operation, '', '', false, NULL, NULL, NULL)::keeper_call, p_session, p_ttl_seconds, p_app_id);
 END $$;
 COMMENT ON FUNCTION keeper_check_session(text, text, text, integer, text) IS
     'The previous release''s arguments of keeper_check_session, for its workers while an upgrade runs: passes the call on as a keeper_call.';
@@ -49,7 +49,7 @@ CREATE OR REPLACE FUNCTION keeper_set_account_permits(p_request_id text, p_opera
                                                       p_key text, p_fingerprint text, p_key_used boolean)
 RETURNS integer LANGUAGE plpgsql AS $$
 BEGIN
-    RETURN keeper_set_account_permits(ROW(p_request_id, p_operation, p_key, p_fingerprint, p_key_used, NULL, NULL)::keeper_call,
+    RETURN keeper_set_account_permits(ROW(p_request_id, p_operation, p_key, p_fingerprint, p_key_used, NULL, NULL, NULL)::keeper_call,
                                       p_session, p_ttl_seconds, p_payments, p_invoices, p_messages);
 END $$;
 COMMENT ON FUNCTION keeper_set_account_permits(text, text, text, integer, boolean, boolean, boolean, text, text, boolean) IS
@@ -61,7 +61,7 @@ CREATE OR REPLACE FUNCTION keeper_set_contact_permits(p_request_id text, p_opera
                                                       p_key text, p_fingerprint text, p_key_used boolean)
 RETURNS integer LANGUAGE plpgsql AS $$
 BEGIN
-    RETURN keeper_set_contact_permits(ROW(p_request_id, p_operation, p_key, p_fingerprint, p_key_used, NULL, NULL)::keeper_call,
+    RETURN keeper_set_contact_permits(ROW(p_request_id, p_operation, p_key, p_fingerprint, p_key_used, NULL, NULL, NULL)::keeper_call,
                                       p_session, p_ttl_seconds, p_wmid, p_payments, p_invoices, p_messages,
                                       p_dont_use_confirmation);
 END $$;
@@ -79,7 +79,7 @@ DECLARE
     found record;
 BEGIN
     SELECT * INTO found
-      FROM keeper_code_hash(ROW(p_request_id, p_operation, p_key, p_fingerprint, p_key_used, NULL, NULL)::keeper_call,
+      FROM keeper_code_hash(ROW(p_request_id, p_operation, p_key, p_fingerprint, p_key_used, NULL, NULL, NULL)::keeper_call,
                             p_session, p_ttl_seconds, p_kind, p_id, p_task_id);
     result := found.result;
     login_id := found.login_id;
@@ -96,7 +96,7 @@ CREATE OR REPLACE FUNCTION keeper_confirm_transfer(p_request_id text, p_operatio
                                                    p_key text, p_fingerprint text, p_key_used boolean)
 RETURNS integer LANGUAGE plpgsql AS $$
 BEGIN
-    RETURN keeper_confirm_transfer(ROW(p_request_id, p_operation, p_key, p_fingerprint, p_key_used, NULL, NULL)::keeper_call,
+    RETURN keeper_confirm_transfer(ROW(p_request_id, p_operation, p_key, p_fingerprint, p_key_used, NULL, NULL, NULL)::keeper_call,
                                    p_login_id, p_tran_id, p_matches, p_max_attempts);
 END $$;
 COMMENT ON FUNCTION keeper_confirm_transfer(text, text, bigint, text, bigint, boolean, integer, text, text, boolean) IS
@@ -107,7 +107,7 @@ CREATE OR REPLACE FUNCTION keeper_confirm_task(p_request_id text, p_operation te
                                                p_key text, p_fingerprint text, p_key_used boolean)
 RETURNS integer LANGUAGE plpgsql AS $$
 BEGIN
-    RETURN keeper_confirm_task(ROW(p_request_id, p_operation, p_key, p_fingerprint, p_key_used, NULL, NULL)::keeper_call,
+    RETURN keeper_confirm_task(ROW(p_request_id, p_operation, p_key, p_fingerprint, p_key_used, NULL, NULL, NULL)::keeper_call,
                                p_login_id, p_profile_id, p_task_id, p_matches, p_max_attempts);
 END $$;
 COMMENT ON FUNCTION keeper_confirm_task(text, text, bigint, text, integer, integer, boolean, integer, text, text, boolean) IS
@@ -119,7 +119,7 @@ CREATE OR REPLACE FUNCTION keeper_topup(p_request_id text, p_operation text, p_s
                                         p_key text, p_fingerprint text, p_key_used boolean)
 RETURNS integer LANGUAGE plpgsql AS $$
 BEGIN
-    RETURN keeper_topup(ROW(p_request_id, p_operation, p_key, p_fingerprint, p_key_used, NULL, NULL)::keeper_call,
+    RETURN keeper_topup(ROW(p_request_id, p_operation, p_key, p_fingerprint, p_key_used, NULL, NULL, NULL)::keeper_call,
                         p_session, p_ttl_seconds, p_purse, p_card_id, p_amount, p_max_amount, p_default_daily_limit);
 END $$;
 COMMENT ON FUNCTION keeper_topup(text, text, text, integer, text, bigint, numeric, numeric, numeric, text, text, boolean) IS
@@ -130,7 +130,7 @@ CREATE OR REPLACE FUNCTION keeper_rename_profile(p_request_id text, p_operation 
                                                  p_key text, p_fingerprint text, p_key_used boolean)
 RETURNS integer LANGUAGE plpgsql AS $$
 BEGIN
-    RETURN keeper_rename_profile(ROW(p_request_id, p_operation, p_key, p_fingerprint, p_key_used, NULL, NULL)::keeper_call,
+    RETURN keeper_rename_profile(ROW(p_request_id, p_operation, p_key, p_fingerprint, p_key_used, NULL, NULL, NULL)::keeper_call,
                                  p_session, p_ttl_seconds, p_profile_id, p_name);
 END $$;
 COMMENT ON FUNCTION keeper_rename_profile(text, text, text, integer, integer, text, text, text, boolean) IS
@@ -141,7 +141,7 @@ CREATE OR REPLACE FUNCTION keeper_subscribe_device(p_request_id text, p_operatio
                                                    p_key text, p_fingerprint text, p_key_used boolean)
 RETURNS integer LANGUAGE plpgsql AS $$
 BEGIN
-    RETURN keeper_subscribe_device(ROW(p_request_id, p_operation, p_key, p_fingerprint, p_key_used, NULL, NULL)::keeper_call,
+    RETURN keeper_subscribe_device(ROW(p_request_id, p_operation, p_key, p_fingerprint, p_key_used, NULL, NULL, NULL)::keeper_call,
                                    p_session, p_ttl_seconds, p_provider, p_push_user, p_tag, p_locale);
 END $$;
 COMMENT ON FUNCTION keeper_subscribe_device(text, text, text, integer, text, text, integer, integer, text, text, boolean) IS
@@ -154,7 +154,7 @@ RETURNS integer LANGUAGE plpgsql AS $$
 BEGIN
     -- Those workers call it once they found the hash right: proven, under the throttle's defaults,
     -- from a client they do not name.
-    RETURN keeper_subscribe_app_device(ROW(p_request_id, p_operation, p_key, p_fingerprint, p_key_used, NULL, NULL)::keeper_call,
+    RETURN keeper_subscribe_app_device(ROW(p_request_id, p_operation, p_key, p_fingerprint, p_key_used, NULL, NULL, NULL)::keeper_call,
                                        p_app_id, p_user_id, p_provider, p_push_user, p_tag, p_locale, true, '', 900, 20, 100);
 END $$;
 COMMENT ON FUNCTION keeper_subscribe_app_device(text, text, text, text, text, text, integer, integer, text, text, boolean) IS
@@ -165,7 +165,7 @@ CREATE OR REPLACE FUNCTION keeper_mark_sms_delivered(p_request_id text, p_operat
                                                      p_key text, p_fingerprint text, p_key_used boolean)
 RETURNS integer LANGUAGE plpgsql AS $$
 BEGIN
-    RETURN keeper_mark_sms_delivered(ROW(p_request_id, p_operation, p_key, p_fingerprint, p_key_used, NULL, NULL)::keeper_call,
+    RETURN keeper_mark_sms_delivered(ROW(p_request_id, p_operation, p_key, p_fingerprint, p_key_used, NULL, NULL, NULL)::keeper_call,
                                      p_session, p_ttl_seconds, p_sms_id);
 END $$;
 COMMENT ON FUNCTION keeper_mark_sms_delivered(text, text, text, integer, integer, text, text, boolean) IS

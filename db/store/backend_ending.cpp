@@ -67,6 +67,25 @@ std::string name_for(long pid, std::uint64_t start) {
 
 std::string worker_application_name_of(long pid) { return name_for(pid, start_of(pid)); }
 
+bool left_by_dead_worker(std::string_view application_name) {
+    // "keeper-fcgi <pid>.<start>@…": this host's and boot's only if this host names that process so.
+    if (!application_name.starts_with(name_prefix)) return false;
+    const auto rest = application_name.substr(name_prefix.size());
+    const auto dot = rest.find('.');
+    const auto at = rest.find('@');
+    if (dot == std::string_view::npos || at == std::string_view::npos || dot > at) return false;
+    long pid = 0;
+    std::uint64_t start = 0;
+    try {
+        pid = std::stol(std::string{rest.substr(0, dot)});
+        start = std::stoull(std::string{rest.substr(dot + 1, at - dot - 1)});
+    } catch (const std::exception&) {
+        return false;
+    }
+    if (pid <= 0 || name_for(pid, start) != application_name) return false;
+    return start_of(pid) != start;
+}
+
 const std::string& worker_application_name() {
     static const std::string name = worker_application_name_of(getpid());
     return name;
@@ -86,6 +105,24 @@ bool end_backend(pqxx::connection& conn, const backend_identity& backend, const 
 
 void list_as_retried(pqxx::connection& conn, std::string_view request_id) {
     pqxx::nontransaction{conn}.exec_prepared(std::string{statements::mark_retried.name}, std::string{request_id});
+}
+
+bool end_left_by_dead_workers(pqxx::connection& conn, const core::deadline& until) {
+    std::vector<backend_identity> left;
+    {
+        pqxx::nontransaction tx{conn};
+        constexpr const auto& s = statements::worker_backends;
+        for (const auto& row : tx.exec_prepared(std::string{s.name})) {
+            if (left_by_dead_worker(row[s.column("application_name").data()].as<std::string>())) {
+                left.push_back(
+                    {row[s.column("pid").data()].as<int>(), row[s.column("backend_start").data()].as<std::string>()});
+            }
+        }
+    }
+    for (const auto& backend : left) {
+        if (!end_backend(conn, backend, until)) return false;
+    }
+    return true;
 }
 
 bool end_claim_holder(pqxx::connection& conn, std::string_view request_id, const core::deadline& until) {

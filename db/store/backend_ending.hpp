@@ -14,10 +14,14 @@ namespace keeper::db {
 // "keeper-fcgi <pid>.<start>@<host>~<boot>", within PostgreSQL's 63 bytes (the host name cut to
 // fit): the pid with the process's start (a reused pid has another) and the first 12 hex digits
 // of the host's boot id (hosts cloned from one image, or sharing a name, have others). It names
-// the process in pg_stat_activity for people; no settling depends on it.
+// the process in pg_stat_activity for people, and a retry finds by it the server processes that
+// a dead worker of this host left (end_left_by_dead_workers).
 const std::string& worker_application_name();
 // The name the process with this pid on this host gives (or gave) its connections.
 std::string worker_application_name_of(long pid);
+// Whether a connection so named was opened by a worker process of this host, on this boot, that
+// is no longer running (the same pid with another start is another process).
+bool left_by_dead_worker(std::string_view application_name);
 
 // Ends the server process `backend` (as a connection's setup read it) if it still runs on this
 // server, and waits until it is gone; false at the deadline. On another server (after a failover)
@@ -33,5 +37,10 @@ void list_as_retried(pqxx::connection& conn, std::string_view request_id);
 // false at the deadline. An attempt that has not taken the claim yet takes it later, finds the
 // call listed, and so finds whatever the retry recorded.
 bool end_claim_holder(pqxx::connection& conn, std::string_view request_id, const core::deadline& until);
+// And: ends every server process a dead worker of this host left, and waits until they are gone;
+// false at the deadline. A first attempt its host vouched for holds no claim, and the host's record
+// of it is gone with a pool that stopped whole (calls_in_flight.hpp); its server process may still
+// run its statement, named for its dead worker.
+bool end_left_by_dead_workers(pqxx::connection& conn, const core::deadline& until);
 
 }  // namespace keeper::db

@@ -24,9 +24,36 @@ static_assert(decltype(std::declval<const call_frame_values&>().apply(field_coun
 
 }  // namespace
 
+// A first attempt in the host's record for as long as its statement runs (calls_in_flight.hpp),
+// with the server process that runs it; the frame says whether it is, so keeper_claim takes the
+// call's lock for one that is not. Each statement of the call is recorded anew: a call run again
+// after its connection broke finds the mark of a retry that came meanwhile.
+class call_executor::host_record {
+public:
+    host_record(calls_in_flight* calls, const call_ref& call, const backend_identity& backend)
+        : m_calls(calls), m_request_id(call.request_id) {
+        if (!call.host_recorded) return;
+        m_recorded = m_calls->begin_first(m_request_id, backend, call.until);
+        *call.host_recorded = m_recorded;
+    }
+    ~host_record() {
+        if (m_recorded) m_calls->end_first(m_request_id);
+    }
+    host_record(const host_record&) = delete;
+    host_record& operator=(const host_record&) = delete;
+
+private:
+    calls_in_flight* m_calls;
+    std::string_view m_request_id;
+    bool m_recorded = false;
+};
+
 call_executor::call_executor(std::string conninfo, std::size_t connections, connection_pool::preparer prepare,
-                             database_timeouts bounds, core::runtime_gauges* gauges)
-    : m_pool(std::move(conninfo), connections, std::move(prepare), gauges), m_bounds(bounds), m_gauges(gauges) {}
+                             database_timeouts bounds, core::runtime_gauges* gauges, calls_in_flight* calls)
+    : m_pool(std::move(conninfo), connections, std::move(prepare), gauges),
+      m_bounds(bounds),
+      m_gauges(gauges),
+      m_calls(calls) {}
 
 pqxx::result call_executor::read(std::string_view name, const core::deadline& until, const read_statement& statement) {
     return *run(name, {{}, false, until}, statement).rows;
@@ -60,8 +87,15 @@ statement_answer call_executor::write(std::string_view name, const core::call_fr
 statement_answer call_executor::attempt(std::string_view name, const call_frame_values& values,
                                         const write_statement& statement) {
     // A retried call's first attempt is settled once, before it runs at all.
-    const call_ref call{values.frame.request_id, values.frame.retried && !values.key_used, values.frame.until};
-    return run(name, call, [&](pqxx::connection& conn) { return statement(conn, values); });
+    const bool retried = values.frame.retried && !values.key_used;
+    call_frame_values sent = values;
+    // A call renamed for a client's trace (keeper_claim) is not found by its worker's name once
+    // that worker is dead, so it holds the call's lock instead of being recorded.
+    const bool client_trace = !values.frame.trace_id.empty() && values.frame.trace_id != values.frame.request_id;
+    const bool recordable = m_calls && !values.frame.retried && !client_trace;
+    const call_ref call{values.frame.request_id, retried, values.frame.until,
+                        recordable ? &sent.host_recorded : nullptr};
+    return run(name, call, [&](pqxx::connection& conn) { return statement(conn, sent); });
 }
 
 // A call nginx sent again is settled before it runs: the attempt holding its claim ended, the
@@ -69,8 +103,9 @@ statement_answer call_executor::attempt(std::string_view name, const call_frame_
 // still commit, so it never answers "not applied": what it cannot settle or run is outcome unknown.
 statement_answer call_executor::run(std::string_view name, call_ref call, const bound_statement& statement) {
     if (!call.retried || call.request_id.empty()) return run_until_answered(name, call, statement);
+    const auto mark = m_calls ? m_calls->mark_retried(call.request_id, call.until) : calls_in_flight::retry_mark{};
     for (int attempt = 0;; ++attempt) {
-        if (const auto recorded = settle_retried(call.request_id, call.until)) {
+        if (const auto recorded = settle_retried(call.request_id, call.until, mark.first_attempt)) {
             count(&core::runtime_gauges::db_in_doubt_recorded);
             return {std::nullopt, *recorded};
         }
@@ -119,6 +154,7 @@ pqxx::result call_executor::once(std::string_view name, call_ref call, const bou
     const auto cancel_at = cancel_point(call.until);
     statement_lease lease{m_pool, m_watch, cancel_at, call.until, m_gauges};
     if (cancel_at.passed()) throw core::not_applied("the call's deadline came before its statement was sent");
+    const host_record recorded{m_calls, call, lease.backend()};
     const auto started = std::chrono::steady_clock::now();
     auto result = lease.run(name, statement);
     if (m_gauges) {

@@ -26,6 +26,7 @@
 #include "core/domain/store.hpp"
 #include "core/pipeline/metrics.hpp"
 #include "db/store/backend_identity.hpp"
+#include "db/store/calls_in_flight.hpp"
 #include "db/store/connection_pool.hpp"
 #include "db/store/statement_watch.hpp"
 #include "db/store/statements.hpp"
@@ -56,9 +57,10 @@ public:
     using read_statement = std::function<pqxx::result(pqxx::connection&)>;
     using write_statement = std::function<pqxx::result(pqxx::connection&, const call_frame_values&)>;
 
-    // conninfo, connections, prepare: the pool's (connection_pool.hpp). gauges may be null.
+    // conninfo, connections, prepare: the pool's (connection_pool.hpp). gauges may be null; so may
+    // calls, the host's record of calls in flight: without it every attempt takes the call's lock.
     call_executor(std::string conninfo, std::size_t connections, connection_pool::preparer prepare,
-                  database_timeouts bounds, core::runtime_gauges* gauges);
+                  database_timeouts bounds, core::runtime_gauges* gauges, calls_in_flight* calls = nullptr);
 
     // A read: run again, whatever happened, until it answers or the deadline comes.
     pqxx::result read(std::string_view name, const core::deadline& until, const read_statement& statement);
@@ -79,12 +81,15 @@ public:
 private:
     using bound_statement = std::function<pqxx::result(pqxx::connection&)>;
     // The call a statement belongs to: its request id (empty for a read), whether nginx sent it
-    // before (on a connection that broke), and its deadline.
+    // before (on a connection that broke), and its deadline; host_recorded, for a first attempt
+    // the host's record may hold, is where once() says whether it does (the frame's value).
     struct call_ref {
         std::string_view request_id;
         bool retried;
         const core::deadline& until;
+        bool* host_recorded = nullptr;
     };
+    class host_record;
 
     statement_answer attempt(std::string_view name, const call_frame_values& values, const write_statement& statement);
     statement_answer run(std::string_view name, call_ref call, const bound_statement& statement);
@@ -97,8 +102,10 @@ private:
     std::optional<core::result_code> settle(const backend_identity& backend, std::string_view request_id,
                                             const core::deadline& until);
     // Before a write nginx sent again (its first connection broke, the worker alive or dead): ends
-    // the server process holding the call's claim, then reads the result an attempt recorded.
-    std::optional<core::result_code> settle_retried(std::string_view request_id, const core::deadline& until);
+    // the server process of the first attempt the host's record holds, those holding the call's
+    // claim and those dead workers of this host left, then reads the result an attempt recorded.
+    std::optional<core::result_code> settle_retried(std::string_view request_id, const core::deadline& until,
+                                                    const std::optional<backend_identity>& first_attempt);
     // What both share: end_first ends the first attempt's process. A recorded result is answered
     // only once it is on the synchronous standby. Throws core::outcome_unknown at the deadline.
     std::optional<core::result_code> settle_with(const std::function<bool(pqxx::connection&)>& end_first,
@@ -117,6 +124,7 @@ private:
     database_timeouts m_bounds;
     std::atomic<int> m_waiting{0};
     core::runtime_gauges* m_gauges;
+    calls_in_flight* m_calls;
 };
 
 // Why a commit the call made, or found recorded, is not acknowledged (docs/design.md, "No

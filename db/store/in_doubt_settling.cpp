@@ -15,12 +15,14 @@ std::optional<core::result_code> call_executor::settle(const backend_identity& b
     return settle_with([&](pqxx::connection& conn) { return end_backend(conn, backend, until); }, request_id, until);
 }
 
-std::optional<core::result_code> call_executor::settle_retried(std::string_view request_id,
-                                                               const core::deadline& until) {
+std::optional<core::result_code> call_executor::settle_retried(std::string_view request_id, const core::deadline& until,
+                                                               const std::optional<backend_identity>& first_attempt) {
     return settle_with(
         [&](pqxx::connection& conn) {
             list_as_retried(conn, request_id);
-            return end_claim_holder(conn, request_id, until);
+            return end_claim_holder(conn, request_id, until) &&
+                   (!first_attempt || end_backend(conn, *first_attempt, until)) &&
+                   end_left_by_dead_workers(conn, until);
         },
         request_id, until);
 }

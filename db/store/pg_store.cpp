@@ -47,8 +47,9 @@ std::string pg_store::stored_fingerprints(std::string_view fingerprint) const {
 }
 
 pg_store::pg_store(std::string conninfo, std::size_t connections, database_timeouts bounds,
-                   std::shared_ptr<const key_file> keys, core::runtime_gauges* gauges)
-    : m_calls(std::move(conninfo), connections, connection_setup(bounds), bounds, gauges), m_keys(std::move(keys)) {}
+                   std::shared_ptr<const key_file> keys, core::runtime_gauges* gauges, calls_in_flight* calls)
+    : m_calls(std::move(conninfo), connections, connection_setup(bounds), bounds, gauges, calls),
+      m_keys(std::move(keys)) {}
 
 pg_store::~pg_store() = default;
 

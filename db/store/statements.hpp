@@ -3,15 +3,13 @@
 // typed handle: its name (the prepared statement's),
 // its SQL, the names of its parameters ($1, $2, … in order) and of the columns it returns.
 // A call that writes an audit row passes the call's frame first (call_frame_fields: request id,
-// operation, Idempotency-Key, fingerprint, key_used, trace id, deadline) as one keeper_call value, which its
-// function hands to keeper_claim and keeper_audit (db/functions/); call_statement writes that part
-// of the SQL, so the frame is defined here once.
-// pg_store.cpp runs them by handle: a call with the wrong number of arguments, or a read of a
-// column the statement does not return, does not compile. All are prepared from one list
-// (worker_statements) on every new connection; tests check each list entry's SQL against its
-// parameter names (unit, statement_handles) and against the database's own column names (db,
-// pg_store_connection). The operations' work is in the keeper_* functions of db/functions/;
-// each statement is one round trip in autocommit (the function's statement is its transaction).
+// operation, Idempotency-Key, fingerprint, key_used, trace id, deadline, host_recorded) as one keeper_call value, which
+// its function hands to keeper_claim and keeper_audit (db/functions/); call_statement writes that part of the SQL, so
+// the frame is defined here once. pg_store.cpp runs them by handle: a call with the wrong number of arguments, or a
+// read of a column the statement does not return, does not compile. All are prepared from one list (worker_statements)
+// on every new connection; tests check each list entry's SQL against its parameter names (unit, statement_handles) and
+// against the database's own column names (db, pg_store_connection). The operations' work is in the keeper_* functions
+// of db/functions/; each statement is one round trip in autocommit (the function's statement is its transaction).
 #include <array>
 #include <cstddef>
 #include <span>
@@ -34,7 +32,7 @@ struct statement_text {
 
 // A statement's SQL, held by the handle itself: call_statement composes it at compile time.
 struct sql_text {
-    static constexpr std::size_t capacity = 384;
+    static constexpr std::size_t capacity = 512;
     std::array<char, capacity> chars{};
     std::size_t size = 0;
 
@@ -96,34 +94,38 @@ consteval statement<0, C> make_statement(std::string_view name, std::string_view
 }
 
 // The frame of every call that writes an audit row: the keeper_call type's fields, by name and in
-// order (db/migrations/0015_call_frame.sql, 0019_call_trace.sql and 0023_call_deadline.sql; a
-// database test compares them), and their values from the call's frame (core/domain/call_frame.hpp):
-// a new field of the frame is a name here, a value in call_frame_values::apply and an attribute
-// of the type. "key" is the Idempotency-Key, '' without one; "trace_id" the call's W3C trace id,
-// '' without one; "deadline" when the call must be answered by.
-inline constexpr std::array<std::string_view, 7> call_frame_fields{
-    "request_id", "operation", "key", "fingerprint", "key_used", "trace_id", "deadline",
+// order (db/migrations/0015_call_frame.sql, 0019_call_trace.sql, 0023_call_deadline.sql and
+// 0024_call_host_recorded.sql; a database test compares them), and their values from the call's
+// frame (core/domain/call_frame.hpp): a new field of the frame is a name here, a value in
+// call_frame_values::apply and an attribute of the type. "key" is the Idempotency-Key, '' without
+// one; "trace_id" the call's W3C trace id, '' without one; "deadline" when the call must be
+// answered by; "host_recorded" whether this attempt is in its host's record of calls in flight
+// (db/store/calls_in_flight.hpp), so that keeper_claim takes no lock for it.
+inline constexpr std::array<std::string_view, 8> call_frame_fields{
+    "request_id", "operation", "key", "fingerprint", "key_used", "trace_id", "deadline", "host_recorded",
 };
 
 // The frame as a statement passes it (pg_store.cpp). fingerprint: the digests the database records
 // and matches (pg_store::stored_fingerprints); key_used: the executor runs a keyed call again to
 // read the call its key recorded (call_executor.hpp); the deadline by the wall clock, which the
-// database compares with its own (keeper_claim).
+// database compares with its own (keeper_claim); host_recorded: set by the executor for the one
+// attempt its host's record holds (call_executor::once).
 struct call_frame_values {
     const core::call_frame& frame;
     std::string_view fingerprint;
     bool key_used = false;
     std::string deadline = core::format_date_time(frame.until.wall());
+    bool host_recorded = false;
 
     // f(the values, in call_frame_fields' order), as strings (libpqxx 6 binds no string_view).
     template <typename F>
     decltype(auto) apply(F&& f) const {
         return std::forward<F>(f)(frame.request_id, std::string{frame.operation}, frame.idempotency_key,
-                                  std::string{fingerprint}, key_used, frame.trace_id, deadline);
+                                  std::string{fingerprint}, key_used, frame.trace_id, deadline, host_recorded);
     }
 };
 
-// A call of an operation's function: "SELECT function(ROW($1, …, $7)::keeper_call, $8, …) AS result",
+// A call of an operation's function: "SELECT function(ROW($1, …, $8)::keeper_call, $9, …) AS result",
 // or, for a function with several OUT columns, "SELECT a, b FROM function(…)". Its parameters are
 // the frame's, then params.
 template <std::size_t P, std::size_t C = 1>
@@ -208,7 +210,8 @@ inline constexpr auto login_call = make_statement(
 // Whether a call may still commit, by the database's own clock (the one keeper_claim's deadline
 // check reads): the milliseconds until $2 (when an attempt that began in time can no longer
 // commit, core/pipeline/call_outcome.cpp), and at least 1 000 while any attempt holds or awaits the call's
-// claim (a commit waiting for the standby holds it: db/functions/keeper_claim.sql); 0 once
+// claim, or while any commit begun before $2 waits for the synchronous standby (a first attempt
+// its host vouched for holds no claim: db/functions/keeper_claim.sql); 0 once
 // neither is so. Run before the call's audit row is read, in a statement of its own: a claim
 // given up after this look committed before it, so the read that follows sees that commit.
 inline constexpr auto call_undecided =
@@ -216,7 +219,9 @@ inline constexpr auto call_undecided =
                    "SELECT greatest(ceil(extract(epoch FROM $2::timestamptz - clock_timestamp()) * 1000), "
                    "(SELECT 1000 FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 "
                    "AND classid::int8 = (hashtextextended($1, 0) >> 32) & 4294967295 "
-                   "AND objid::int8 = hashtextextended($1, 0) & 4294967295 LIMIT 1), 0)::int AS wait_ms",
+                   "AND objid::int8 = hashtextextended($1, 0) & 4294967295 LIMIT 1), "
+                   "(SELECT 1000 FROM pg_stat_activity WHERE wait_event = 'SyncRep' "
+                   "AND xact_start < $2::timestamptz LIMIT 1), 0)::int AS wait_ms",
                    {"request_id", "final"}, {"wait_ms"});
 
 // Writes a WAL record naming the call and commits: under synchronous replication that commit
@@ -254,6 +259,13 @@ inline constexpr auto claim_holders =
                    "AND l.classid::int8 = (hashtextextended($1, 0) >> 32) & 4294967295 "
                    "AND l.objid::int8 = hashtextextended($1, 0) & 4294967295",
                    {"request_id"}, {"pid", "backend_start"});
+// Every server process a keeper worker opened, by the name it gave its connection
+// (db/store/backend_ending.hpp): a retry ends those whose worker on this host is gone.
+inline constexpr auto worker_backends =
+    make_statement("worker_backends",
+                   "SELECT pid, backend_start::text, application_name FROM pg_stat_activity "
+                   "WHERE application_name LIKE 'keeper-fcgi %' AND pid <> pg_backend_pid()",
+                   {"pid", "backend_start", "application_name"});
 // GET /health: the database answers.
 inline constexpr auto ping = make_statement("ping", "SELECT 1 AS up", {"up"});
 // GET /ready: the database takes writes (a standby, read-only, answers false).
@@ -266,7 +278,7 @@ inline constexpr auto synchronous_standby = make_statement(
 }  // namespace statements
 
 // Prepared on every new connection, in this order.
-inline constexpr std::array<statement_text, 27> worker_statements{
+inline constexpr std::array<statement_text, 28> worker_statements{
     statements::find_login_secret.text(),
     statements::find_application.text(),
     statements::authenticate.text(),
@@ -291,6 +303,7 @@ inline constexpr std::array<statement_text, 27> worker_statements{
     statements::backend_running.text(),
     statements::mark_retried.text(),
     statements::claim_holders.text(),
+    statements::worker_backends.text(),
     statements::ping.text(),
     statements::writable.text(),
     statements::synchronous_standby.text(),

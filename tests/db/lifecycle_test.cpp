@@ -488,11 +488,9 @@ BOOST_AUTO_TEST_CASE(the_worker_role_can_append_to_history_but_never_rewrite_it_
     std::ostringstream out;
     keeper::db::apply_roles(db.sql(), out);
     const auto worker = db.url_as("keeper_worker");
-    BOOST_TEST(
-        outcome_of(
-            worker,
-            "SELECT keeper_audit(ROW('r1', 'GetUtcNow', '', '', false, '', NULL)::keeper_call, NULL, NULL, NULL, 0)") ==
-        "");
+    BOOST_TEST(outcome_of(worker,
+                          "SELECT keeper_audit(ROW('r1', 'GetUtcNow', '', '', false, '', NULL, NULL)::keeper_call, "
+                          "NULL, NULL, NULL, 0)") == "");
     BOOST_TEST(count(db.sql(), "SELECT count(*) FROM audit_log WHERE request_id = 'r1'") == 1);
     for (const std::string refused :
          {"UPDATE audit_log SET result = 0", "DELETE FROM audit_log", "SELECT * FROM audit_log", "TRUNCATE audit_log",

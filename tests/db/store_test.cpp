@@ -277,7 +277,7 @@ BOOST_AUTO_TEST_CASE(a_call_that_committed_before_its_answer_was_lost_answers_it
     // As if the first run had committed with result 9: the store must answer that, not run again.
     const auto result = t.run([&] {
         exec("SELECT keeper_audit(ROW('" + t.request_id +
-             "', 'TopupPurseFromAtmCard', '', '', false, '', NULL)::keeper_call, NULL, NULL, NULL, 9)");
+             "', 'TopupPurseFromAtmCard', '', '', false, '', NULL, NULL)::keeper_call, NULL, NULL, NULL, 9)");
     });
     BOOST_TEST(static_cast<int>(result.code) == 9);
     BOOST_TEST(t.topups() == 0);
@@ -312,7 +312,7 @@ struct retried_topup {
 
     // The call's frame as SQL, for an attempt the test makes by hand.
     std::string frame() const {
-        return "ROW('" + request_id + "', 'TopupPurseFromAtmCard', '', '', false, '', NULL)::keeper_call";
+        return "ROW('" + request_id + "', 'TopupPurseFromAtmCard', '', '', false, '', NULL, NULL)::keeper_call";
     }
     keeper::core::store_result run(keeper::db::pg_store& store, bool retried) {
         return store.topup(f.frame(request_id, "TopupPurseFromAtmCard", retried), f.session(session),
@@ -446,7 +446,7 @@ BOOST_AUTO_TEST_CASE(a_call_whose_claim_is_held_is_pending_whatever_the_clock_sa
     // An attempt of the call, in its transaction: its claim taken, its audit row written, not yet
     // committed (its frame names no deadline: keeper_claim lets it begin).
     tx.exec("SELECT keeper_set_account_permits(ROW(" + tx.quote(id) +
-            ", 'SetAccountPermits', '', '', false, '', NULL)::keeper_call, " + tx.quote(u.session) +
+            ", 'SetAccountPermits', '', '', false, '', NULL, NULL)::keeper_call, " + tx.quote(u.session) +
             ", 86400, true, false, true)");
     const auto while_held = look(id);
     BOOST_TEST(while_held.find(R"("outcome":"pending")") != std::string::npos, while_held);
@@ -469,7 +469,7 @@ BOOST_AUTO_TEST_CASE(an_attempt_that_begins_after_its_calls_deadline_changes_not
         pqxx::nontransaction tx{sql()};
         tx.exec_params(
             "SELECT keeper_set_account_permits(ROW($1, 'SetAccountPermits', '', '', false, '', "
-            "clock_timestamp() - interval '1 millisecond')::keeper_call, $2, 86400, true, false, true)",
+            "clock_timestamp() - interval '1 millisecond', NULL)::keeper_call, $2, 86400, true, false, true)",
             late, u.session);
         BOOST_FAIL("an attempt after its deadline ran");
     } catch (const pqxx::sql_error& e) {

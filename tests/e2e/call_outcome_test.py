@@ -56,7 +56,7 @@ class AnAttemptHoldingTheClaim(unittest.TestCase):
         try:
             # The frame names no deadline, so keeper_claim lets the old call begin.
             attempt.stdin.write("BEGIN;\n"
-                                f"SELECT keeper_set_account_permits(ROW('{request_id}', 'SetAccountPermits', '', '', false, '', NULL)"
+                                f"SELECT keeper_set_account_permits(ROW('{request_id}', 'SetAccountPermits', '', '', false, '', NULL, NULL)"
                                 f"::keeper_call, '{session}', 86400, true, false, true);\n")
             attempt.stdin.flush()
             self.assertEqual(attempt.stdout.readline().strip(), "0")  # its claim taken, its audit row written

@@ -66,16 +66,16 @@ BOOST_AUTO_TEST_CASE(names_are_unique_and_columns_named) {
 
 BOOST_AUTO_TEST_CASE(a_handle_knows_its_columns_at_compile_time) {
     static_assert(statements::find_code.column("code_hash") == "code_hash");
-    static_assert(statements::topup.param_count == 14);  // the frame's 7, then 7
+    static_assert(statements::topup.param_count == 15);  // the frame's 8, then 7
     BOOST_TEST(statements::find_application.column("enabled") == "enabled");
 }
 
 // A write without the frame would write no audit row, or run again on every repeat of a keyed call.
 BOOST_AUTO_TEST_CASE(every_write_passes_the_call_frame_first) {
-    const std::set<std::string_view> reads{"find_login_secret",   "find_application", "call_outcome",  "call_undecided",
-                                           "login_call",          "await_standby",    "own_backend",   "end_backend",
-                                           "backend_running",     "mark_retried",     "claim_holders", "ping",
-                                           "synchronous_standby", "writable"};
+    const std::set<std::string_view> reads{
+        "find_login_secret", "find_application", "call_outcome", "call_undecided",      "login_call",
+        "await_standby",     "own_backend",      "end_backend",  "backend_running",     "mark_retried",
+        "claim_holders",     "worker_backends",  "ping",         "synchronous_standby", "writable"};
     int writes = 0;
     for (const auto& s : worker_statements) {
         if (reads.contains(s.name)) continue;
@@ -83,19 +83,22 @@ BOOST_AUTO_TEST_CASE(every_write_passes_the_call_frame_first) {
         BOOST_TEST_CONTEXT(s.name) {
             BOOST_TEST_REQUIRE(s.params.size() >= call_frame_fields.size());
             for (std::size_t i = 0; i < call_frame_fields.size(); ++i) BOOST_TEST(s.params[i] == call_frame_fields[i]);
-            BOOST_TEST(std::string{s.sql}.find("(ROW($1, $2, $3, $4, $5, $6, $7)::keeper_call") != std::string::npos);
+            BOOST_TEST(std::string{s.sql}.find("(ROW($1, $2, $3, $4, $5, $6, $7, $8)::keeper_call") !=
+                       std::string::npos);
         }
     }
     BOOST_TEST(writes == 13);
 }
 
 BOOST_AUTO_TEST_CASE(a_call_statement_is_composed_around_the_frame) {
-    BOOST_TEST(statements::set_account_permits.sql() ==
-               "SELECT keeper_set_account_permits(ROW($1, $2, $3, $4, $5, $6, $7)::keeper_call, $8, $9, $10, $11, $12) "
-               "AS result");
-    BOOST_TEST(statements::find_code.sql() ==
-               "SELECT result, login_id, code_hash FROM keeper_code_hash(ROW($1, $2, $3, $4, $5, $6, $7)::keeper_call, "
-               "$8, $9, $10, $11, $12)");
+    BOOST_TEST(
+        statements::set_account_permits.sql() ==
+        "SELECT keeper_set_account_permits(ROW($1, $2, $3, $4, $5, $6, $7, $8)::keeper_call, $9, $10, $11, $12, $13) "
+        "AS result");
+    BOOST_TEST(
+        statements::find_code.sql() ==
+        "SELECT result, login_id, code_hash FROM keeper_code_hash(ROW($1, $2, $3, $4, $5, $6, $7, $8)::keeper_call, "
+        "$9, $10, $11, $12, $13)");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
