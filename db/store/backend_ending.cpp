@@ -107,38 +107,31 @@ void list_as_retried(pqxx::connection& conn, std::string_view request_id) {
     pqxx::nontransaction{conn}.exec_prepared(std::string{statements::mark_retried.name}, std::string{request_id});
 }
 
-bool end_left_by_dead_workers(pqxx::connection& conn, const core::deadline& until) {
-    std::vector<backend_identity> left;
-    {
-        pqxx::nontransaction tx{conn};
-        constexpr const auto& s = statements::worker_backends;
-        for (const auto& row : tx.exec_prepared(std::string{s.name})) {
-            if (left_by_dead_worker(row[s.column("application_name").data()].as<std::string>())) {
-                left.push_back(
-                    {row[s.column("pid").data()].as<int>(), row[s.column("backend_start").data()].as<std::string>()});
-            }
-        }
-    }
-    for (const auto& backend : left) {
+// Ends the server process of each row of statement S (its pid and backend_start) that `chosen`
+// picks, each waited for until gone; false at the deadline.
+template <const auto& S, typename Choose>
+bool end_each(pqxx::connection& conn, const pqxx::result& rows, const core::deadline& until, Choose chosen) {
+    for (const auto& row : rows) {
+        if (!chosen(row)) continue;
+        const backend_identity backend{row[S.column("pid").data()].template as<int>(),
+                                       row[S.column("backend_start").data()].template as<std::string>()};
         if (!end_backend(conn, backend, until)) return false;
     }
     return true;
 }
 
+bool end_left_by_dead_workers(pqxx::connection& conn, const core::deadline& until) {
+    constexpr const auto& s = statements::worker_backends;
+    const auto rows = pqxx::nontransaction{conn}.exec_prepared(std::string{s.name});
+    return end_each<s>(conn, rows, until, [&](const pqxx::row& row) {
+        return left_by_dead_worker(row[s.column("application_name").data()].as<std::string>());
+    });
+}
+
 bool end_claim_holder(pqxx::connection& conn, std::string_view request_id, const core::deadline& until) {
-    std::vector<backend_identity> holders;
-    {
-        pqxx::nontransaction tx{conn};
-        constexpr const auto& s = statements::claim_holders;
-        for (const auto& row : tx.exec_prepared(std::string{s.name}, std::string{request_id})) {
-            holders.push_back(
-                {row[s.column("pid").data()].as<int>(), row[s.column("backend_start").data()].as<std::string>()});
-        }
-    }
-    for (const auto& backend : holders) {
-        if (!end_backend(conn, backend, until)) return false;
-    }
-    return true;
+    constexpr const auto& s = statements::claim_holders;
+    const auto rows = pqxx::nontransaction{conn}.exec_prepared(std::string{s.name}, std::string{request_id});
+    return end_each<s>(conn, rows, until, [](const pqxx::row&) { return true; });
 }
 
 }  // namespace keeper::db
