@@ -13,7 +13,7 @@ DECLARE
     v_bound boolean;
     v_result integer;
 BEGIN
-    PERFORM keeper_claim(p_call);
+    IF keeper_claim_needed(p_call) THEN PERFORM keeper_claim(p_call); END IF;
     -- One login's calls count its failures in turn.
     PERFORM pg_advisory_xact_lock(1, hashtext(p_login));
     SELECT id INTO v_login_id FROM logins WHERE login = p_login;

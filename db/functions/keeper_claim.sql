@@ -8,7 +8,8 @@
 -- before it sent this statement (db/store/calls_in_flight.hpp), and nginx sends a call again only
 -- to the host that had it, where the retry marks the call there, ends that server process and
 -- waits until it is gone before it looks for the call's audit row; a first attempt that finds the
--- mark does not begin unvouched. So the common call pays one comparison here.
+-- mark does not begin unvouched. So the common call does not come here at all: every operation's
+-- function calls this only when keeper_claim_needed says so, a check it inlines.
 -- Every other attempt (a retry, a first attempt that found its call marked or no room in the
 -- record, a call with a client's trace, the previous release's workers) takes the call's lock, a
 -- transaction advisory lock on the request id's 64-bit hash (the bigint key space, apart from the

@@ -8,7 +8,7 @@ LANGUAGE plpgsql AS $$
 DECLARE
     s record := keeper_session(p_session, p_ttl_seconds);
 BEGIN
-    PERFORM keeper_claim(p_call);
+    IF keeper_claim_needed(p_call) THEN PERFORM keeper_claim(p_call); END IF;
     login_id := s.login_id;
     result := s.code;
     IF result = keeper_result('ok') AND p_kind = 'transfer' THEN

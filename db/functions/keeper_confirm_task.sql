@@ -6,7 +6,7 @@ DECLARE
     t record;
     d record;
 BEGIN
-    PERFORM keeper_claim(p_call);
+    IF keeper_claim_needed(p_call) THEN PERFORM keeper_claim(p_call); END IF;
     SELECT k.status, k.failed_attempts, k.expires_at <= now() AS expired INTO t
       FROM telepay_tasks k JOIN telepay_profiles p ON p.id = k.profile_id
      WHERE k.profile_id = p_profile_id AND k.id = p_task_id AND p.login_id = p_login_id

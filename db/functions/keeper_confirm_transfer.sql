@@ -6,7 +6,7 @@ DECLARE
     t record;
     d record;
 BEGIN
-    PERFORM keeper_claim(p_call);
+    IF keeper_claim_needed(p_call) THEN PERFORM keeper_claim(p_call); END IF;
     SELECT status, failed_attempts, expires_at <= now() AS expired INTO t
       FROM protected_transfers WHERE id = p_tran_id AND login_id = p_login_id FOR UPDATE;
     IF NOT FOUND THEN

@@ -6,7 +6,7 @@ DECLARE
     s record := keeper_session(p_session, p_ttl_seconds);
     v_result integer := s.code;
 BEGIN
-    PERFORM keeper_claim(p_call);
+    IF keeper_claim_needed(p_call) THEN PERFORM keeper_claim(p_call); END IF;
     IF v_result = keeper_result('ok') THEN
         -- Already delivered: 0, and the first delivery time is kept.
         UPDATE push_sms SET delivered_at = COALESCE(delivered_at, now()) WHERE id = p_sms_id AND login_id = s.login_id;

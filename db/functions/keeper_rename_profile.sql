@@ -6,7 +6,7 @@ DECLARE
     s record := keeper_session(p_session, p_ttl_seconds);
     v_result integer := s.code;
 BEGIN
-    PERFORM keeper_claim(p_call);
+    IF keeper_claim_needed(p_call) THEN PERFORM keeper_claim(p_call); END IF;
     IF v_result = keeper_result('ok') THEN
         UPDATE telepay_profiles SET name = p_name, updated_at = now() WHERE id = p_profile_id AND login_id = s.login_id;
         IF NOT FOUND THEN

@@ -5,7 +5,7 @@ RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
     s record := keeper_session(p_session, p_ttl_seconds);
 BEGIN
-    PERFORM keeper_claim(p_call);
+    IF keeper_claim_needed(p_call) THEN PERFORM keeper_claim(p_call); END IF;
     IF s.code = keeper_result('ok') THEN
         INSERT INTO account_permits (login_id, accept_payments, accept_invoices, accept_messages)
         VALUES (s.login_id, p_payments, p_invoices, p_messages)

@@ -6,7 +6,7 @@ RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
     s record := keeper_session(p_session, p_ttl_seconds);
 BEGIN
-    PERFORM keeper_claim(p_call);
+    IF keeper_claim_needed(p_call) THEN PERFORM keeper_claim(p_call); END IF;
     IF s.code = keeper_result('ok') THEN
         INSERT INTO contact_permits (login_id, wmid, accept_payments, accept_invoices, accept_messages, dont_use_confirmation)
         VALUES (s.login_id, p_wmid, p_payments, p_invoices, p_messages, p_dont_use_confirmation)

@@ -19,7 +19,7 @@ RETURNS integer LANGUAGE plpgsql SET enable_seqscan = off AS $$
 DECLARE
     v_since timestamptz := now() - p_window_seconds * interval '1 second';
 BEGIN
-    PERFORM keeper_claim(p_call);
+    IF keeper_claim_needed(p_call) THEN PERFORM keeper_claim(p_call); END IF;
     PERFORM pg_advisory_xact_lock(4, hashtext(p_client));
     IF (SELECT count(*) FROM app_auth_failures
          WHERE app_id = p_app_id AND client = p_client AND failed_at > v_since) >= p_max_failures

@@ -5,7 +5,7 @@ RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
     s record := keeper_session(p_session, p_ttl_seconds);
 BEGIN
-    PERFORM keeper_claim(p_call);
+    IF keeper_claim_needed(p_call) THEN PERFORM keeper_claim(p_call); END IF;
     IF s.code = keeper_result('ok') THEN
         INSERT INTO push_subscriptions (provider, push_service_user_id, login_id, tag, locale)
         VALUES (p_provider, p_push_user, s.login_id, p_tag, p_locale)

@@ -14,7 +14,7 @@ DECLARE
     s record := keeper_session(p_session, p_ttl_seconds);
     c record;
 BEGIN
-    PERFORM keeper_claim(p_call);
+    IF keeper_claim_needed(p_call) THEN PERFORM keeper_claim(p_call); END IF;
     IF s.code <> keeper_result('ok') THEN
         RETURN keeper_audit(p_call, s.login_id, NULL, NULL, s.code);
     END IF;

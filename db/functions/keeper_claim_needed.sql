@@ -1,0 +1,17 @@
+-- keeper_claim_needed: whether an attempt has to run keeper_claim: every one but a first attempt
+-- its host vouches for (p_call.host_recorded) that begins before its deadline. Every operation's
+-- function asks this first, as `IF keeper_claim_needed(p_call) THEN PERFORM keeper_claim(p_call);
+-- END IF;`: plain SQL, so PL/pgSQL inlines it into that IF and evaluates it as a simple
+-- expression, without an executor or a call of a function of its own, which the PERFORM of
+-- keeper_claim costs every call: 6 % of SetAccountPermits' instructions in the database, of which
+-- this spares the common call, with nothing to do there, 70 % (docs/performance-history.md, "The
+-- fixed costs of every call"). VOLATILE, as clock_timestamp is: PostgreSQL inlines no function
+-- whose body is more volatile than it says. keeper_claim makes the same checks again, so it stays
+-- whole when called alone. NULL fields (the previous release's workers, a call by hand) need the
+-- claim.
+CREATE OR REPLACE FUNCTION keeper_claim_needed(p_call keeper_call)
+RETURNS boolean LANGUAGE sql VOLATILE AS $$
+    SELECT p_call.host_recorded IS NOT TRUE OR clock_timestamp() > p_call.deadline
+$$;
+COMMENT ON FUNCTION keeper_claim_needed(keeper_call) IS
+    'True unless the call''s frame says its host recorded this first attempt (host_recorded) and its deadline has not passed: whether keeper_claim has anything to do. Inlined into the IF that every operation''s function opens with.';
