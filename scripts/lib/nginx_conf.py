@@ -54,6 +54,9 @@ def conf(out, prefix, error_log, http, user=None, workers=None, connections=None
         lines.append(f"worker_processes {workers};")
     if rlimit:
         lines.append(f"worker_rlimit_nofile {rlimit};")
+    # As docs/operations.md's nginx step sets it in production: PCRE's JIT for the maps' and the
+    # locations' regular expressions.
+    lines.append("pcre_jit on;")
     if foreground:
         lines.append("daemon off;")
     lines += [f"pid {prefix}/nginx.pid;", f"error_log {error_log} warn;",
