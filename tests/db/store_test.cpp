@@ -464,18 +464,24 @@ BOOST_AUTO_TEST_CASE(a_call_whose_claim_is_held_is_pending_whatever_the_clock_sa
 // has passed.
 BOOST_AUTO_TEST_CASE(an_attempt_that_begins_after_its_calls_deadline_changes_nothing) {
     const auto u = new_user();
-    const auto late = unique("rid");
-    try {
-        pqxx::nontransaction tx{sql()};
-        tx.exec_params(
-            "SELECT keeper_set_account_permits(ROW($1, 'SetAccountPermits', '', '', false, '', "
-            "clock_timestamp() - interval '1 millisecond', NULL)::keeper_call, $2, 86400, true, false, true)",
-            late, u.session);
-        BOOST_FAIL("an attempt after its deadline ran");
-    } catch (const pqxx::sql_error& e) {
-        BOOST_TEST(e.sqlstate() == "KD001");
+    // Unvouched (NULL) and vouched for by its host (true, keeper_claim_needed's short way) alike.
+    for (const std::string host_recorded : {"NULL", "true"}) {
+        BOOST_TEST_CONTEXT("host_recorded " << host_recorded) {
+            const auto late = unique("rid");
+            try {
+                pqxx::nontransaction tx{sql()};
+                tx.exec_params(
+                    "SELECT keeper_set_account_permits(ROW($1, 'SetAccountPermits', '', '', false, '', "
+                    "clock_timestamp() - interval '1 millisecond', " +
+                        host_recorded + ")::keeper_call, $2, 86400, true, false, true)",
+                    late, u.session);
+                BOOST_FAIL("an attempt after its deadline ran");
+            } catch (const pqxx::sql_error& e) {
+                BOOST_TEST(e.sqlstate() == "KD001");
+            }
+            BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE request_id = '" + late + "'") == 0);
+        }
     }
-    BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE request_id = '" + late + "'") == 0);
 
     auto passed = frame(unique("rid"), "SetAccountPermits");
     passed.until = keeper::core::deadline{keeper::core::deadline::clock::now() - std::chrono::milliseconds{1}};
