@@ -54,11 +54,11 @@ public:
             const std::string_view text{*entry};
             const auto equals = text.find('=');
             if (equals == std::string_view::npos) continue;
+            const auto key = text.substr(0, equals);
             for (std::size_t i = 0; i < names.size(); ++i) {
-                if (text.substr(0, equals) == names[i] && !m_values[i]) {
-                    m_values[i] = text.substr(equals + 1);
-                    break;
-                }
+                if (key != names[i]) continue;
+                if (!m_values[i]) m_values[i] = text.substr(equals + 1);  // the first, as FCGX_GetParam
+                break;
             }
         }
     }
