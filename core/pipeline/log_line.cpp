@@ -1,54 +1,78 @@
 #include "core/pipeline/log_line.hpp"
 
-#include <cstdio>
-#include <utility>
-#include <vector>
+#include <charconv>
 
 #include "core/wire/transport_table.hpp"
 
 namespace keeper::core {
 namespace {
 
-// Printable ASCII only, quoted when it has spaces; anything else becomes '?'.
-std::string text_value(std::string_view v) {
-    std::string out;
-    bool quote = v.empty();
-    for (char c : v) {
-        if (c == ' ') quote = true;
-        out += (c >= 0x20 && c < 0x7F && c != '"' && c != '\\') ? c : '?';
-    }
-    return quote ? "\"" + out + "\"" : out;
-}
+bool printable(char c) { return c >= 0x20 && c < 0x7F; }
 
-// A JSON string of the same printable ASCII: anything else becomes '?', as in the text form, so
-// both forms hold the same value and no byte a reader could take for a line's end.
-std::string json_value(std::string_view v) {
-    std::string out = "\"";
-    for (char c : v) {
-        if (c == '"' || c == '\\') out += '\\';
-        out += (c >= 0x20 && c < 0x7F) ? c : '?';
-    }
-    return out + "\"";
-}
+// One line, its fields appended in order straight into the string (one a request, so no field
+// list is built): a name, and its value as a JSON literal (a number, a boolean) or as text to
+// quote. Text is printable ASCII only; anything else becomes '?' in both forms, so both hold the
+// same value and no byte a reader could take for a line's end.
+class line_writer {
+public:
+    explicit line_writer(log_format_kind format) : m_json(format == log_format_kind::json) { m_line.reserve(256); }
 
-// A line's fields in order: a name, and its value already written as a JSON literal (a number, a
-// boolean) or as text to quote.
-struct field {
-    std::string name;
-    std::string value;
-    bool literal = false;
-};
-
-std::string write(const std::vector<field>& fields, log_format_kind format) {
-    std::string line;
-    for (const auto& f : fields) {
-        if (format == log_format_kind::json) {
-            line += (line.empty() ? "{" : ",") + json_value(f.name) + ":" + (f.literal ? f.value : json_value(f.value));
+    void text(std::string_view name, std::string_view value) {
+        start(name);
+        if (m_json) {
+            json_string(value);
         } else {
-            line += (line.empty() ? "" : " ") + f.name + "=" + (f.literal ? f.value : text_value(f.value));
+            const bool quote = value.empty() || value.find(' ') != std::string_view::npos;
+            if (quote) m_line += '"';
+            for (char c : value) m_line += printable(c) && c != '"' && c != '\\' ? c : '?';
+            if (quote) m_line += '"';
         }
     }
-    return format == log_format_kind::json ? line + "}" : line;
+
+    void literal(std::string_view name, std::string_view value) {
+        start(name);
+        m_line += value;
+    }
+
+    std::string finish() && {
+        if (m_json) m_line += '}';
+        return std::move(m_line);
+    }
+
+private:
+    void start(std::string_view name) {
+        if (m_json) {
+            m_line += m_line.empty() ? '{' : ',';
+            json_string(name);
+            m_line += ':';
+        } else {
+            if (!m_line.empty()) m_line += ' ';
+            m_line += name;
+            m_line += '=';
+        }
+    }
+
+    void json_string(std::string_view v) {
+        m_line += '"';
+        for (char c : v) {
+            if (c == '"' || c == '\\') m_line += '\\';
+            m_line += printable(c) ? c : '?';
+        }
+        m_line += '"';
+    }
+
+    bool m_json;
+    std::string m_line;
+};
+
+// Milliseconds with three decimals, as "%.3f" writes them.
+std::string milliseconds(std::chrono::microseconds took) {
+    const auto us = took.count() < 0 ? 0 : took.count();
+    char buf[32];
+    char* end = std::to_chars(buf, buf + sizeof buf - 4, us / 1000).ptr;
+    *end++ = '.';
+    for (auto rest = us % 1000, div = 100L; div > 0; div /= 10) *end++ = static_cast<char>('0' + rest / div % 10);
+    return {buf, end};
 }
 
 }  // namespace
@@ -56,25 +80,28 @@ std::string write(const std::vector<field>& fields, log_format_kind format) {
 std::string format_log_line(const std::string& request_id, const handled_request& handled,
                             std::chrono::microseconds took, log_format_kind format) {
     const auto& log = handled.log;
-    char ms[32];
-    std::snprintf(ms, sizeof ms, "%.3f", static_cast<double>(took.count()) / 1000.0);
-    std::vector<field> fields{{"request_id", request_id}};
-    if (!log.trace_id.empty()) fields.push_back({"trace_id", log.trace_id});
-    fields.insert(fields.end(), {{"group", log.group},
-                                 {"operation", log.operation},
-                                 {"transport", std::string{transport_name(log.via)}},
-                                 {"outcome", log.outcome},
-                                 {"status", std::to_string(handled.response.status), true},
-                                 {"duration_ms", ms, true}});
-    if (log.replayed) fields.push_back({"replayed", "true", true});
-    if (log.retried) fields.push_back({"retried", "true", true});
-    if (!log.detail.empty()) fields.push_back({"detail", log.detail});
-    return write(fields, format);
+    line_writer line{format};
+    line.text("request_id", request_id);
+    if (!log.trace_id.empty()) line.text("trace_id", log.trace_id);
+    line.text("group", log.group);
+    line.text("operation", log.operation);
+    line.text("transport", transport_name(log.via));
+    line.text("outcome", log.outcome);
+    char status[16];
+    line.literal("status", {status, std::to_chars(status, status + sizeof status, handled.response.status).ptr});
+    line.literal("duration_ms", milliseconds(took));
+    if (log.replayed) line.literal("replayed", "true");
+    if (log.retried) line.literal("retried", "true");
+    if (!log.detail.empty()) line.text("detail", log.detail);
+    return std::move(line).finish();
 }
 
 std::string format_event(std::string_view source, std::string_view message, log_format_kind format) {
     if (format == log_format_kind::text) return std::string{source} + ": " + std::string{message};
-    return write({{"source", std::string{source}}, {"message", std::string{message}}}, format);
+    line_writer line{format};
+    line.text("source", source);
+    line.text("message", message);
+    return std::move(line).finish();
 }
 
 }  // namespace keeper::core

@@ -122,6 +122,15 @@ BOOST_AUTO_TEST_CASE(fractions_keep_7_digits_and_drop_trailing_zeros) {
     BOOST_TEST(format_date_time(day) == "2026-11-22T00:00:00Z");
     BOOST_TEST(format_date_time(day + 500ms) == "2026-11-22T00:00:00.5Z");
     BOOST_TEST(format_date_time(day + 123456789ns) == "2026-11-22T00:00:00.1234567Z");
+    BOOST_TEST(format_date_time(day + 23h + 59min + 59s + 100ns) == "2026-11-22T23:59:59.0000001Z");
+}
+
+BOOST_AUTO_TEST_CASE(dates_follow_the_calendar_on_either_side_of_1970) {
+    using namespace std::chrono;
+    BOOST_TEST(format_date_time(sys_days{1970y / 1 / 1}) == "1970-01-01T00:00:00Z");
+    BOOST_TEST(format_date_time(sys_days{1969y / 12 / 31} + 999ms) == "1969-12-31T00:00:00.999Z");
+    BOOST_TEST(format_date_time(sys_days{2028y / 2 / 29} + 7h + 5min + 9s) == "2028-02-29T07:05:09Z");
+    BOOST_TEST(format_date_time(sys_days{2262y / 1 / 1}) == "2262-01-01T00:00:00Z");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
