@@ -3,9 +3,10 @@ CREATE OR REPLACE FUNCTION keeper_check_session(p_call keeper_call, p_session te
                                      p_app_id text)
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
-    s record := keeper_session(p_session, p_ttl_seconds);
+    s record;
 BEGIN
     IF keeper_claim_needed(p_call) THEN PERFORM keeper_claim(p_call); END IF;
+    SELECT * INTO s FROM keeper_session(p_session, p_ttl_seconds);
     IF s.code <> keeper_result('ok') THEN
         RETURN keeper_audit(p_call, s.login_id, NULL, NULL, s.code);
     END IF;

@@ -6,9 +6,10 @@ CREATE OR REPLACE FUNCTION keeper_code_hash(p_call keeper_call, p_session text, 
                                  OUT result integer, OUT login_id bigint, OUT code_hash text)
 LANGUAGE plpgsql AS $$
 DECLARE
-    s record := keeper_session(p_session, p_ttl_seconds);
+    s record;
 BEGIN
     IF keeper_claim_needed(p_call) THEN PERFORM keeper_claim(p_call); END IF;
+    SELECT * INTO s FROM keeper_session(p_session, p_ttl_seconds);
     login_id := s.login_id;
     result := s.code;
     IF result = keeper_result('ok') AND p_kind = 'transfer' THEN

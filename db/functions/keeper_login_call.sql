@@ -12,8 +12,9 @@ CREATE OR REPLACE FUNCTION keeper_login_call(p_session text, p_ttl_seconds integ
                                              OUT code integer, OUT result integer, OUT at text)
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path FROM CURRENT AS $$
 DECLARE
-    s record := keeper_session(p_session, p_ttl_seconds);
+    s record;
 BEGIN
+    SELECT * INTO s FROM keeper_session(p_session, p_ttl_seconds);
     code := s.code;
     IF s.code <> keeper_result('ok') THEN
         RETURN;

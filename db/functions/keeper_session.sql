@@ -1,17 +1,20 @@
 -- keeper_session: Resolves a sessionId to its login for every call that carries one: sessions
 -- alone, since the audit row names the login by id. Sessions are found by their id's hash
--- (keeper_session_hash).
-CREATE OR REPLACE FUNCTION keeper_session(p_session text, p_ttl_seconds integer,
-                               OUT code integer, OUT login_id bigint)
-LANGUAGE plpgsql STABLE AS $$
-BEGIN
-    SELECT s.login_id, CASE WHEN s.authenticated_at + p_ttl_seconds * interval '1 second' > now() THEN keeper_result('ok') ELSE keeper_result('session_expired') END
-      INTO login_id, code
-      FROM sessions s
-     WHERE s.session_hash = keeper_session_hash(p_session);
-    IF NOT FOUND THEN
-        code := keeper_result('session_not_found');
-    END IF;
-END $$;
+-- (keeper_session_hash). Always one row: code 2 and no login for an unknown session.
+-- Plain SQL returning a table, read as `SELECT * INTO s FROM keeper_session(…)`: PostgreSQL
+-- inlines such a function into the query that reads it, so the look-up is one index scan of
+-- the calling function's own, with no function call of its own. (Only a set-returning SQL
+-- function in FROM is inlined; called as an expression, a PL/pgSQL or SQL function runs on its
+-- own, at about a twentieth of a SetAccountPermits' database instructions: docs/performance-history.md,
+-- "The fixed costs of every call".)
+CREATE OR REPLACE FUNCTION keeper_session(p_session text, p_ttl_seconds integer)
+RETURNS TABLE (code integer, login_id bigint)
+LANGUAGE sql STABLE AS $$
+    SELECT CASE WHEN s.session_hash IS NULL THEN keeper_result('session_not_found')
+                WHEN s.authenticated_at + p_ttl_seconds * interval '1 second' > now() THEN keeper_result('ok')
+                ELSE keeper_result('session_expired') END,
+           s.login_id
+      FROM (SELECT) AS one LEFT JOIN sessions s ON s.session_hash = keeper_session_hash(p_session)
+$$;
 COMMENT ON FUNCTION keeper_session(text, integer) IS
-    'Resolves a sessionId: code 0 valid, 2 unknown or never authenticated, 3 expired; with the session''s login id (also when expired, for the audit row).';
+    'Resolves a sessionId, as one row: code 0 valid, 2 unknown or never authenticated, 3 expired; with the session''s login id (also when expired, for the audit row). Read it in FROM, where it is inlined.';

@@ -3,9 +3,10 @@ CREATE OR REPLACE FUNCTION keeper_set_account_permits(p_call keeper_call, p_sess
                                            p_payments boolean, p_invoices boolean, p_messages boolean)
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
-    s record := keeper_session(p_session, p_ttl_seconds);
+    s record;
 BEGIN
     IF keeper_claim_needed(p_call) THEN PERFORM keeper_claim(p_call); END IF;
+    SELECT * INTO s FROM keeper_session(p_session, p_ttl_seconds);
     IF s.code = keeper_result('ok') THEN
         INSERT INTO account_permits (login_id, accept_payments, accept_invoices, accept_messages)
         VALUES (s.login_id, p_payments, p_invoices, p_messages)

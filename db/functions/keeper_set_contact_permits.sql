@@ -4,9 +4,10 @@ CREATE OR REPLACE FUNCTION keeper_set_contact_permits(p_call keeper_call, p_sess
                                            p_dont_use_confirmation boolean)
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
-    s record := keeper_session(p_session, p_ttl_seconds);
+    s record;
 BEGIN
     IF keeper_claim_needed(p_call) THEN PERFORM keeper_claim(p_call); END IF;
+    SELECT * INTO s FROM keeper_session(p_session, p_ttl_seconds);
     IF s.code = keeper_result('ok') THEN
         INSERT INTO contact_permits (login_id, wmid, accept_payments, accept_invoices, accept_messages, dont_use_confirmation)
         VALUES (s.login_id, p_wmid, p_payments, p_invoices, p_messages, p_dont_use_confirmation)

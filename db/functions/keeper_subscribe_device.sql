@@ -3,9 +3,10 @@ CREATE OR REPLACE FUNCTION keeper_subscribe_device(p_call keeper_call, p_session
                                         p_provider text, p_push_user text, p_tag integer, p_locale integer)
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
-    s record := keeper_session(p_session, p_ttl_seconds);
+    s record;
 BEGIN
     IF keeper_claim_needed(p_call) THEN PERFORM keeper_claim(p_call); END IF;
+    SELECT * INTO s FROM keeper_session(p_session, p_ttl_seconds);
     IF s.code = keeper_result('ok') THEN
         INSERT INTO push_subscriptions (provider, push_service_user_id, login_id, tag, locale)
         VALUES (p_provider, p_push_user, s.login_id, p_tag, p_locale)

@@ -11,10 +11,11 @@ CREATE OR REPLACE FUNCTION keeper_topup(p_call keeper_call, p_session text, p_tt
                                         p_default_daily_limit numeric)
 RETURNS integer LANGUAGE plpgsql SET enable_seqscan = off AS $$
 DECLARE
-    s record := keeper_session(p_session, p_ttl_seconds);
+    s record;
     c record;
 BEGIN
     IF keeper_claim_needed(p_call) THEN PERFORM keeper_claim(p_call); END IF;
+    SELECT * INTO s FROM keeper_session(p_session, p_ttl_seconds);
     IF s.code <> keeper_result('ok') THEN
         RETURN keeper_audit(p_call, s.login_id, NULL, NULL, s.code);
     END IF;
