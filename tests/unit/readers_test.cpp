@@ -125,6 +125,33 @@ BOOST_AUTO_TEST_CASE(other_header_blocks_are_ignored) {
     BOOST_TEST(read_soap(body, soap_version::v11).body_name == "GetUtcNow");
 }
 
+// A parameter's text is all the text inside it, as libxml2's xmlNodeGetContent reads a node:
+// character and entity references resolved, CDATA as text, nested elements' text in order.
+BOOST_AUTO_TEST_CASE(a_parameters_text_is_all_the_text_inside_it) {
+    const auto body = t::envelope(t::soap11_ns, R"(<Op xmlns="http://tempuri.org/"> <!-- c -->)"
+                                                R"(<a>x&amp;&#49;<![CDATA[<y>]]><b>z<c>w</c></b>!</a>)"
+                                                R"(<b/></Op><After xmlns="urn:x"><d>no</d></After>)");
+    const auto msg = read_soap(body, soap_version::v11);
+    BOOST_TEST(msg.body_name == "Op");
+    BOOST_TEST_REQUIRE(msg.children.size() == 2u);
+    BOOST_TEST(msg.children[0].text == "x&1<y>zw!");
+    BOOST_TEST(msg.children[1].name == "b");
+    BOOST_TEST(msg.children[1].text == "");
+}
+
+// mustUnderstand counts only in the envelope's namespace, and only on a header block itself.
+BOOST_AUTO_TEST_CASE(must_understand_of_another_namespace_or_depth_is_ignored) {
+    const auto body = t::envelope(t::soap11_ns, t::wrapper("GetUtcNow", {}),
+                                  R"(<h:A xmlns:h="urn:x" xmlns:o="urn:other" o:mustUnderstand="1">)"
+                                  R"(<h:B soap:mustUnderstand="1"/></h:A>)");
+    BOOST_TEST(read_soap(body, soap_version::v11).body_name == "GetUtcNow");
+}
+
+// Well-formedness is the whole document's: a fault after the Body is still malformed XML.
+BOOST_AUTO_TEST_CASE(a_fault_after_the_body_is_still_malformed) {
+    BOOST_TEST(kind_of_failure(t::soap11("GetUtcNow", {}) + "<extra>") == fault_kind::malformed);
+}
+
 BOOST_AUTO_TEST_CASE(a_missing_body_or_operation_element_is_a_client_fault) {
     BOOST_TEST(kind_of_failure("<soap:Envelope xmlns:soap=\"" + t::soap11_ns + "\"/>") == fault_kind::client);
     BOOST_TEST(kind_of_failure(t::envelope(t::soap11_ns, "")) == fault_kind::client);
