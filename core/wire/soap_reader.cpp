@@ -4,6 +4,10 @@
 
 #include <memory>
 #include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "core/api/fault.hpp"
 
