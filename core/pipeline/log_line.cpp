@@ -70,8 +70,11 @@ std::string milliseconds(std::chrono::microseconds took) {
     const auto us = took.count() < 0 ? 0 : took.count();
     char buf[32];
     char* end = std::to_chars(buf, buf + sizeof buf - 4, us / 1000).ptr;
+    const auto fraction = us % 1000;
     *end++ = '.';
-    for (auto rest = us % 1000, div = 100L; div > 0; div /= 10) *end++ = static_cast<char>('0' + rest / div % 10);
+    *end++ = static_cast<char>('0' + fraction / 100);
+    *end++ = static_cast<char>('0' + fraction / 10 % 10);
+    *end++ = static_cast<char>('0' + fraction % 10);
     return {buf, end};
 }
 

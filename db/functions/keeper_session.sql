@@ -6,7 +6,7 @@
 -- the calling function's own, with no function call of its own. (Only a set-returning SQL
 -- function in FROM is inlined; called as an expression, a PL/pgSQL or SQL function runs on its
 -- own, at about a twentieth of a SetAccountPermits' database instructions: docs/performance-history.md,
--- "The fixed costs of every call".)
+-- "The worker's own instructions, and the session in FROM".)
 CREATE OR REPLACE FUNCTION keeper_session(p_session text, p_ttl_seconds integer)
 RETURNS TABLE (code integer, login_id bigint)
 LANGUAGE sql STABLE AS $$
