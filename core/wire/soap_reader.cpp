@@ -131,6 +131,8 @@ envelope_parts parse(std::string_view body, soap_version expected) {
     thread_local thread_parser parser;
     auto* ctxt = parser.get();
     envelope_parts parts{envelope_ns(expected), {}, {}, 0, false};
+    parts.elements.reserve(16);  // an envelope, its Body, an operation and its parameters, without regrowing
+    parts.open.reserve(parameter_depth);
     // The body as the one chunk (its first bytes tell the encoding), then the end of input.
     // NONET: no network. No NOENT / DTDLOAD / XINCLUDE: entities stay unexpanded, nothing loaded.
     xmlCtxtResetPush(ctxt, body.data(), static_cast<int>(body.size()), nullptr, nullptr);
@@ -176,6 +178,7 @@ soap_request read_body(const envelope_parts& parts, const element* body) {
     if (!wrapper) throw fault(fault_kind::client, "The SOAP Body has no operation element.");
     soap_request out{std::string{wrapper->ns}, std::string{wrapper->name}, {}};
     const int w = index_of(parts, wrapper);
+    out.children.reserve(parts.elements.size() - static_cast<std::size_t>(w) - 1);
     for (auto* c = next_child(parts, w, w); c; c = next_child(parts, w, index_of(parts, c))) {
         out.children.push_back({std::string{c->ns}, std::string{c->name}, c->text, c->nil});
     }

@@ -7,13 +7,15 @@ namespace keeper::core {
 namespace {
 
 std::string envelope(soap_version v, std::string_view body_content) {
-    std::string out{xml_declaration};
-    out += R"(<soap:Envelope xmlns:soap=")";
-    out += envelope_ns(v);
-    out +=
+    constexpr std::string_view open_tag = R"(<soap:Envelope xmlns:soap=")";
+    constexpr std::string_view namespaces =
         R"(" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><soap:Body>)";
-    out += body_content;
-    out += "</soap:Body></soap:Envelope>";
+    constexpr std::string_view close_tags = "</soap:Body></soap:Envelope>";
+    const auto ns = envelope_ns(v);
+    std::string out;  // sized once: every answer is built here, and each growth is a copy
+    out.reserve(xml_declaration.size() + open_tag.size() + ns.size() + namespaces.size() + body_content.size() +
+                close_tags.size());
+    out.append(xml_declaration).append(open_tag).append(ns).append(namespaces).append(body_content).append(close_tags);
     return out;
 }
 
@@ -52,9 +54,13 @@ std::string_view soap_content_type(soap_version v) {
 }
 
 http_response write_soap_result(soap_version v, const operation& op, const result_value& value, std::string_view ns) {
-    const std::string name{op.name};
-    const auto body = "<" + name + R"(Response xmlns=")" + xml_escape_attribute(ns) + R"("><)" + name + "Result>" +
-                      result_text(value) + "</" + name + "Result></" + name + "Response>";
+    const std::string_view name = op.name;
+    const auto text = result_text(value);
+    std::string body;
+    body.reserve(4 * name.size() + ns.size() + text.size() + 48);
+    body.append("<").append(name).append(R"(Response xmlns=")").append(xml_escape_attribute(ns)).append(R"("><)");
+    body.append(name).append("Result>").append(text).append("</").append(name).append("Result></");
+    body.append(name).append("Response>");
     return {200, std::string{soap_content_type(v)}, {}, envelope(v, body)};
 }
 
