@@ -172,7 +172,8 @@ void check_headers(const envelope_parts& parts, const element* header) {
     }
 }
 
-soap_request read_body(const envelope_parts& parts, const element* body) {
+// Takes the parameters' text out of parts: each is read once, into the request.
+soap_request read_body(envelope_parts& parts, const element* body) {
     const int b = index_of(parts, body);
     const auto* wrapper = next_child(parts, b, b);
     if (!wrapper) throw fault(fault_kind::client, "The SOAP Body has no operation element.");
@@ -180,7 +181,8 @@ soap_request read_body(const envelope_parts& parts, const element* body) {
     const int w = index_of(parts, wrapper);
     out.children.reserve(parts.elements.size() - static_cast<std::size_t>(w) - 1);
     for (auto* c = next_child(parts, w, w); c; c = next_child(parts, w, index_of(parts, c))) {
-        out.children.push_back({std::string{c->ns}, std::string{c->name}, c->text, c->nil});
+        auto& child = parts.elements[static_cast<std::size_t>(index_of(parts, c))];
+        out.children.push_back({std::string{child.ns}, std::string{child.name}, std::move(child.text), child.nil});
     }
     return out;
 }
@@ -199,7 +201,7 @@ void init_xml_guards() {
 }
 
 soap_request read_soap(std::string_view body, soap_version expected) {
-    const auto parts = parse(body, expected);
+    auto parts = parse(body, expected);
     const auto env_ns = parts.env_ns;
     const element* root = parts.elements.data();
     if (!is(root, env_ns, "Envelope")) {

@@ -57,7 +57,8 @@ http_response write_soap_result(soap_version v, const operation& op, const resul
     const std::string_view name = op.name;
     const auto text = result_text(value);
     std::string body;
-    body.reserve(4 * name.size() + ns.size() + text.size() + 48);
+    constexpr std::size_t tags = 47;  // the literal characters appended below
+    body.reserve(4 * name.size() + ns.size() + text.size() + tags);
     body.append("<").append(name).append(R"(Response xmlns=")").append(xml_escape_attribute(ns)).append(R"("><)");
     body.append(name).append("Result>").append(text).append("</").append(name).append("Result></");
     body.append(name).append("Response>");
