@@ -3,12 +3,38 @@
 #include <openssl/evp.h>
 
 #include <array>
+#include <memory>
 #include <stdexcept>
 
 #include "core/api/text_util.hpp"
 
 namespace keeper::core {
 namespace {
+
+struct md_free {
+    void operator()(EVP_MD* md) const { EVP_MD_free(md); }
+};
+using fetched_md = std::unique_ptr<EVP_MD, md_free>;
+
+// Each algorithm fetched from OpenSSL's default provider once per process (an EVP_MD is shared
+// between threads). EVP_sha256() names an algorithm that every EVP_Digest call would fetch again:
+// a lookup in the provider's store under its lock, which costs more than digesting a session id
+// (docs/performance-history.md, "The session's hash in the worker").
+fetched_md fetched(const char* name) {
+    fetched_md md{EVP_MD_fetch(nullptr, name, nullptr)};
+    if (!md) throw std::runtime_error("digest unavailable");
+    return md;
+}
+
+const EVP_MD* sha256() {
+    static const fetched_md md = fetched("SHA256");
+    return md.get();
+}
+
+const EVP_MD* md5() {
+    static const fetched_md md = fetched("MD5");
+    return md.get();
+}
 
 std::string hex_digest(std::string_view bytes, const EVP_MD* kind) {
     std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
@@ -21,7 +47,7 @@ std::string hex_digest(std::string_view bytes, const EVP_MD* kind) {
 
 }  // namespace
 
-std::string sha256_hex(std::string_view bytes) { return hex_digest(bytes, EVP_sha256()); }
-std::string md5_hex(std::string_view bytes) { return hex_digest(bytes, EVP_md5()); }
+std::string sha256_hex(std::string_view bytes) { return hex_digest(bytes, sha256()); }
+std::string md5_hex(std::string_view bytes) { return hex_digest(bytes, md5()); }
 
 }  // namespace keeper::core

@@ -4,7 +4,7 @@
 -- The failure count over auth_failures must stay an index range scan whatever the statistics
 -- say: PL/pgSQL keeps the plan made while the table was empty, so the function runs with
 -- enable_seqscan off (docs/schema.md, "Functions").
-CREATE OR REPLACE FUNCTION keeper_authenticate(p_call keeper_call, p_login text, p_session text,
+CREATE OR REPLACE FUNCTION keeper_authenticate(p_call keeper_call, p_login text, p_session_hash bytea,
                                                p_proven boolean, p_window_seconds integer, p_max_failures integer)
 RETURNS integer LANGUAGE plpgsql SET enable_seqscan = off AS $$
 DECLARE
@@ -25,7 +25,7 @@ BEGIN
         v_bound := false;
         IF p_proven AND v_login_id IS NOT NULL THEN
             -- Binds or renews; a session bound to another login is not rebound (then: 4, as a wrong hash).
-            INSERT INTO sessions (session_hash, login_id, authenticated_at) VALUES (keeper_session_hash(p_session), v_login_id, now())
+            INSERT INTO sessions (session_hash, login_id, authenticated_at) VALUES (p_session_hash, v_login_id, now())
             ON CONFLICT (session_hash) DO UPDATE SET authenticated_at = EXCLUDED.authenticated_at
              WHERE sessions.login_id = EXCLUDED.login_id;
             v_bound := FOUND;
@@ -44,5 +44,5 @@ BEGIN
     END IF;
     RETURN keeper_audit(p_call, v_login_id, p_login, NULL, v_result);
 END $$;
-COMMENT ON FUNCTION keeper_authenticate(keeper_call, text, text, boolean, integer, integer) IS
+COMMENT ON FUNCTION keeper_authenticate(keeper_call, text, bytea, boolean, integer, integer) IS
     'Authenticate''s transaction. p_proven: the worker found authHash right for the login''s secret (the secret never leaves the worker''s reach as a hash comparison in SQL).';

@@ -1,7 +1,7 @@
 -- keeper_code_hash: First step of FinishCodeProtectedOperation and TelepaySchedulerConfirmCreate: the worker
 -- reads the stored code hash here, checks the code itself in constant time, then sends its verdict
 -- to keeper_confirm_transfer or keeper_confirm_task.
-CREATE OR REPLACE FUNCTION keeper_code_hash(p_call keeper_call, p_session text, p_ttl_seconds integer,
+CREATE OR REPLACE FUNCTION keeper_code_hash(p_call keeper_call, p_session_hash bytea, p_ttl_seconds integer,
                                  p_kind text, p_id bigint, p_task_id integer,
                                  OUT result integer, OUT login_id bigint, OUT code_hash text)
 LANGUAGE plpgsql AS $$
@@ -9,7 +9,7 @@ DECLARE
     s record;
 BEGIN
     IF keeper_claim_needed(p_call) THEN PERFORM keeper_claim(p_call); END IF;
-    SELECT * INTO s FROM keeper_session(p_session, p_ttl_seconds);
+    SELECT * INTO s FROM keeper_session(p_session_hash, p_ttl_seconds);
     login_id := s.login_id;
     result := s.code;
     IF result = keeper_result('ok') AND p_kind = 'transfer' THEN
@@ -25,5 +25,5 @@ BEGIN
         PERFORM keeper_audit(p_call, login_id, NULL, NULL, result);  -- the call ends here
     END IF;
 END $$;
-COMMENT ON FUNCTION keeper_code_hash(keeper_call, text, integer, text, bigint, integer) IS
+COMMENT ON FUNCTION keeper_code_hash(keeper_call, bytea, integer, text, bigint, integer) IS
     'First step of FinishCodeProtectedOperation (p_kind transfer, p_id tranId) and TelepaySchedulerConfirmCreate (p_kind task, p_id profileId, p_task_id taskId): result 0 with the login id and the stored code hash, or the final result (2, 3, 5), audited.';

@@ -7,14 +7,14 @@
 -- more; only keeper_worker may run it (keeperctl roles). p_from and p_to bound the time the call
 -- can have been recorded in (from its request id's time, core/pipeline/call_outcome.cpp): they prune every
 -- other monthly partition.
-CREATE OR REPLACE FUNCTION keeper_login_call(p_session text, p_ttl_seconds integer, p_request_id text,
+CREATE OR REPLACE FUNCTION keeper_login_call(p_session_hash bytea, p_ttl_seconds integer, p_request_id text,
                                              p_from timestamptz, p_to timestamptz,
                                              OUT code integer, OUT result integer, OUT at text)
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path FROM CURRENT AS $$
 DECLARE
     s record;
 BEGIN
-    SELECT * INTO s FROM keeper_session(p_session, p_ttl_seconds);
+    SELECT * INTO s FROM keeper_session(p_session_hash, p_ttl_seconds);
     code := s.code;
     IF s.code <> keeper_result('ok') THEN
         RETURN;
@@ -24,6 +24,6 @@ BEGIN
       FROM audit_log a
      WHERE a.request_id = p_request_id AND a.login_id = s.login_id AND a.at BETWEEN p_from AND p_to;
 END $$;
-REVOKE ALL ON FUNCTION keeper_login_call(text, integer, text, timestamptz, timestamptz) FROM PUBLIC;
-COMMENT ON FUNCTION keeper_login_call(text, integer, text, timestamptz, timestamptz) IS
+REVOKE ALL ON FUNCTION keeper_login_call(bytea, integer, text, timestamptz, timestamptz) FROM PUBLIC;
+COMMENT ON FUNCTION keeper_login_call(bytea, integer, text, timestamptz, timestamptz) IS
     'A session''s look at one of its login''s calls by request id: code 0 with the recorded result and time (NULLs when there is no such call between p_from and p_to), or the session''s code (2, 3).';

@@ -1,5 +1,5 @@
 -- keeper_mark_sms_delivered: MarkPushSmsAsDelivered.
-CREATE OR REPLACE FUNCTION keeper_mark_sms_delivered(p_call keeper_call, p_session text, p_ttl_seconds integer,
+CREATE OR REPLACE FUNCTION keeper_mark_sms_delivered(p_call keeper_call, p_session_hash bytea, p_ttl_seconds integer,
                                           p_sms_id integer)
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
@@ -7,7 +7,7 @@ DECLARE
     v_result integer;
 BEGIN
     IF keeper_claim_needed(p_call) THEN PERFORM keeper_claim(p_call); END IF;
-    SELECT * INTO s FROM keeper_session(p_session, p_ttl_seconds);
+    SELECT * INTO s FROM keeper_session(p_session_hash, p_ttl_seconds);
     v_result := s.code;
     IF v_result = keeper_result('ok') THEN
         -- Already delivered: 0, and the first delivery time is kept.
@@ -18,4 +18,4 @@ BEGIN
     END IF;
     RETURN keeper_audit(p_call, s.login_id, NULL, NULL, v_result);
 END $$;
-COMMENT ON FUNCTION keeper_mark_sms_delivered(keeper_call, text, integer, integer) IS 'MarkPushSmsAsDelivered.';
+COMMENT ON FUNCTION keeper_mark_sms_delivered(keeper_call, bytea, integer, integer) IS 'MarkPushSmsAsDelivered.';

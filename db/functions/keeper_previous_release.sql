@@ -3,7 +3,8 @@
 -- migrates the schema while the old workers go on serving, and restarts them only afterwards
 -- (docs/operations.md, "Restart, reload, upgrade"): until then their prepared statements call
 -- these. The previous release passed the call's request id, operation, key, fingerprint and
--- key_used as separate arguments, where this release passes one keeper_call value, and its code
+-- key_used as separate arguments, where this release passes one keeper_call value; it passed the
+-- session id, where this release's workers pass its hash (keeper_session_hash); and its code
 -- confirmations passed the login's name beside its id (keeper_audit looks the name up itself when
 -- a keyed call needs it). The next release's first migration drops these signatures
 -- (docs/schema.md, "Releases"); tests/db/fixtures/statements-0.2.0.hpp is what those workers prepare.
@@ -30,7 +31,7 @@ CREATE OR REPLACE FUNCTION keeper_authenticate(p_request_id text, p_operation te
 RETURNS integer LANGUAGE plpgsql AS $$
 BEGIN
     RETURN keeper_authenticate(ROW(p_request_id, p_operation, p_key, p_fingerprint, p_key_used, NULL, NULL, NULL)::keeper_call,
-                               p_login, p_session, p_proven, p_window_seconds, p_max_failures);
+                               p_login, keeper_session_hash(p_session), p_proven, p_window_seconds, p_max_failures);
 END $$;
 COMMENT ON FUNCTION keeper_authenticate(text, text, text, text, boolean, integer, integer, text, text, boolean) IS
     'The previous release''s arguments of keeper_authenticate, for its workers while an upgrade runs: passes the call on as a keeper_call.';
@@ -39,7 +40,7 @@ CREATE OR REPLACE FUNCTION keeper_check_session(p_request_id text, p_operation t
                                                 p_app_id text)
 RETURNS integer LANGUAGE plpgsql AS $$
 BEGIN
-    RETURN keeper_check_session(ROW(p_request_id, p_operation, '', '', false, NULL, NULL, NULL)::keeper_call, p_session, p_ttl_seconds, p_app_id);
+    RETURN keeper_check_session(ROW(p_request_id, p_operation, '', '', false, NULL, NULL, NULL)::keeper_call, keeper_session_hash(p_session), p_ttl_seconds, p_app_id);
 END $$;
 COMMENT ON FUNCTION keeper_check_session(text, text, text, integer, text) IS
     'The previous release''s arguments of keeper_check_session, for its workers while an upgrade runs: passes the call on as a keeper_call.';
@@ -50,7 +51,7 @@ CREATE OR REPLACE FUNCTION keeper_set_account_permits(p_request_id text, p_opera
 RETURNS integer LANGUAGE plpgsql AS $$
 BEGIN
     RETURN keeper_set_account_permits(ROW(p_request_id, p_operation, p_key, p_fingerprint, p_key_used, NULL, NULL, NULL)::keeper_call,
-                                      p_session, p_ttl_seconds, p_payments, p_invoices, p_messages);
+                                      keeper_session_hash(p_session), p_ttl_seconds, p_payments, p_invoices, p_messages);
 END $$;
 COMMENT ON FUNCTION keeper_set_account_permits(text, text, text, integer, boolean, boolean, boolean, text, text, boolean) IS
     'The previous release''s arguments of keeper_set_account_permits, for its workers while an upgrade runs: passes the call on as a keeper_call.';
@@ -62,7 +63,7 @@ CREATE OR REPLACE FUNCTION keeper_set_contact_permits(p_request_id text, p_opera
 RETURNS integer LANGUAGE plpgsql AS $$
 BEGIN
     RETURN keeper_set_contact_permits(ROW(p_request_id, p_operation, p_key, p_fingerprint, p_key_used, NULL, NULL, NULL)::keeper_call,
-                                      p_session, p_ttl_seconds, p_wmid, p_payments, p_invoices, p_messages,
+                                      keeper_session_hash(p_session), p_ttl_seconds, p_wmid, p_payments, p_invoices, p_messages,
                                       p_dont_use_confirmation);
 END $$;
 
@@ -80,7 +81,7 @@ DECLARE
 BEGIN
     SELECT * INTO found
       FROM keeper_code_hash(ROW(p_request_id, p_operation, p_key, p_fingerprint, p_key_used, NULL, NULL, NULL)::keeper_call,
-                            p_session, p_ttl_seconds, p_kind, p_id, p_task_id);
+                            keeper_session_hash(p_session), p_ttl_seconds, p_kind, p_id, p_task_id);
     result := found.result;
     login_id := found.login_id;
     code_hash := found.code_hash;
@@ -120,7 +121,7 @@ CREATE OR REPLACE FUNCTION keeper_topup(p_request_id text, p_operation text, p_s
 RETURNS integer LANGUAGE plpgsql AS $$
 BEGIN
     RETURN keeper_topup(ROW(p_request_id, p_operation, p_key, p_fingerprint, p_key_used, NULL, NULL, NULL)::keeper_call,
-                        p_session, p_ttl_seconds, p_purse, p_card_id, p_amount, p_max_amount, p_default_daily_limit);
+                        keeper_session_hash(p_session), p_ttl_seconds, p_purse, p_card_id, p_amount, p_max_amount, p_default_daily_limit);
 END $$;
 COMMENT ON FUNCTION keeper_topup(text, text, text, integer, text, bigint, numeric, numeric, numeric, text, text, boolean) IS
     'The previous release''s arguments of keeper_topup, for its workers while an upgrade runs: passes the call on as a keeper_call.';
@@ -131,7 +132,7 @@ CREATE OR REPLACE FUNCTION keeper_rename_profile(p_request_id text, p_operation 
 RETURNS integer LANGUAGE plpgsql AS $$
 BEGIN
     RETURN keeper_rename_profile(ROW(p_request_id, p_operation, p_key, p_fingerprint, p_key_used, NULL, NULL, NULL)::keeper_call,
-                                 p_session, p_ttl_seconds, p_profile_id, p_name);
+                                 keeper_session_hash(p_session), p_ttl_seconds, p_profile_id, p_name);
 END $$;
 COMMENT ON FUNCTION keeper_rename_profile(text, text, text, integer, integer, text, text, text, boolean) IS
     'The previous release''s arguments of keeper_rename_profile, for its workers while an upgrade runs: passes the call on as a keeper_call.';
@@ -142,7 +143,7 @@ CREATE OR REPLACE FUNCTION keeper_subscribe_device(p_request_id text, p_operatio
 RETURNS integer LANGUAGE plpgsql AS $$
 BEGIN
     RETURN keeper_subscribe_device(ROW(p_request_id, p_operation, p_key, p_fingerprint, p_key_used, NULL, NULL, NULL)::keeper_call,
-                                   p_session, p_ttl_seconds, p_provider, p_push_user, p_tag, p_locale);
+                                   keeper_session_hash(p_session), p_ttl_seconds, p_provider, p_push_user, p_tag, p_locale);
 END $$;
 COMMENT ON FUNCTION keeper_subscribe_device(text, text, text, integer, text, text, integer, integer, text, text, boolean) IS
     'The previous release''s arguments of keeper_subscribe_device, for its workers while an upgrade runs: passes the call on as a keeper_call.';
@@ -166,7 +167,7 @@ CREATE OR REPLACE FUNCTION keeper_mark_sms_delivered(p_request_id text, p_operat
 RETURNS integer LANGUAGE plpgsql AS $$
 BEGIN
     RETURN keeper_mark_sms_delivered(ROW(p_request_id, p_operation, p_key, p_fingerprint, p_key_used, NULL, NULL, NULL)::keeper_call,
-                                     p_session, p_ttl_seconds, p_sms_id);
+                                     keeper_session_hash(p_session), p_ttl_seconds, p_sms_id);
 END $$;
 COMMENT ON FUNCTION keeper_mark_sms_delivered(text, text, text, integer, integer, text, text, boolean) IS
     'The previous release''s arguments of keeper_mark_sms_delivered, for its workers while an upgrade runs: passes the call on as a keeper_call.';

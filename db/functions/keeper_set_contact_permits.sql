@@ -1,5 +1,5 @@
 -- keeper_set_contact_permits: SetContactPermitsEx: the four flags for (login, wmid), replaced.
-CREATE OR REPLACE FUNCTION keeper_set_contact_permits(p_call keeper_call, p_session text, p_ttl_seconds integer,
+CREATE OR REPLACE FUNCTION keeper_set_contact_permits(p_call keeper_call, p_session_hash bytea, p_ttl_seconds integer,
                                            p_wmid text, p_payments boolean, p_invoices boolean, p_messages boolean,
                                            p_dont_use_confirmation boolean)
 RETURNS integer LANGUAGE plpgsql AS $$
@@ -7,7 +7,7 @@ DECLARE
     s record;
 BEGIN
     IF keeper_claim_needed(p_call) THEN PERFORM keeper_claim(p_call); END IF;
-    SELECT * INTO s FROM keeper_session(p_session, p_ttl_seconds);
+    SELECT * INTO s FROM keeper_session(p_session_hash, p_ttl_seconds);
     IF s.code = keeper_result('ok') THEN
         INSERT INTO contact_permits (login_id, wmid, accept_payments, accept_invoices, accept_messages, dont_use_confirmation)
         VALUES (s.login_id, p_wmid, p_payments, p_invoices, p_messages, p_dont_use_confirmation)
@@ -17,5 +17,5 @@ BEGIN
     END IF;
     RETURN keeper_audit(p_call, s.login_id, NULL, NULL, s.code);
 END $$;
-COMMENT ON FUNCTION keeper_set_contact_permits(keeper_call, text, integer, text, boolean, boolean, boolean, boolean) IS
+COMMENT ON FUNCTION keeper_set_contact_permits(keeper_call, bytea, integer, text, boolean, boolean, boolean, boolean) IS
     'SetContactPermitsEx.';

@@ -1,12 +1,12 @@
 -- keeper_subscribe_device: SubscribeWithTagAndLocale: a device that moves to another login moves.
-CREATE OR REPLACE FUNCTION keeper_subscribe_device(p_call keeper_call, p_session text, p_ttl_seconds integer,
+CREATE OR REPLACE FUNCTION keeper_subscribe_device(p_call keeper_call, p_session_hash bytea, p_ttl_seconds integer,
                                         p_provider text, p_push_user text, p_tag integer, p_locale integer)
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
     s record;
 BEGIN
     IF keeper_claim_needed(p_call) THEN PERFORM keeper_claim(p_call); END IF;
-    SELECT * INTO s FROM keeper_session(p_session, p_ttl_seconds);
+    SELECT * INTO s FROM keeper_session(p_session_hash, p_ttl_seconds);
     IF s.code = keeper_result('ok') THEN
         INSERT INTO push_subscriptions (provider, push_service_user_id, login_id, tag, locale)
         VALUES (p_provider, p_push_user, s.login_id, p_tag, p_locale)
@@ -15,5 +15,5 @@ BEGIN
     END IF;
     RETURN keeper_audit(p_call, s.login_id, NULL, NULL, s.code);
 END $$;
-COMMENT ON FUNCTION keeper_subscribe_device(keeper_call, text, integer, text, text, integer, integer) IS
+COMMENT ON FUNCTION keeper_subscribe_device(keeper_call, bytea, integer, text, text, integer, integer) IS
     'SubscribeWithTagAndLocale: the device moves to this login if another had it.';

@@ -6,7 +6,7 @@
 -- keeps a cached plan made while card_recent_topups was young (a sequential scan, or a scan of
 -- the whole day), so the function runs with enable_seqscan off and the table has no index on
 -- the time alone (docs/schema.md, "Functions").
-CREATE OR REPLACE FUNCTION keeper_topup(p_call keeper_call, p_session text, p_ttl_seconds integer,
+CREATE OR REPLACE FUNCTION keeper_topup(p_call keeper_call, p_session_hash bytea, p_ttl_seconds integer,
                                         p_purse text, p_card_id bigint, p_amount numeric, p_max_amount numeric,
                                         p_default_daily_limit numeric)
 RETURNS integer LANGUAGE plpgsql SET enable_seqscan = off AS $$
@@ -15,7 +15,7 @@ DECLARE
     c record;
 BEGIN
     IF keeper_claim_needed(p_call) THEN PERFORM keeper_claim(p_call); END IF;
-    SELECT * INTO s FROM keeper_session(p_session, p_ttl_seconds);
+    SELECT * INTO s FROM keeper_session(p_session_hash, p_ttl_seconds);
     IF s.code <> keeper_result('ok') THEN
         RETURN keeper_audit(p_call, s.login_id, NULL, NULL, s.code);
     END IF;
@@ -36,5 +36,5 @@ BEGIN
     UPDATE purses SET balance = balance + p_amount WHERE purse = p_purse;
     RETURN keeper_audit(p_call, s.login_id, NULL, NULL, keeper_result('ok'));
 END $$;
-COMMENT ON FUNCTION keeper_topup(keeper_call, text, integer, text, bigint, numeric, numeric, numeric) IS
+COMMENT ON FUNCTION keeper_topup(keeper_call, bytea, integer, text, bigint, numeric, numeric, numeric) IS
     'TopupPurseFromAtmCard''s transaction: ownership (5), the per-operation and 24-hour card limits (9), the top-up row and the purse balance.';

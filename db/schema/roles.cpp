@@ -136,7 +136,7 @@ std::vector<std::string> roles_sql(pqxx::connection_base& conn) {
     sql.push_back("GRANT EXECUTE ON FUNCTION " + schema + ".keeper_call_outcome(text) TO " + worker);
     // A caller's look at one of its own calls (GET /call-outcome), by its session.
     sql.push_back("GRANT EXECUTE ON FUNCTION " + schema +
-                  ".keeper_login_call(text, integer, text, timestamptz, timestamptz) TO " + worker);
+                  ".keeper_login_call(bytea, integer, text, timestamptz, timestamptz) TO " + worker);
     // Recording a keyed call and recognising its repeat (it runs with the worker's own rights).
     sql.push_back("GRANT EXECUTE ON FUNCTION " + schema + ".keeper_idempotency(keeper_call, text, text, integer) TO " +
                   worker);

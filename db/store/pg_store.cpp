@@ -3,6 +3,7 @@
 #include <pqxx/pqxx>
 
 #include "db/store/connection_setup.hpp"
+#include "db/store/session_key.hpp"
 #include "db/store/statements.hpp"
 
 namespace keeper::db {
@@ -127,7 +128,7 @@ core::call_record pg_store::find_call(const core::session_ref& session, std::str
     constexpr const auto& u = statements::call_undecided;
     const auto wait = read<u>(until, text(request_id), core::format_date_time(final)).at(0)[u.column("wait_ms").data()];
     constexpr const auto& s = statements::login_call;
-    const auto row = read<s>(until, text(session.session_id), seconds(session.ttl), text(request_id),
+    const auto row = read<s>(until, session_key(session.session_id), seconds(session.ttl), text(request_id),
                              core::format_date_time(from), core::format_date_time(to))
                          .at(0);
     core::call_record out;
@@ -148,31 +149,32 @@ core::call_record pg_store::find_call(const core::session_ref& session, std::str
 core::store_result pg_store::authenticate(const core::call_frame& frame, std::string_view login,
                                           std::string_view session_id, bool proven, std::chrono::seconds failure_window,
                                           int max_failures) {
-    return result_of<statements::authenticate>(frame, text(login), text(session_id), proven, seconds(failure_window),
-                                               max_failures);
+    return result_of<statements::authenticate>(frame, text(login), session_key(session_id), proven,
+                                               seconds(failure_window), max_failures);
 }
 
 core::store_result pg_store::check_session(const core::call_frame& frame, const core::session_ref& session,
                                            std::string_view app_id) {
-    return result_of<statements::check_session>(frame, text(session.session_id), seconds(session.ttl), text(app_id));
+    return result_of<statements::check_session>(frame, session_key(session.session_id), seconds(session.ttl),
+                                                text(app_id));
 }
 
 core::store_result pg_store::set_account_permits(const core::call_frame& frame, const core::session_ref& session,
                                                  bool payments, bool invoices, bool messages) {
-    return result_of<statements::set_account_permits>(frame, text(session.session_id), seconds(session.ttl), payments,
-                                                      invoices, messages);
+    return result_of<statements::set_account_permits>(frame, session_key(session.session_id), seconds(session.ttl),
+                                                      payments, invoices, messages);
 }
 
 core::store_result pg_store::set_contact_permits(const core::call_frame& frame, const core::session_ref& session,
                                                  std::string_view wmid, bool payments, bool invoices, bool messages,
                                                  bool dont_use_confirmation) {
-    return result_of<statements::set_contact_permits>(frame, text(session.session_id), seconds(session.ttl), text(wmid),
-                                                      payments, invoices, messages, dont_use_confirmation);
+    return result_of<statements::set_contact_permits>(frame, session_key(session.session_id), seconds(session.ttl),
+                                                      text(wmid), payments, invoices, messages, dont_use_confirmation);
 }
 
 core::code_lookup pg_store::find_transfer_code(const core::call_frame& frame, const core::session_ref& session,
                                                std::int64_t tran_id) {
-    return code_lookup_of(write<statements::find_code>(frame, text(session.session_id), seconds(session.ttl),
+    return code_lookup_of(write<statements::find_code>(frame, session_key(session.session_id), seconds(session.ttl),
                                                        std::string{"transfer"}, tran_id, 0));
 }
 
@@ -183,7 +185,7 @@ core::store_result pg_store::confirm_transfer(const core::call_frame& frame, con
 
 core::code_lookup pg_store::find_task_code(const core::call_frame& frame, const core::session_ref& session,
                                            std::int32_t profile_id, std::int32_t task_id) {
-    return code_lookup_of(write<statements::find_code>(frame, text(session.session_id), seconds(session.ttl),
+    return code_lookup_of(write<statements::find_code>(frame, session_key(session.session_id), seconds(session.ttl),
                                                        std::string{"task"}, static_cast<std::int64_t>(profile_id),
                                                        task_id));
 }
@@ -196,19 +198,19 @@ core::store_result pg_store::confirm_task(const core::call_frame& frame, const c
 
 core::store_result pg_store::topup(const core::call_frame& frame, const core::session_ref& session,
                                    const core::topup_request& t) {
-    return result_of<statements::topup>(frame, text(session.session_id), seconds(session.ttl), text(t.purse), t.card_id,
-                                        text(t.amount), text(t.max_amount), text(t.default_daily_limit));
+    return result_of<statements::topup>(frame, session_key(session.session_id), seconds(session.ttl), text(t.purse),
+                                        t.card_id, text(t.amount), text(t.max_amount), text(t.default_daily_limit));
 }
 
 core::store_result pg_store::rename_profile(const core::call_frame& frame, const core::session_ref& session,
                                             std::int32_t profile_id, std::string_view name) {
-    return result_of<statements::rename_profile>(frame, text(session.session_id), seconds(session.ttl), profile_id,
-                                                 text(name));
+    return result_of<statements::rename_profile>(frame, session_key(session.session_id), seconds(session.ttl),
+                                                 profile_id, text(name));
 }
 
 core::store_result pg_store::subscribe_device(const core::call_frame& frame, const core::session_ref& session,
                                               const core::device_subscription& d) {
-    return result_of<statements::subscribe_device>(frame, text(session.session_id), seconds(session.ttl),
+    return result_of<statements::subscribe_device>(frame, session_key(session.session_id), seconds(session.ttl),
                                                    text(core::provider_name(d.push_provider)),
                                                    text(d.push_service_user_id), d.tag, d.locale);
 }
@@ -237,7 +239,8 @@ core::store_result pg_store::subscribe_app_device(const core::call_frame& frame,
 
 core::store_result pg_store::mark_sms_delivered(const core::call_frame& frame, const core::session_ref& session,
                                                 std::int32_t sms_id) {
-    return result_of<statements::mark_sms_delivered>(frame, text(session.session_id), seconds(session.ttl), sms_id);
+    return result_of<statements::mark_sms_delivered>(frame, session_key(session.session_id), seconds(session.ttl),
+                                                     sms_id);
 }
 
 core::store_result pg_store::audit_only(const core::call_frame& frame, std::string_view login, std::string_view app_id,

@@ -165,18 +165,18 @@ inline constexpr auto find_login_secret = make_statement(
 inline constexpr auto find_application = make_statement(
     "find_application", "SELECT shared_secret, push_provider, enabled FROM applications WHERE app_id = $1", {"app_id"},
     {"shared_secret", "push_provider", "enabled"});
-inline constexpr auto authenticate = call_statement("authenticate", "keeper_authenticate",
-                                                    {"login", "session", "proven", "window_seconds", "max_failures"});
+inline constexpr auto authenticate = call_statement(
+    "authenticate", "keeper_authenticate", {"login", "session_hash", "proven", "window_seconds", "max_failures"});
 inline constexpr auto check_session =
-    call_statement("check_session", "keeper_check_session", {"session", "ttl_seconds", "app_id"});
+    call_statement("check_session", "keeper_check_session", {"session_hash", "ttl_seconds", "app_id"});
 inline constexpr auto set_account_permits =
     call_statement("set_account_permits", "keeper_set_account_permits",
-                   {"session", "ttl_seconds", "payments", "invoices", "messages"});
-inline constexpr auto set_contact_permits =
-    call_statement("set_contact_permits", "keeper_set_contact_permits",
-                   {"session", "ttl_seconds", "wmid", "payments", "invoices", "messages", "dont_use_confirmation"});
+                   {"session_hash", "ttl_seconds", "payments", "invoices", "messages"});
+inline constexpr auto set_contact_permits = call_statement(
+    "set_contact_permits", "keeper_set_contact_permits",
+    {"session_hash", "ttl_seconds", "wmid", "payments", "invoices", "messages", "dont_use_confirmation"});
 inline constexpr auto find_code =
-    call_statement("find_code", "keeper_code_hash", {"session", "ttl_seconds", "kind", "id", "task_id"},
+    call_statement("find_code", "keeper_code_hash", {"session_hash", "ttl_seconds", "kind", "id", "task_id"},
                    {"result", "login_id", "code_hash"});
 inline constexpr auto confirm_transfer =
     call_statement("confirm_transfer", "keeper_confirm_transfer", {"login_id", "tran_id", "matches", "max_attempts"});
@@ -184,18 +184,18 @@ inline constexpr auto confirm_task = call_statement("confirm_task", "keeper_conf
                                                     {"login_id", "profile_id", "task_id", "matches", "max_attempts"});
 inline constexpr auto topup =
     call_statement("topup", "keeper_topup",
-                   {"session", "ttl_seconds", "purse", "card_id", "amount", "max_amount", "default_daily_limit"});
+                   {"session_hash", "ttl_seconds", "purse", "card_id", "amount", "max_amount", "default_daily_limit"});
 inline constexpr auto rename_profile =
-    call_statement("rename_profile", "keeper_rename_profile", {"session", "ttl_seconds", "profile_id", "name"});
+    call_statement("rename_profile", "keeper_rename_profile", {"session_hash", "ttl_seconds", "profile_id", "name"});
 inline constexpr auto subscribe_device =
     call_statement("subscribe_device", "keeper_subscribe_device",
-                   {"session", "ttl_seconds", "provider", "push_user", "tag", "locale"});
+                   {"session_hash", "ttl_seconds", "provider", "push_user", "tag", "locale"});
 inline constexpr auto subscribe_app_device =
     call_statement("subscribe_app_device", "keeper_subscribe_app_device",
                    {"app_id", "user_id", "provider", "push_user", "tag", "locale", "proven", "client", "window_seconds",
                     "max_failures", "client_max_failures"});
 inline constexpr auto mark_sms_delivered =
-    call_statement("mark_sms_delivered", "keeper_mark_sms_delivered", {"session", "ttl_seconds", "sms_id"});
+    call_statement("mark_sms_delivered", "keeper_mark_sms_delivered", {"session_hash", "ttl_seconds", "sms_id"});
 inline constexpr auto audit_only =
     call_statement("audit_only", "keeper_refusal", {"login_id", "login", "app_id", "result"});
 // How an in-doubt call ended: the result its audit row recorded, NULL when it did not happen.
@@ -205,7 +205,7 @@ inline constexpr auto call_outcome =
 // result and UTC time (ISO 8601) its login's call with the request id recorded, or NULLs.
 inline constexpr auto login_call = make_statement(
     "login_call", "SELECT code, result, at FROM keeper_login_call($1, $2, $3, $4::timestamptz, $5::timestamptz)",
-    {"session", "ttl_seconds", "request_id", "from", "to"}, {"code", "result", "at"});
+    {"session_hash", "ttl_seconds", "request_id", "from", "to"}, {"code", "result", "at"});
 
 // Whether a call may still commit, by the database's own clock (the one keeper_claim's deadline
 // check reads): the milliseconds until $2 (when an attempt that began in time can no longer

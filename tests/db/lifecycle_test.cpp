@@ -161,7 +161,7 @@ BOOST_AUTO_TEST_CASE(the_daily_limit_sum_reads_one_small_table_by_index_never_th
     const auto body =
         text(c,
              "SELECT prosrc FROM pg_proc WHERE oid = "
-             "'keeper_topup(keeper_call, text, integer, text, bigint, numeric, numeric, numeric)'::regprocedure");
+             "'keeper_topup(keeper_call, bytea, integer, text, bigint, numeric, numeric, numeric)'::regprocedure");
     BOOST_TEST(body.find("FROM card_recent_topups") != std::string::npos);
     BOOST_TEST(body.find("FROM topups") == std::string::npos);  // the partitioned table is only written
 }

@@ -3,6 +3,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "core/api/text_util.hpp"
+#include "db/store/session_key.hpp"
 #include "db_fixture.hpp"
 
 using keeper::test::db_fixture;
@@ -40,6 +41,15 @@ BOOST_AUTO_TEST_CASE(a_correct_hash_binds_the_session_and_answers_0) {
     BOOST_TEST(
         count("SELECT count(*) FROM sessions WHERE session_hash = keeper_session_hash(lower('" + session + "'))") == 1);
     BOOST_TEST(check_session(session, "none") == 10);  // the session is valid; the app is not
+}
+
+// The worker passes the session's hash, and a DBA finds the session by keeper_session_hash: one digest.
+BOOST_AUTO_TEST_CASE(the_workers_session_key_is_keeper_session_hash) {
+    for (const std::string_view id : {"{11111111-2222-3333-4444-555555555555}", "abc", "\xc3\xa9t\xc3\xa9", ""}) {
+        BOOST_TEST(keeper::db::session_key(id) ==
+                   scalar("SELECT keeper_session_hash(" + sql().quote(std::string{id}) + ")::text"));
+    }
+    BOOST_TEST(keeper::db::session_key("abc") == "\\xba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
 BOOST_AUTO_TEST_CASE(login_session_id_and_hash_compare_case_insensitively) {

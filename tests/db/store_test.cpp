@@ -418,7 +418,7 @@ BOOST_AUTO_TEST_CASE(a_session_reads_its_logins_call_by_request_id_and_no_other)
     const auto unknown = look(unique("nosession"), std::chrono::minutes{-1}, std::chrono::minutes{1});
     BOOST_TEST(static_cast<int>(unknown.session) == 2);
     BOOST_TEST(!unknown.result.has_value());
-    BOOST_TEST(scalar("SELECT has_function_privilege('public', 'keeper_login_call(text, integer, text, timestamptz, "
+    BOOST_TEST(scalar("SELECT has_function_privilege('public', 'keeper_login_call(bytea, integer, text, timestamptz, "
                       "timestamptz)', 'EXECUTE')::text") == "false");
 }
 
@@ -446,8 +446,8 @@ BOOST_AUTO_TEST_CASE(a_call_whose_claim_is_held_is_pending_whatever_the_clock_sa
     // An attempt of the call, in its transaction: its claim taken, its audit row written, not yet
     // committed (its frame names no deadline: keeper_claim lets it begin).
     tx.exec("SELECT keeper_set_account_permits(ROW(" + tx.quote(id) +
-            ", 'SetAccountPermits', '', '', false, '', NULL, NULL)::keeper_call, " + tx.quote(u.session) +
-            ", 86400, true, false, true)");
+            ", 'SetAccountPermits', '', '', false, '', NULL, NULL)::keeper_call, keeper_session_hash(" +
+            tx.quote(u.session) + "), 86400, true, false, true)");
     const auto while_held = look(id);
     BOOST_TEST(while_held.find(R"("outcome":"pending")") != std::string::npos, while_held);
     tx.commit();
@@ -473,7 +473,7 @@ BOOST_AUTO_TEST_CASE(an_attempt_that_begins_after_its_calls_deadline_changes_not
                 tx.exec_params(
                     "SELECT keeper_set_account_permits(ROW($1, 'SetAccountPermits', '', '', false, '', "
                     "clock_timestamp() - interval '1 millisecond', " +
-                        host_recorded + ")::keeper_call, $2, 86400, true, false, true)",
+                        host_recorded + ")::keeper_call, keeper_session_hash($2), 86400, true, false, true)",
                     late, u.session);
                 BOOST_FAIL("an attempt after its deadline ran");
             } catch (const pqxx::sql_error& e) {

@@ -57,7 +57,7 @@ class AnAttemptHoldingTheClaim(unittest.TestCase):
             # The frame names no deadline, so keeper_claim lets the old call begin.
             attempt.stdin.write("BEGIN;\n"
                                 f"SELECT keeper_set_account_permits(ROW('{request_id}', 'SetAccountPermits', '', '', false, '', NULL, NULL)"
-                                f"::keeper_call, '{session}', 86400, true, false, true);\n")
+                                f"::keeper_call, keeper_session_hash('{session}'), 86400, true, false, true);\n")
             attempt.stdin.flush()
             self.assertEqual(attempt.stdout.readline().strip(), "0")  # its claim taken, its audit row written
             held = look(session, request_id)
