@@ -6,10 +6,11 @@
 KEEPER_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 SERVICE_USER=keeper
 # What building and serving keeper needs (scripts/serve installs only these): the compiler, the
-# libraries keeper-fcgi and keeperctl link, PostgreSQL with pg_partman, nginx, and curl.
+# libraries keeper-fcgi and keeperctl link (the workers' tcmalloc: libgoogle-perftools-dev),
+# PostgreSQL with pg_partman, nginx, and curl.
 KEEPER_RUNTIME_PACKAGES=(
   build-essential cmake pkg-config
-  libfcgi-dev libxml2-dev libssl-dev libpqxx-dev nlohmann-json3-dev
+  libfcgi-dev libxml2-dev libssl-dev libpqxx-dev nlohmann-json3-dev libgoogle-perftools-dev
   postgresql postgresql-15-partman nginx curl
 )
 # What the tests need besides (scripts/test installs both lists): Boost.Test, the Debian package's
