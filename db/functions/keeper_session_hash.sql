@@ -4,7 +4,7 @@
 -- GUID) cannot be guessed back from its hash, and so that no key rotation ends every session.
 -- The workers compute the same digest themselves and pass it to the operations' functions
 -- (db/store/session_key.cpp); this function is the DBA's way to find a session, and the previous
--- release's arguments' (keeper_previous_release.sql), which pass the id. db.session_checks checks
+-- release's arguments' (keeper_previous_release.sql), which pass the id. db.authenticate checks
 -- that both give the same bytes. Plain SQL, inlined where it is called: so STABLE, as convert_to is. PostgreSQL
 -- inlines no function whose body is more volatile than it says, and an IMMUTABLE one around
 -- convert_to runs as its own SQL function, parsed and planned again at every call: a tenth of
