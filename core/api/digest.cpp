@@ -36,10 +36,26 @@ const EVP_MD* md5() {
     return md.get();
 }
 
+struct ctx_free {
+    void operator()(EVP_MD_CTX* ctx) const { EVP_MD_CTX_free(ctx); }
+};
+
+// One digest context per thread, initialised again for each digest: EVP_Digest allocates a
+// context, and the algorithm's state within it, and frees both, on every call; the digest of a
+// session id on every call was twice as long so (docs/performance-history.md, "The worker's
+// digests and hex checks").
+EVP_MD_CTX* thread_context() {
+    thread_local const std::unique_ptr<EVP_MD_CTX, ctx_free> ctx{EVP_MD_CTX_new()};
+    if (!ctx) throw std::runtime_error("digest unavailable");
+    return ctx.get();
+}
+
 std::string hex_digest(std::string_view bytes, const EVP_MD* kind) {
     std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
     unsigned int length = 0;
-    if (EVP_Digest(bytes.data(), bytes.size(), digest.data(), &length, kind, nullptr) != 1) {
+    EVP_MD_CTX* ctx = thread_context();
+    if (EVP_DigestInit_ex2(ctx, kind, nullptr) != 1 || EVP_DigestUpdate(ctx, bytes.data(), bytes.size()) != 1 ||
+        EVP_DigestFinal_ex(ctx, digest.data(), &length) != 1) {
         throw std::runtime_error("digest failed");
     }
     return lower_hex(digest.data(), length);

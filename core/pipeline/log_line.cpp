@@ -1,5 +1,6 @@
 #include "core/pipeline/log_line.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 #include "core/wire/transport_table.hpp"
@@ -8,6 +9,9 @@ namespace keeper::core {
 namespace {
 
 bool printable(char c) { return c >= 0x20 && c < 0x7F; }
+// A byte both forms write as it is.
+bool plain(char c) { return printable(c) && c != '"' && c != '\\'; }
+bool all_plain(std::string_view v) { return std::all_of(v.begin(), v.end(), plain); }
 
 // One line, its fields appended in order straight into the string (one a request, so no field
 // list is built): a name, and its value as a JSON literal (a number, a boolean) or as text to
@@ -24,7 +28,11 @@ public:
         } else {
             const bool quote = value.empty() || value.find(' ') != std::string_view::npos;
             if (quote) m_line += '"';
-            for (char c : value) m_line += printable(c) && c != '"' && c != '\\' ? c : '?';
+            if (all_plain(value)) {
+                m_line += value;  // most values: one append, not a capacity check per byte
+            } else {
+                for (char c : value) m_line += plain(c) ? c : '?';
+            }
             if (quote) m_line += '"';
         }
     }
@@ -54,9 +62,13 @@ private:
 
     void json_string(std::string_view v) {
         m_line += '"';
-        for (char c : v) {
-            if (c == '"' || c == '\\') m_line += '\\';
-            m_line += printable(c) ? c : '?';
+        if (all_plain(v)) {
+            m_line += v;
+        } else {
+            for (char c : v) {
+                if (c == '"' || c == '\\') m_line += '\\';
+                m_line += printable(c) ? c : '?';
+            }
         }
         m_line += '"';
     }
