@@ -11,7 +11,9 @@ namespace {
 bool printable(char c) { return c >= 0x20 && c < 0x7F; }
 // A byte both forms write as it is.
 bool plain(char c) { return printable(c) && c != '"' && c != '\\'; }
-bool all_plain(std::string_view v) { return std::all_of(v.begin(), v.end(), plain); }
+bool all_plain(std::string_view v) {
+    return std::all_of(v.begin(), v.end(), [](char c) { return plain(c); });  // inlined, unlike a pointer
+}
 
 // One line, its fields appended in order straight into the string (one a request, so no field
 // list is built): a name, and its value as a JSON literal (a number, a boolean) or as text to
