@@ -132,8 +132,8 @@ def latencies(log, offset, settled_ms):
 
 def refusal_durations(log, offset):
     """Two times of every refusal in keeper's log past offset: its duration_ms, the worker's own
-    share, from reading it to its answer; and the ms from nginx's first look at it ($msec when it
-    began passing it) to the answer, the wait for a worker to read it included."""
+    share, from reading it to its answer; and the ms from nginx's first look at it (its request
+    id's time) to the answer, the wait for a worker to read it included."""
     inside, since_nginx = [], []
     with open(log, errors="replace") as f:
         f.seek(offset)
@@ -142,7 +142,7 @@ def refusal_durations(log, offset):
                 m = re.search(r"duration_ms=([\d.]+)", line)
                 if m:
                     inside.append(float(m.group(1)))
-                m = re.search(r"; (\d+) ms after nginx began passing it", line)
+                m = re.search(r"; (\d+) ms after nginx first saw it", line)
                 if m:
                     since_nginx.append(float(m.group(1)))
     return sorted(inside), sorted(since_nginx)

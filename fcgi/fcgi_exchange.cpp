@@ -38,13 +38,12 @@ enum class param : std::size_t {
     https,
     remote_addr,
     request_id,
-    edge_msec,
     count
 };
 constexpr std::array<std::string_view, static_cast<std::size_t>(param::count)> names{
     "REQUEST_METHOD", "DOCUMENT_URI",    "SCRIPT_NAME",          "PATH_INFO",        "QUERY_STRING", "CONTENT_TYPE",
     "CONTENT_LENGTH", "HTTP_SOAPACTION", "HTTP_IDEMPOTENCY_KEY", "HTTP_TRACEPARENT", "HTTP_HOST",    "REQUEST_SCHEME",
-    "HTTPS",          "REMOTE_ADDR",     "REQUEST_ID",           "KEEPER_EDGE_MSEC",
+    "HTTPS",          "REMOTE_ADDR",     "REQUEST_ID",
 };
 
 class params {
@@ -72,7 +71,7 @@ private:
     std::array<std::optional<std::string_view>, names.size()> m_values{};
 };
 
-// nginx passes $keeper_request_id (nginx/keeper-request-id.conf); without it (another front, a
+// nginx passes $keeper_request_id (nginx/keeper-request-id.conf); without it (another peer, a
 // test) make one of the same shape: the time in milliseconds (13 digits), then 19 hex digits
 // that are unique to this worker and call (pid and a counter), so ids sort by time as nginx's do.
 std::string make_request_id() {
@@ -84,12 +83,6 @@ std::string make_request_id() {
                   static_cast<unsigned>(getpid()) & 0xffffffu, (++counter) & 0xfffffffffffffull);
     return buf;
 }
-
-// Only an id of keeper's own form, as nginx makes it (13 digits of time, 19 hex digits): the id
-// names the call's claim, which a retried call's settling ends the holder of, and its time is the
-// deadline the database keeps (db/functions/keeper_claim.sql). Any other (a peer of the sockets
-// that is not nginx) is replaced, so that it can neither skip that check nor name another call.
-bool is_keeper_request_id(const std::string& id) { return core::request_id_time(id).has_value(); }
 
 std::string read_body(FCGX_Request& r, std::size_t limit, bool& too_large) {
     std::string body;
@@ -124,8 +117,16 @@ core::http_request read_request(FCGX_Request& r, std::size_t body_limit) {
     req.scheme = !scheme.empty() ? scheme : (p.text(param::https) == "on" ? "https" : "http");
     req.remote_addr = p.text(param::remote_addr);
     req.request_id = p.text(param::request_id);
-    req.sent_at = core::parse_epoch_msec(p.text(param::edge_msec));
-    if (!is_keeper_request_id(req.request_id)) req.request_id = make_request_id();
+    // Only an id of keeper's own form, as nginx makes it (13 digits of time, 19 hex digits): the id
+    // names the call's claim, which a retried call's settling ends the holder of, and its time is
+    // when nginx (or the front) first saw the call, where the call's deadline counts from, here and
+    // in the database (db/functions/keeper_claim.sql). Any other (a peer of the sockets that is not
+    // nginx) is replaced, so that it can neither skip that check nor name another call.
+    if (const auto seen = core::request_id_time(req.request_id)) {
+        req.sent_at = std::chrono::time_point_cast<std::chrono::system_clock::duration>(*seen);
+    } else {
+        req.request_id = make_request_id();
+    }
 
     const auto length_text = p.text(param::content_length);
     unsigned long long declared = 0;

@@ -41,17 +41,4 @@ std::string format_date_time(utc_time t) {
     return std::string(buf, size);
 }
 
-std::optional<std::chrono::system_clock::time_point> parse_epoch_msec(std::string_view text) {
-    const auto dot = text.find('.');
-    if (dot == std::string_view::npos || text.size() - dot != 4) return std::nullopt;
-    std::int64_t seconds = 0, ms = 0;
-    const auto whole = std::from_chars(text.data(), text.data() + dot, seconds);
-    const auto part = std::from_chars(text.data() + dot + 1, text.data() + text.size(), ms);
-    if (whole.ec != std::errc{} || whole.ptr != text.data() + dot || part.ec != std::errc{} ||
-        part.ptr != text.data() + text.size() || seconds < 0 || ms < 0) {
-        return std::nullopt;
-    }
-    return std::chrono::system_clock::time_point{std::chrono::seconds{seconds} + std::chrono::milliseconds{ms}};
-}
-
 }  // namespace keeper::core

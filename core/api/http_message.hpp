@@ -28,9 +28,10 @@ struct http_request {
     bool retried = false;
     // When the worker read the request. None (a test's request): when it is handled.
     std::optional<std::chrono::steady_clock::time_point> arrived{};
-    // When nginx began passing it to a worker (its $msec, the KEEPER_EDGE_MSEC parameter): the
-    // call's deadline is call_budget_ms after it, so a wait before a worker read the request (the
-    // socket's backlog, a busy thread) is spent from the call's budget. None: from `arrived`.
+    // When nginx (or the front before it) first saw the call: its request id's time. The call's
+    // deadline is call_budget_ms after it, so a wait before a worker read the request (the front,
+    // the socket's backlog, a busy thread) is spent from the call's budget. None (an id of
+    // another shape, a test's request): from `arrived`.
     std::optional<std::chrono::system_clock::time_point> sent_at{};
 };
 

@@ -7,8 +7,9 @@
 namespace keeper::core {
 
 // The call's deadline: call_budget after nginx first saw the call, the time its request id holds
-// (or, for an id of another shape, after nginx began passing the request: sent_at), so the time
-// it waited for a worker is spent from its budget; else after the worker read it. The database
+// (sent_at, which the FastCGI front reads from the id; a request built otherwise, as a test's,
+// may carry either), so the time it waited for a worker is spent from its budget; else after the
+// worker read it. The database
 // checks the same deadline (keeper_claim) and /call-outcome counts from the id's time. A clock
 // behind nginx's (another host) shortens the budget by the difference; hosts keep time by NTP
 // (docs/design.md, "One deadline per call").

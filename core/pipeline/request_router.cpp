@@ -169,7 +169,7 @@ handled_request refuse_request(const http_request& request, refusal why, std::st
         if (request.sent_at) {
             const auto since = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now() -
                                                                                      *request.sent_at);
-            out.log.detail += "; " + std::to_string(since.count()) + " ms after nginx began passing it";
+            out.log.detail += "; " + std::to_string(since.count()) + " ms after nginx first saw it";
         }
     } else {
         out.log.detail = "not ready: " + std::string{detail};

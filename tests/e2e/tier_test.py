@@ -105,15 +105,21 @@ class TierListener(unittest.TestCase):
         self.assertTrue(log_line("nginx-access.log", headers["X-Request-Id"]).startswith("127.0.0.1 "))
 
     def test_the_call_s_deadline_counts_from_the_fronts_arrival(self):
+        # The front's request id holds when the call reached it: past call_budget_ms (10 s) here.
         login = f"tier-late-{uuid.uuid4().hex[:8]}"
-        late = f"{time.time() - 20:.3f}"  # past call_budget_ms (10 s)
-        status, headers, body = call(authenticate_path(login), {"X-Keeper-Edge-Msec": late})
+        late = fresh_request_id(seconds_ago=20)
+        status, headers, body = call(authenticate_path(login), {"X-Keeper-Request-Id": late})
         self.assertEqual(status, 503, body)
         self.assertIn("not applied", body)
         self.assertTrue(headers["Retry-After"])
         self.assertEqual(sql(f"SELECT count(*) FROM audit_calls WHERE login = '{login}'"), "0")
-        status, _, _ = call(authenticate_path(login), {"X-Keeper-Edge-Msec": late}, ctx=None)
+        status, _, _ = call(authenticate_path(login), {"X-Keeper-Request-Id": late}, ctx=None)
         self.assertEqual(status, 200)  # from anyone else the header is ignored
+        # A client's own edge time changes nothing, from the front or not: only the id's time counts.
+        stale = f"{time.time() - 20:.3f}"
+        for ctx in (FRONT, None):
+            status, _, body = call(authenticate_path(login), {"X-Keeper-Edge-Msec": stale}, ctx=ctx)
+            self.assertEqual(status, 200, body)
 
     def test_a_call_the_front_sent_before_goes_to_the_retry_socket(self):
         _, headers, _ = call(authenticate_path("tier-again"), {"X-Keeper-Sent-Before": "1"})
