@@ -234,8 +234,7 @@ BOOST_AUTO_TEST_CASE(an_upgraded_database_has_the_hour_led_indexes_on_every_part
                     "WHERE indrelid = 'topups'::regclass") ==
                "topups_hour_card_idx:true topups_hour_purse_idx:true topups_pkey:true topups_request_id_idx:true");
     const auto audit = shares_of(c, "audit_log");
-    const std::string shares =
-        ":audit_log_hour_caller_idx,audit_log_pkey,audit_log_request_id_idx";
+    const std::string shares = ":audit_log_hour_caller_idx,audit_log_pkey,audit_log_request_id_idx";
     BOOST_TEST(audit.find(month_partition(c, "audit_log", -15) + shares + " ") != std::string::npos, audit);
     BOOST_TEST(audit.find("audit_log_default" + shares) != std::string::npos, audit);
     for (const auto* parent : {"audit_log", "topups"}) {
