@@ -18,7 +18,7 @@ constexpr std::string_view nginx_request_id = "$keeper_request_id";
 // own inherits none of the server's, so each page that adds one states them all, from here.
 constexpr std::pair<std::string_view, std::string_view> every_answer_headers[] = {
     {"X-Request-Id", "$keeper_request_id"},
-    {"traceresponse", "00-$keeper_trace_id-$keeper_span_id-$keeper_trace_flags"},
+    {"traceresponse", "$keeper_traceparent"},
     {"X-Content-Type-Options", "nosniff"},
 };
 
