@@ -77,10 +77,11 @@ def call(port, path, headers=None, body=None, source="127.0.0.1"):
         conn.close()
 
 
-def start_nginx(directory, http, port, **conf):
+def start_nginx(directory, http, port, error_log=None, **conf):
     """An nginx of the test's own (nginx_conf.conf: prefix and files in directory, the http
-    block's own text http), once it accepts on port."""
-    nginx_conf.conf(f"{directory}/nginx.conf", directory, f"{directory}/error.log", http, **conf)
+    block's own text http, the error log directory's unless error_log), once it accepts on port."""
+    os.makedirs(directory, exist_ok=True)
+    nginx_conf.conf(f"{directory}/nginx.conf", directory, error_log or f"{directory}/error.log", http, **conf)
     subprocess.run(["nginx", "-p", directory, "-c", f"{directory}/nginx.conf", "-e", f"{directory}/error.log"], check=True)
     for _ in range(50):
         try:
@@ -88,6 +89,15 @@ def start_nginx(directory, http, port, **conf):
             return
         except OSError:
             time.sleep(0.1)
+
+
+def upstreams(directory, retry, pool):
+    """The shipped keeper-upstream.conf, written into directory, with its retry socket at retry and
+    its pool's (kept and fresh) at pool; returns its path."""
+    os.makedirs(directory, exist_ok=True)
+    return nginx_conf.shipped("keeper-upstream.conf", f"{directory}/keeper-upstream.conf",
+                              [("unix:/run/keeper/keeper-retry.sock", f"unix:{retry}"),
+                               ("unix:/run/keeper/keeper.sock", f"unix:{pool}")])
 
 
 def cut_end(path):
@@ -139,38 +149,40 @@ class NginxAnswersForKeeper(unittest.TestCase):
         threading.Thread(target=cls.hold_connections, daemon=True).start()
         # Sockets that read a request and close without an answer: a worker that died with it.
         cls.cut = {name: cut_end(f"{cls.dir}/{name}.sock") for name in ("cut", "cut-retry")}
-        conf = f"""
-    upstream keeper_pool {{ server unix:{cls.dir}/nobody-listens.sock; }}
-    upstream keeper_pool_retry {{ server unix:{cls.dir}/nobody-listens-retry.sock; }}
-    upstream cut_pool {{ server unix:{cls.dir}/cut.sock; }}
-    upstream cut_pool_retry {{ server unix:{cls.dir}/cut-retry.sock; server unix:{cls.dir}/cut-retry.sock; }}
-    map $server_port $keeper_pool {{ {CUT_PORT} cut_pool; {TIMEOUT_PORT} silent_pool; default keeper_pool; }}
-    map $server_port $keeper_retry_pool {{ {CUT_PORT} cut_pool_retry; {TIMEOUT_PORT} silent_pool; default keeper_pool_retry; }}
-    map $server_port $keeper_fresh_pool {{ {CUT_PORT} cut_pool; {TIMEOUT_PORT} silent_pool; default keeper_pool; }}
-    map $keeper_sent_before $keeper_first_pool {{ 1 $keeper_retry_pool; default $keeper_pool; }}
+        nginx_conf.shipped("keeper-locations.conf", f"{cls.dir}/keeper-locations-1s.conf",
+                           [("fastcgi_read_timeout    30s;", "fastcgi_read_timeout    1s;")])
+        # Three nginx, each with the shipped upstreams pointed at its own sockets, and one error and
+        # access log.
+        logs = {"error_log": f"{cls.dir}/error.log", "access_log": f"{cls.dir}/access.log keeper"}
+        cls.nginx = {name: f"{cls.dir}/{name}" for name in ("nobody", "cut", "timeout")}
+        start_nginx(cls.nginx["nobody"], f"""
+    include {upstreams(cls.nginx["nobody"], f"{cls.dir}/nobody-listens-retry.sock", f"{cls.dir}/nobody-listens.sock")};
     upstream silent_pool {{ server unix:{cls.dir}/silent.sock; }}
     server {{
         listen 127.0.0.1:{PORT};
         include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf;
     }}
     server {{
+        listen 127.0.0.1:{SLOW_PORT};
+        location ~ \\.asmx {{ fastcgi_pass silent_pool; fastcgi_read_timeout 1s; }}
+        include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf;
+    }}
+""", PORT, **logs)
+        start_nginx(cls.nginx["cut"], f"""
+    include {upstreams(cls.nginx["cut"], f"{cls.dir}/cut-retry.sock", f"{cls.dir}/cut.sock")};
+    server {{
         listen 127.0.0.1:{CUT_PORT};
         include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf;
     }}
+""", CUT_PORT, **logs)
+        start_nginx(cls.nginx["timeout"], f"""
+    include {upstreams(cls.nginx["timeout"], f"{cls.dir}/silent.sock", f"{cls.dir}/silent.sock")};
     server {{
         # The shipped locations with a read timeout of 1 s instead of 30 s.
         listen 127.0.0.1:{TIMEOUT_PORT};
         include {SOURCE}/nginx/keeper-errors.conf; include {cls.dir}/keeper-locations-1s.conf;
     }}
-    server {{
-        listen 127.0.0.1:{SLOW_PORT};
-        location ~ \\.asmx {{ fastcgi_pass silent_pool; fastcgi_read_timeout 1s; }}
-        include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf;
-    }}
-"""
-        nginx_conf.shipped("keeper-locations.conf", f"{cls.dir}/keeper-locations-1s.conf",
-                           [("fastcgi_read_timeout    30s;", "fastcgi_read_timeout    1s;")])
-        start_nginx(cls.dir, conf, PORT, access_log=f"{cls.dir}/access.log keeper")
+""", TIMEOUT_PORT, **logs)
 
     def access_lines(self):
         """The access log's lines (the shipped `keeper` format) by request id."""
@@ -189,7 +201,8 @@ class NginxAnswersForKeeper(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        stop_nginx(cls.dir)
+        for directory in cls.nginx.values():
+            stop_nginx(directory)
         cls.silent.close()
         for end in cls.cut.values():
             end["socket"].close()
@@ -393,12 +406,7 @@ class NginxOutOfConnections(unittest.TestCase):
         cls.pool.listen(64)
         cls.pool.setblocking(False)
         conf = f"""
-    upstream keeper_pool {{ server unix:{cls.dir}/pool.sock; }}
-    upstream keeper_pool_retry {{ server unix:{cls.dir}/pool.sock; }}
-    map $server_port $keeper_pool {{ default keeper_pool; }}
-    map $server_port $keeper_retry_pool {{ default keeper_pool_retry; }}
-    map $server_port $keeper_fresh_pool {{ default keeper_pool; }}
-    map $keeper_sent_before $keeper_first_pool {{ 1 $keeper_retry_pool; default $keeper_pool; }}
+    include {upstreams(cls.dir, f"{cls.dir}/pool.sock", f"{cls.dir}/pool.sock")};
     server {{
         listen 127.0.0.1:{SCARCE_PORT};
         include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf;
@@ -508,12 +516,7 @@ class CallsTheFrontSentBefore(unittest.TestCase):
     @classmethod
     def marked_http(cls, directory, port):
         return f"""
-    upstream keeper_pool {{ server unix:{cls.dir}/pool.sock; }}
-    upstream keeper_pool_retry {{ server unix:{cls.dir}/nobody-listens-retry.sock; server unix:{cls.dir}/nobody-listens-retry.sock; }}
-    map $server_port $keeper_pool {{ default keeper_pool; }}
-    map $server_port $keeper_retry_pool {{ default keeper_pool_retry; }}
-    map $server_port $keeper_fresh_pool {{ default keeper_pool; }}
-    map $keeper_sent_before $keeper_first_pool {{ 1 $keeper_retry_pool; default $keeper_pool; }}
+    include {upstreams(directory, f"{cls.dir}/nobody-listens-retry.sock", f"{cls.dir}/pool.sock")};
 {tier_server(directory, port)}
 """
 

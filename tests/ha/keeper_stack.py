@@ -120,15 +120,13 @@ class KeeperFront:
             if os.path.exists(f"{self.root}/sock/keeper.sock"):
                 break
             time.sleep(0.1)
+        # The shipped upstreams with no retry socket: a request cut off after it left nginx is
+        # answered "outcome unknown".
+        upstream = nginx_conf.shipped("keeper-upstream.conf", f"{self.root}/nginx/keeper-upstream.conf",
+                                      [("unix:/run/keeper/keeper-retry.sock", f"unix:{self.root}/sock/no-retry.sock"),
+                                       ("unix:/run/keeper/", f"unix:{self.root}/sock/")])
         nginx_conf.conf(f"{self.root}/nginx/nginx.conf", f"{self.root}/nginx", f"{self.root}/log/nginx-error.log", f"""
-    upstream keeper_pool {{ server unix:{self.root}/sock/keeper.sock; keepalive 32; }}
-    map $keeper_request_id $keeper_pool {{ default keeper_pool; }}
-    upstream keeper_fresh {{ server unix:{self.root}/sock/keeper.sock; }}
-    map $keeper_request_id $keeper_fresh_pool {{ default keeper_fresh; }}
-    # No retry socket here: a request cut off after it left nginx is answered "outcome unknown".
-    upstream keeper_no_retry {{ server unix:{self.root}/sock/no-retry.sock; }}
-    map $keeper_request_id $keeper_retry_pool {{ default keeper_no_retry; }}
-    map $keeper_sent_before $keeper_first_pool {{ 1 $keeper_retry_pool; default $keeper_pool; }}
+    include {upstream};
     server {{
         listen 127.0.0.1:{HTTP_PORT};
         include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf;
