@@ -4,6 +4,8 @@
 #include <chrono>
 #include <fstream>
 #include <iterator>
+#include <regex>
+#include <set>
 #include <thread>
 
 #include "stack_fixture.hpp"
@@ -188,6 +190,16 @@ BOOST_AUTO_TEST_CASE(a_calls_trace_is_continued_or_started_and_logged) {
     const auto zeros = http_request(port, "GET", "/GlobalApi.asmx/GetUtcNow",
                                     {{"traceparent", "00-00000000000000000000000000000000-00f067aa0ba902b7-01"}});
     BOOST_TEST(zeros.header("traceresponse").starts_with("00-" + zeros.header("x-request-id") + "-"));
+    // Each a whole traceparent: nginx's span 16 hex digits, not all zeros, and its own in each call.
+    const std::regex traceparent{"00-[0-9a-f]{32}-(?!0{16})([0-9a-f]{16})-[0-9a-f]{2}"};
+    std::set<std::string> spans;
+    for (const auto* call : {&continued, &started, &zeros}) {
+        const auto value = call->header("traceresponse");
+        std::smatch m;
+        BOOST_TEST(std::regex_match(value, m, traceparent), value);
+        spans.insert(m.size() > 1 ? m[1].str() : "");
+    }
+    BOOST_TEST(spans.size() == 3u);
 
     const auto logged = [&](const std::string& file, const std::string& text) {
         for (int i = 0; i < 50; ++i) {  // nginx logs after it answered; keeper within 20 ms
