@@ -1,13 +1,14 @@
 """When nginx answers for keeper, the client still gets its transport's shape, and says what it knows.
 
-Starts an nginx of its own with the shipped keeper-locations.conf, in three servers: one whose
-upstream is a socket no pool listens on (nothing reaches a worker: 503 "not applied" with
-Retry-After), one whose upstream and retry socket read each request and close without an answer
-(sent, then cut off: sent again to the retry socket only, then 502 "outcome unknown"), and one
-whose upstream never answers (504). Checks each transport's answer: a SOAP 1.1 / 1.2 server fault
-that parses as XML, a text line for GET and POST, 413 as text for an oversized body (JSON for a
-JSON call), nosniff on every answer, never nginx's HTML page. A second nginx, with too few
-connections to reach its pool at all, answers "not applied" too, never its own 500 page.
+Starts nginx of its own with the shipped keeper-locations.conf and keeper-upstream.conf, three of
+them, each with the upstreams' sockets pointed elsewhere: one where no pool listens (nothing
+reaches a worker: 503 "not applied" with Retry-After), one whose pool and retry socket read each
+request and close without an answer (sent, then cut off: sent again to the retry socket only, then
+502 "outcome unknown"), and one whose sockets never answer (504). Checks each transport's answer:
+a SOAP 1.1 / 1.2 server fault that parses as XML, a text line for GET and POST, 413 as text for an
+oversized body (JSON for a JSON call), nosniff on every answer, never nginx's HTML page. Another
+nginx, with too few connections to reach its pool at all, answers "not applied" too, never its own
+500 page.
 """
 import os
 import re
