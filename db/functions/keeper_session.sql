@@ -14,7 +14,7 @@ CREATE OR REPLACE FUNCTION keeper_session(p_session_hash bytea, p_ttl_seconds in
 RETURNS TABLE (code integer, login_id bigint)
 LANGUAGE sql STABLE AS $$
     SELECT CASE WHEN s.session_hash IS NULL THEN keeper_result('session_not_found')
-                WHEN s.authenticated_at + p_ttl_seconds * interval '1 second' > now() THEN keeper_result('ok')
+                WHEN keeper_session_unexpired(s.authenticated_at, p_ttl_seconds) THEN keeper_result('ok')
                 ELSE keeper_result('session_expired') END,
            s.login_id
       FROM (SELECT) AS one LEFT JOIN sessions s ON s.session_hash = p_session_hash

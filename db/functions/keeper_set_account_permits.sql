@@ -1,18 +1,28 @@
 -- keeper_set_account_permits: SetAccountPermits: the login's three flags, replaced.
+-- The upsert reads the session itself (keeper_valid_session), so a call with a valid session runs
+-- one statement; one that wrote nothing asks keeper_session why. Should that find the session
+-- valid after all (an Authenticate committed between the two statements), the write runs again,
+-- so the answer is always what was done.
 CREATE OR REPLACE FUNCTION keeper_set_account_permits(p_call keeper_call, p_session_hash bytea, p_ttl_seconds integer,
                                            p_payments boolean, p_invoices boolean, p_messages boolean)
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
     s record;
+    v_login_id bigint;
 BEGIN
     IF keeper_claim_needed(p_call) THEN PERFORM keeper_claim(p_call); END IF;
-    SELECT * INTO s FROM keeper_session(p_session_hash, p_ttl_seconds);
-    IF s.code = keeper_result('ok') THEN
+    LOOP
         INSERT INTO account_permits (login_id, accept_payments, accept_invoices, accept_messages)
-        VALUES (s.login_id, p_payments, p_invoices, p_messages)
+        SELECT v.login_id, p_payments, p_invoices, p_messages FROM keeper_valid_session(p_session_hash, p_ttl_seconds) v
         ON CONFLICT (login_id) DO UPDATE SET accept_payments = EXCLUDED.accept_payments,
-            accept_invoices = EXCLUDED.accept_invoices, accept_messages = EXCLUDED.accept_messages, updated_at = now();
-    END IF;
-    RETURN keeper_audit(p_call, s.login_id, NULL, NULL, s.code);
+            accept_invoices = EXCLUDED.accept_invoices, accept_messages = EXCLUDED.accept_messages, updated_at = now()
+        RETURNING login_id INTO v_login_id;
+        EXIT WHEN FOUND;
+        SELECT * INTO s FROM keeper_session(p_session_hash, p_ttl_seconds);
+        IF s.code <> keeper_result('ok') THEN
+            RETURN keeper_audit(p_call, s.login_id, NULL, NULL, s.code);
+        END IF;
+    END LOOP;
+    RETURN keeper_audit(p_call, v_login_id, NULL, NULL, keeper_result('ok'));
 END $$;
 COMMENT ON FUNCTION keeper_set_account_permits(keeper_call, bytea, integer, boolean, boolean, boolean) IS 'SetAccountPermits.';
