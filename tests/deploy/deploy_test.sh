@@ -464,7 +464,9 @@ check "after a reboot keeper.service is active" in_ct systemctl is-active --quie
 
 # --- backups on this one host, and a restore to a moment between two writes ------------------------
 t=$(now)
-check "backups set up, a first full backup (operations.md)" run_doc backup-setup /root
+# The first full backup runs as its unit: should it fail, its journal says why.
+backup_setup() { run_doc backup-setup /root || { in_ct journalctl -u keeper-backup@full --no-pager -n 25; return 1; }; }
+check "backups set up, a first full backup (operations.md)" backup_setup
 figure "backups: $(since "$t") s to set up and make the first full backup"
 check "the repository holds the full backup" prints_text "full backup" runuser -u postgres -- pgbackrest --stanza=keeper info
 check "the repository is encrypted" prints_text "cipher: aes-256-cbc" runuser -u postgres -- pgbackrest --stanza=keeper info
