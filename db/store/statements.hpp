@@ -11,13 +11,14 @@
 // against the database's own column names (db, pg_store_connection). The operations' work is in the keeper_* functions
 // of db/functions/; each statement is one round trip in autocommit (the function's statement is its transaction).
 #include <array>
+#include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 
-#include "core/api/date_time.hpp"
 #include "core/domain/call_frame.hpp"
 
 namespace keeper::db {
@@ -105,16 +106,29 @@ inline constexpr std::array<std::string_view, 8> call_frame_fields{
     "request_id", "operation", "key", "fingerprint", "key_used", "trace_id", "deadline", "host_recorded",
 };
 
+// How a frame field's parameter enters the keeper_call value: as it is, but the deadline, which
+// travels as whole microseconds since the Unix epoch and becomes the type's timestamptz in the
+// statement. PostgreSQL reads a timestamp's text in about 3 900 instructions, on every write; the
+// integer and this sum take about 1 400 (docs/performance-history.md, "The deadline as a number").
+consteval void append_frame_field(sql_text& sql, std::size_t field, std::size_t number) {
+    const bool deadline = call_frame_fields[field] == "deadline";
+    sql.append(deadline ? "timestamptz 'epoch' + $" : "$");
+    sql.append_number(number);
+    sql.append(deadline ? "::bigint * interval '1 microsecond'" : "");
+}
+
 // The frame as a statement passes it (pg_store.cpp). fingerprint: the digests the database records
 // and matches (pg_store::stored_fingerprints); key_used: the executor runs a keyed call again to
 // read the call its key recorded (call_executor.hpp); the deadline by the wall clock, which the
-// database compares with its own (keeper_claim); host_recorded: set by the executor for the one
-// attempt its host's record holds (call_executor::once).
+// database compares with its own (keeper_claim), in microseconds since the epoch
+// (append_frame_field); host_recorded: set by the executor for the one attempt its host's record
+// holds (call_executor::once).
 struct call_frame_values {
     const core::call_frame& frame;
     std::string_view fingerprint;
     bool key_used = false;
-    std::string deadline = core::format_date_time(frame.until.wall());
+    std::int64_t deadline =
+        std::chrono::duration_cast<std::chrono::microseconds>(frame.until.wall().time_since_epoch()).count();
     bool host_recorded = false;
 
     // f(the values, in call_frame_fields' order), as strings (libpqxx 6 binds no string_view).
@@ -150,8 +164,12 @@ consteval statement<call_frame_fields.size() + P, C> call_statement(std::string_
     s.sql_chars.append("(ROW(");
     for (std::size_t i = 1; i <= F + P; ++i) {
         if (i > 1) s.sql_chars.append(i == F + 1 ? ")::keeper_call, " : ", ");
-        s.sql_chars.append("$");
-        s.sql_chars.append_number(i);
+        if (i <= F) {
+            append_frame_field(s.sql_chars, i - 1, i);
+        } else {
+            s.sql_chars.append("$");
+            s.sql_chars.append_number(i);
+        }
     }
     s.sql_chars.append(P == 0 ? ")::keeper_call)" : ")");
     s.sql_chars.append(scalar ? " AS result" : "");

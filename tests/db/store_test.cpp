@@ -483,6 +483,34 @@ BOOST_AUTO_TEST_CASE(an_attempt_that_begins_after_its_calls_deadline_changes_not
         }
     }
 
+    // The worker's own statement carries the deadline as microseconds since the epoch
+    // (statements.hpp, append_frame_field): a millisecond past is refused, a second ahead runs.
+    std::string hash = "\\x";
+    {
+        pqxx::nontransaction tx{sql()};
+        hash += tx.exec_params("SELECT encode(keeper_session_hash($1), 'hex')", u.session)[0][0].c_str();
+    }
+    const auto micros = [](std::chrono::system_clock::duration from_now) {
+        return std::chrono::duration_cast<std::chrono::microseconds>(
+                   (std::chrono::system_clock::now() + from_now).time_since_epoch())
+            .count();
+    };
+    const auto run = [&](const std::string& rid, std::int64_t deadline) {
+        pqxx::nontransaction tx{sql()};
+        return tx.exec_params(std::string{keeper::db::statements::set_account_permits.sql()}, rid, "SetAccountPermits",
+                              "", "", false, rid, deadline, true, hash, 86400, true, false, true);
+    };
+    const auto past = unique("rid");
+    try {
+        run(past, micros(-std::chrono::milliseconds{1}));
+        BOOST_FAIL("the worker's statement ran after its deadline");
+    } catch (const pqxx::sql_error& e) {
+        BOOST_TEST(e.sqlstate() == "KD001");
+    }
+    BOOST_TEST(count("SELECT count(*) FROM audit_log WHERE request_id = '" + past + "'") == 0);
+    const pqxx::result ahead = run(unique("rid"), micros(std::chrono::seconds{1}));
+    BOOST_TEST(std::string{ahead[0][0].c_str()} == "0");
+
     auto passed = frame(unique("rid"), "SetAccountPermits");
     passed.until = keeper::core::deadline{keeper::core::deadline::clock::now() - std::chrono::milliseconds{1}};
     BOOST_CHECK_THROW(store.set_account_permits(passed, session(u.session), true, false, true),

@@ -85,8 +85,8 @@ BOOST_AUTO_TEST_CASE(every_write_passes_the_call_frame_first) {
         BOOST_TEST_CONTEXT(s.name) {
             BOOST_TEST_REQUIRE(s.params.size() >= call_frame_fields.size());
             for (std::size_t i = 0; i < call_frame_fields.size(); ++i) BOOST_TEST(s.params[i] == call_frame_fields[i]);
-            BOOST_TEST(std::string{s.sql}.find("(ROW($1, $2, $3, $4, $5, $6, $7, $8)::keeper_call") !=
-                       std::string::npos);
+            BOOST_TEST(std::string{s.sql}.find("(ROW($1, $2, $3, $4, $5, $6, timestamptz 'epoch' + $7::bigint * "
+                                               "interval '1 microsecond', $8)::keeper_call") != std::string::npos);
         }
     }
     BOOST_TEST(writes == 13);
@@ -95,12 +95,12 @@ BOOST_AUTO_TEST_CASE(every_write_passes_the_call_frame_first) {
 BOOST_AUTO_TEST_CASE(a_call_statement_is_composed_around_the_frame) {
     BOOST_TEST(
         statements::set_account_permits.sql() ==
-        "SELECT keeper_set_account_permits(ROW($1, $2, $3, $4, $5, $6, $7, $8)::keeper_call, $9, $10, $11, $12, $13) "
-        "AS result");
+        "SELECT keeper_set_account_permits(ROW($1, $2, $3, $4, $5, $6, timestamptz 'epoch' + $7::bigint * interval "
+        "'1 microsecond', $8)::keeper_call, $9, $10, $11, $12, $13) AS result");
     BOOST_TEST(
         statements::find_code.sql() ==
-        "SELECT result, login_id, code_hash FROM keeper_code_hash(ROW($1, $2, $3, $4, $5, $6, $7, $8)::keeper_call, "
-        "$9, $10, $11, $12, $13)");
+        "SELECT result, login_id, code_hash FROM keeper_code_hash(ROW($1, $2, $3, $4, $5, $6, timestamptz 'epoch' + "
+        "$7::bigint * interval '1 microsecond', $8)::keeper_call, $9, $10, $11, $12, $13)");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
