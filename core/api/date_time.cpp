@@ -14,8 +14,8 @@ void put_digits(char* end, unsigned n, int width) {
 
 }  // namespace
 
-// By hand rather than by snprintf: every write's deadline and every time in a result is written
-// here, and two formatted prints cost ten times these digit loops.
+// By hand rather than by snprintf: every time in a result is written here, and
+// two formatted prints cost ten times these digit loops.
 std::string format_date_time(utc_time t) {
     using namespace std::chrono;
     // .NET ticks are 100 ns: keep 7 digits, then drop trailing zeros (format "FFFFFFF").
