@@ -1,14 +1,13 @@
 -- keeper_set_account_permits: SetAccountPermits: the login's three flags, replaced.
 -- The upsert reads the session itself (keeper_valid_session), so a call with a valid session runs
--- one statement; one that wrote nothing asks keeper_session why. Should that find the session
--- valid after all (an Authenticate committed between the two statements), the write runs again,
--- so the answer is always what was done.
+-- one statement; one that wrote nothing is answered by keeper_session_refusal (2 or 3), or runs
+-- its write again should the session be valid by then.
 CREATE OR REPLACE FUNCTION keeper_set_account_permits(p_call keeper_call, p_session_hash bytea, p_ttl_seconds integer,
                                            p_payments boolean, p_invoices boolean, p_messages boolean)
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
-    s record;
     v_login_id bigint;
+    v_refused integer;
 BEGIN
     IF keeper_claim_needed(p_call) THEN PERFORM keeper_claim(p_call); END IF;
     LOOP
@@ -18,9 +17,9 @@ BEGIN
             accept_invoices = EXCLUDED.accept_invoices, accept_messages = EXCLUDED.accept_messages, updated_at = now()
         RETURNING login_id INTO v_login_id;
         EXIT WHEN FOUND;
-        SELECT * INTO s FROM keeper_session(p_session_hash, p_ttl_seconds);
-        IF s.code <> keeper_result('ok') THEN
-            RETURN keeper_audit(p_call, s.login_id, NULL, NULL, s.code);
+        v_refused := keeper_session_refusal(p_call, p_session_hash, p_ttl_seconds);
+        IF v_refused IS NOT NULL THEN
+            RETURN v_refused;
         END IF;
     END LOOP;
     RETURN keeper_audit(p_call, v_login_id, NULL, NULL, keeper_result('ok'));

@@ -4,8 +4,8 @@ CREATE OR REPLACE FUNCTION keeper_subscribe_device(p_call keeper_call, p_session
                                         p_provider text, p_push_user text, p_tag integer, p_locale integer)
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
-    s record;
     v_login_id bigint;
+    v_refused integer;
 BEGIN
     IF keeper_claim_needed(p_call) THEN PERFORM keeper_claim(p_call); END IF;
     LOOP
@@ -15,9 +15,9 @@ BEGIN
             locale = EXCLUDED.locale, updated_at = now()
         RETURNING login_id INTO v_login_id;
         EXIT WHEN FOUND;
-        SELECT * INTO s FROM keeper_session(p_session_hash, p_ttl_seconds);
-        IF s.code <> keeper_result('ok') THEN
-            RETURN keeper_audit(p_call, s.login_id, NULL, NULL, s.code);
+        v_refused := keeper_session_refusal(p_call, p_session_hash, p_ttl_seconds);
+        IF v_refused IS NOT NULL THEN
+            RETURN v_refused;
         END IF;
     END LOOP;
     RETURN keeper_audit(p_call, v_login_id, NULL, NULL, keeper_result('ok'));
