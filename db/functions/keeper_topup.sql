@@ -6,6 +6,10 @@
 -- keeps a cached plan made while card_recent_topups was young (a sequential scan, or a scan of
 -- the whole day), so the function runs with enable_seqscan off and the table has no index on
 -- the time alone (docs/schema.md, "Functions").
+-- The session's read takes the card's lock in the same statement, for a valid session only; a call
+-- that found none is answered by keeper_session_refusal, as the upserts' are. What the lock
+-- guards (the card, the purse, the sum) is read after it, in statements of their own: each reads
+-- what committed before it began.
 CREATE OR REPLACE FUNCTION keeper_topup(p_call keeper_call, p_session_hash bytea, p_ttl_seconds integer,
                                         p_purse text, p_card_id bigint, p_amount numeric, p_max_amount numeric,
                                         p_default_daily_limit numeric)
@@ -13,16 +17,22 @@ RETURNS integer LANGUAGE plpgsql SET enable_seqscan = off AS $$
 DECLARE
     s record;
     c record;
+    v_refused integer;
 BEGIN
     IF keeper_claim_needed(p_call) THEN PERFORM keeper_claim(p_call); END IF;
-    SELECT * INTO s FROM keeper_session(p_session_hash, p_ttl_seconds);
-    IF s.code <> keeper_result('ok') THEN
-        RETURN keeper_audit(p_call, s.login_id, NULL, NULL, s.code);
-    END IF;
-    -- Concurrent top-ups of one card sum exactly against its daily limit.
-    PERFORM pg_advisory_xact_lock(2, hashint8(p_card_id));
-    SELECT blocked, daily_limit INTO c FROM cards WHERE id = p_card_id AND login_id = s.login_id;
-    IF NOT FOUND OR c.blocked OR NOT EXISTS (SELECT 1 FROM purses WHERE purse = p_purse AND login_id = s.login_id) THEN
+    LOOP
+        -- Concurrent top-ups of one card sum exactly against its daily limit.
+        SELECT v.login_id, pg_advisory_xact_lock(2, hashint8(p_card_id)) AS card_locked INTO s
+          FROM keeper_valid_session(p_session_hash, p_ttl_seconds) v;
+        EXIT WHEN FOUND;
+        v_refused := keeper_session_refusal(p_call, p_session_hash, p_ttl_seconds);
+        IF v_refused IS NOT NULL THEN
+            RETURN v_refused;
+        END IF;
+    END LOOP;
+    SELECT blocked, daily_limit, EXISTS (SELECT 1 FROM purses WHERE purse = p_purse AND login_id = s.login_id) AS purse_owned
+      INTO c FROM cards WHERE id = p_card_id AND login_id = s.login_id;
+    IF NOT FOUND OR c.blocked OR NOT c.purse_owned THEN
         RETURN keeper_audit(p_call, s.login_id, NULL, NULL, keeper_result('not_found'));  -- a blocked card answers as a missing one
     END IF;
     IF p_amount > p_max_amount OR
