@@ -11,7 +11,8 @@ admission_queue::admission_queue(std::size_t threads, std::chrono::milliseconds 
 bool admission_queue::offer(const waiting_request& r) {
     {
         std::lock_guard lock{m_mutex};
-        if (!r.retried && expected_wait_locked() > m_wait_target) {
+        const auto target = m_pushback.storm() ? m_wait_target / storm_target_divisor : m_wait_target;
+        if (!r.retried && expected_wait_locked() > target) {
             m_refused.push_back(r);
             m_refused.back().retry_after_s = m_pushback.refused(clock::now());
             m_refused_ready.notify_one();
@@ -38,13 +39,28 @@ waiting_request admission_queue::next_locked() {
     return r;
 }
 
-std::optional<waiting_request> admission_queue::take_refused() {
+std::optional<waiting_request> admission_queue::take_refused(clock::time_point until) {
     std::unique_lock lock{m_mutex};
-    m_refused_ready.wait(lock, [&] { return m_closed || !m_refused.empty(); });
+    const auto ready = [&] { return m_closed || !m_refused.empty(); };
+    if (until == clock::time_point::max()) {
+        m_refused_ready.wait(lock, ready);
+    } else if (!m_refused_ready.wait_until(lock, until, ready)) {
+        return std::nullopt;
+    }
     if (m_closed) return std::nullopt;
     const auto r = m_refused.front();
     m_refused.pop_front();
     return r;
+}
+
+void admission_queue::note_ignored() {
+    std::lock_guard lock{m_mutex};
+    m_pushback.ignored(clock::now());
+}
+
+bool admission_queue::closed() const {
+    std::lock_guard lock{m_mutex};
+    return m_closed;
 }
 
 void admission_queue::served(std::chrono::microseconds service) {
@@ -99,6 +115,13 @@ void retry_pushback::served(clock::time_point now) {
     ++m_served;
 }
 
+void retry_pushback::ignored(clock::time_point now) {
+    roll(now);
+    ++m_ignored;
+    if (m_ignored >= burst_floor && static_cast<double>(m_ignored) > refused_share * static_cast<double>(m_served))
+        m_storm = true;
+}
+
 double retry_pushback::share() const {
     return static_cast<double>(m_refused) / static_cast<double>(std::max<std::int64_t>(m_served, 1));
 }
@@ -113,10 +136,14 @@ int retry_pushback::longest_for(double share) const {
 // Once a second: R from the share of refusals the clients gave.
 void retry_pushback::roll(clock::time_point now) {
     if (now - m_window_start < std::chrono::seconds{1}) return;
-    if (m_window_start != clock::time_point{}) m_seconds = longest_for(share());
+    if (m_window_start != clock::time_point{}) {
+        m_seconds = longest_for(share());
+        m_storm =
+            static_cast<double>(m_ignored) > refused_share * static_cast<double>(std::max<std::int64_t>(m_served, 1));
+    }
     m_second_began_with = m_seconds;
     m_window_start = now;
-    m_refused = m_served = 0;
+    m_refused = m_served = m_ignored = 0;
 }
 
 }  // namespace keeper::fcgi

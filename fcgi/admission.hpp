@@ -4,8 +4,9 @@
 // when it arrives while every serving thread is busy (fcgi/connection_hub.hpp); it is refused on arrival when the
 // requests before it would take longer than the wait target to start: the queued ones times the mean time a thread
 // spends on one, over the threads. A refusal costs the refuser a read and a short answer, never a thread of the pool or
-// a database call, and reaches the client at once instead of after a wait. A request nginx sent before (the retry
-// socket) is never refused: its first attempt may have run, so it is served, and before first-time requests.
+// a database call, and reaches the client at once instead of after a wait (a second later for a client that asked
+// again before its Retry-After ran out: fcgi/held_refusals.hpp). A request nginx sent before (the retry socket) is
+// never refused: its first attempt may have run, so it is served, and before first-time requests.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -52,8 +53,14 @@ public:
     // A request is refused now: the Retry-After its answer gives.
     int refused(clock::time_point now);
     void served(clock::time_point now);
+    // A refused client came back before the Retry-After it was told ran out
+    // (fcgi/refused_clients.hpp).
+    void ignored(clock::time_point now);
     // The longest Retry-After in force (R).
     int seconds() const { return m_seconds; }
+    // A retry storm: refused clients that came back before their wait ran out passed the target
+    // share of the calls served, in the last whole second or, past burst_floor of them, in this one.
+    bool storm() const { return m_storm; }
 
 private:
     void roll(clock::time_point now);
@@ -64,6 +71,8 @@ private:
     clock::time_point m_window_start{};
     std::int64_t m_refused = 0;
     std::int64_t m_served = 0;
+    std::int64_t m_ignored = 0;
+    bool m_storm = false;
     int m_seconds = 1;
     int m_second_began_with = 1;  // R when this second began: the waits its refusals were told
     std::minstd_rand m_spread;
@@ -72,6 +81,10 @@ private:
 class admission_queue {
 public:
     using clock = std::chrono::steady_clock;
+    // During a retry storm (retry_pushback::storm) the wait target is this much shorter: its
+    // refusals are held (fcgi/worker.cpp), so each costs little and brings its client back a
+    // second later at the soonest, and a short queue keeps the threads as busy.
+    static constexpr int storm_target_divisor = 4;
 
     // waiting (may be null): a gauge of the requests queued, kept as they come and go.
     admission_queue(std::size_t threads, std::chrono::milliseconds wait_target,
@@ -82,9 +95,12 @@ public:
     // The next request for a serving thread, if one is queued: sent-before ones first, then the
     // oldest.
     std::optional<waiting_request> try_take();
-    // The next request to refuse, with the Retry-After its answer gives, blocking; nullopt once
-    // closed.
-    std::optional<waiting_request> take_refused();
+    // The next request to refuse, with the Retry-After its answer gives, blocking until one comes
+    // or `until`; nullopt once closed, or at `until`.
+    std::optional<waiting_request> take_refused(clock::time_point until = clock::time_point::max());
+    // The refuser found a refused client back before its Retry-After ran out.
+    void note_ignored();
+    bool closed() const;
     // A serving thread spent `service` on one request: the mean that predicts the next waits.
     void served(std::chrono::microseconds service);
     // Wakes the refuser with nullopt; requests still queued are the caller's to close.

@@ -37,13 +37,14 @@ enum class param : std::size_t {
     request_scheme,
     https,
     remote_addr,
+    remote_port,
     request_id,
     count
 };
 constexpr std::array<std::string_view, static_cast<std::size_t>(param::count)> names{
     "REQUEST_METHOD", "DOCUMENT_URI",    "SCRIPT_NAME",          "PATH_INFO",        "QUERY_STRING", "CONTENT_TYPE",
     "CONTENT_LENGTH", "HTTP_SOAPACTION", "HTTP_IDEMPOTENCY_KEY", "HTTP_TRACEPARENT", "HTTP_HOST",    "REQUEST_SCHEME",
-    "HTTPS",          "REMOTE_ADDR",     "REQUEST_ID",
+    "HTTPS",          "REMOTE_ADDR",     "REMOTE_PORT",          "REQUEST_ID",
 };
 
 class params {
@@ -116,6 +117,7 @@ core::http_request read_request(FCGX_Request& r, std::size_t body_limit) {
     const auto scheme = p.text(param::request_scheme);
     req.scheme = !scheme.empty() ? scheme : (p.text(param::https) == "on" ? "https" : "http");
     req.remote_addr = p.text(param::remote_addr);
+    req.remote_port = p.text(param::remote_port);
     req.request_id = p.text(param::request_id);
     // Only an id of keeper's own form, as nginx makes it (13 digits of time, 19 hex digits): the id
     // names the call's claim, which a retried call's settling ends the holder of, and its time is
@@ -156,29 +158,50 @@ void write_response(FCGX_Request& r, const core::http_response& res, const std::
 }
 
 exchange exchange_one(FCGX_Request& request, int fd, std::size_t body_limit, bool retried, const responder& respond) {
-    exchange out;
+    auto begun = begin_exchange(request, fd, body_limit, retried);
+    if (!begun.request) return std::move(begun.out);
+    auto answered = respond(*begun.request);
+    return finish_exchange(request, std::move(begun), std::move(answered));
+}
+
+begun_exchange begin_exchange(FCGX_Request& request, int fd, std::size_t body_limit, bool retried) {
+    begun_exchange begun;
     request.ipcFd = fd;
     request.keepConnection = 1;  // Accept_r first "finishes" the previous request: keep this fd open
     request.detached = 1;
     if (FCGX_Accept_r(&request) != 0) {  // nginx closed it, and libfcgi closed fd
-        out.closed = request.ipcFd < 0;
+        begun.out.closed = request.ipcFd < 0;
         request.ipcFd = -1;
-        return out;
+        return begun;
     }
     // Whether nginx keeps the connection is the caller's to act on: libfcgi closes nothing when
     // the request ends well.
-    const bool keep = request.keepConnection;
+    begun.keep = request.keepConnection;
     request.keepConnection = 1;
     try {
         const auto started = std::chrono::steady_clock::now();
         auto req = read_request(request, body_limit);
         req.retried = retried;
         req.arrived = started;
-        out.answered = respond(req);
-        out.request_id = req.request_id;
-        write_response(request, out.answered->response, req.request_id);
+        begun.request = std::move(req);
+    } catch (const std::exception& e) {
+        // Only the FastCGI stream can get here: nginx is gone.
+        begun.out.aborted = e.what();
         FCGX_Finish_r(&request);
-        out.open = request.ipcFd >= 0 && keep;
+        begun.out.closed = request.ipcFd < 0;
+        request.ipcFd = -1;
+    }
+    return begun;
+}
+
+exchange finish_exchange(FCGX_Request& request, begun_exchange begun, core::handled_request answered) {
+    exchange out = std::move(begun.out);
+    try {
+        out.request_id = begun.request->request_id;
+        out.answered = std::move(answered);
+        write_response(request, out.answered->response, out.request_id);
+        FCGX_Finish_r(&request);
+        out.open = request.ipcFd >= 0 && begun.keep;
     } catch (const std::exception& e) {
         // Only the FastCGI stream can get here (the responders never throw): nginx is gone.
         out.answered.reset();

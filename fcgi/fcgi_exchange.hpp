@@ -34,4 +34,15 @@ struct exchange {
 using responder = std::function<core::handled_request(const core::http_request&)>;
 exchange exchange_one(FCGX_Request& request, int fd, std::size_t body_limit, bool retried, const responder& respond);
 
+// exchange_one in two halves, for an answer written later (a held refusal, fcgi/worker.cpp): the
+// request read (none: closed before a request came, or the stream broke, said in `out`), then
+// its answer written and the request finished on the same FCGX_Request.
+struct begun_exchange {
+    exchange out;
+    std::optional<core::http_request> request;
+    bool keep = false;  // nginx asked to keep the connection
+};
+begun_exchange begin_exchange(FCGX_Request& request, int fd, std::size_t body_limit, bool retried);
+exchange finish_exchange(FCGX_Request& request, begun_exchange begun, core::handled_request answered);
+
 }  // namespace keeper::fcgi

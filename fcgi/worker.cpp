@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -21,8 +22,10 @@
 #include "core/wire/soap_reader.hpp"
 #include "db/store/pg_store.hpp"
 #include "fcgi_exchange.hpp"
+#include "held_refusals.hpp"
 #include "log_writer.hpp"
 #include "process_probe.hpp"
+#include "refused_clients.hpp"
 
 namespace keeper::fcgi {
 namespace {
@@ -56,18 +59,11 @@ struct busy_thread {
     busy_thread& operator=(const busy_thread&) = delete;
 };
 
-enum class answer_with { the_call, a_refusal };
-
-// Answers the request waiting on r's connection, counts and logs it, and hands the connection back
-// to the hub: to wait for its next request, closed (nginx asked to, or it came from the retry
-// socket, whose connections serve one request: nginx keeps none of them, since a kept one could be
-// to a worker that dies, and a retry sent on it would fail again), or forgotten when libfcgi
-// closed it.
-void answer(FCGX_Request& request, const waiting_request& r, worker_state& w, answer_with how) {
-    const auto x = exchange_one(request, r.fd, w.cfg.body_limit, r.retried, [&](const core::http_request& req) {
-        return how == answer_with::the_call ? core::handle_request(req, w.store, w.cfg, &w.metrics, &w.processes)
-                                            : core::refuse_request(req, core::refusal::busy, {}, r.retry_after_s);
-    });
+// Counts and logs an answered request, and hands its connection back to the hub: to wait for its
+// next request, closed (nginx asked to, or it came from the retry socket, whose connections serve
+// one request: nginx keeps none of them, since a kept one could be to a worker that dies, and a
+// retry sent on it would fail again), or forgotten when libfcgi closed it.
+void settle(const exchange& x, const waiting_request& r, worker_state& w) {
     if (!x.aborted.empty()) log_event("worker", "request aborted: " + x.aborted);
     if (x.answered) {
         const auto took =
@@ -84,6 +80,51 @@ void answer(FCGX_Request& request, const waiting_request& r, worker_state& w, an
     }
 }
 
+// Answers the call waiting on r's connection.
+void answer(FCGX_Request& request, const waiting_request& r, worker_state& w) {
+    settle(exchange_one(request, r.fd, w.cfg.body_limit, r.retried,
+                        [&](const core::http_request& req) {
+                            return core::handle_request(req, w.store, w.cfg, &w.metrics, &w.processes);
+                        }),
+           r, w);
+}
+
+// A client by its connection, as nginx (or the front) names it: address and port.
+std::string client_of(const core::http_request& req) {
+    if (req.remote_addr.empty() || req.remote_port.empty()) return {};
+    return req.remote_addr + ' ' + req.remote_port;
+}
+
+// Refuses the request waiting on r's connection: read, and answered at once, or held (its client
+// came back before the Retry-After it was told ran out).
+void refuse(const waiting_request& r, held_refusals& held, refused_clients& clients, worker_state& w) {
+    w.metrics.runtime.requests_refused.fetch_add(1, std::memory_order_relaxed);
+    auto request = held.request();
+    auto begun = begin_exchange(*request, r.fd, w.cfg.body_limit, r.retried);
+    if (!begun.request) {
+        settle(begun.out, r, w);
+        held.give_back(std::move(request));
+        return;
+    }
+    auto refusal = core::refuse_request(*begun.request, core::refusal::busy, {}, r.retry_after_s);
+    const auto now = std::chrono::steady_clock::now();
+    if (clients.refused(client_of(*begun.request), now, std::chrono::seconds{r.retry_after_s})) {
+        w.queue.note_ignored();
+        held.hold(now, std::move(request), std::move(begun), std::move(refusal), r);
+        return;
+    }
+    settle(finish_exchange(*request, std::move(begun), std::move(refusal)), r, w);
+    held.give_back(std::move(request));
+}
+
+// Writes the answers of the held refusals whose time has come.
+void answer_due(held_refusals& held, worker_state& w) {
+    while (auto h = held.due(std::chrono::steady_clock::now())) {
+        settle(finish_exchange(*h->request, std::move(h->begun), std::move(h->answer)), h->waiting, w);
+        held.give_back(std::move(h->request));
+    }
+}
+
 // Names the calling thread as `top -H` and `perf` show it.
 void name_thread(const char* name) { pthread_setname_np(pthread_self(), name); }
 
@@ -95,21 +136,29 @@ void serve_thread(worker_state& w) {
         const auto started = std::chrono::steady_clock::now();
         {
             const busy_thread busy{w.metrics.runtime.threads_busy};
-            answer(request, *r, w, answer_with::the_call);
+            answer(request, *r, w);
         }
         w.queue.served(
             std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started));
     }
 }
 
-// Answers the requests refused on arrival: a read and a short answer each, no database.
+// Answers the requests refused on arrival: a read and a short answer each, no database. A client
+// that asks again before the Retry-After it was told ran out (a retry storm) gets its answer a
+// second after it came: it then asks about once a second instead of once a round trip, and its
+// refusals take that much less of the cores (docs/design.md, "Overload"). The hub waits for every
+// connection with a request in hand, held ones too, before the queue closes: none is left here.
 void refuse_thread(worker_state& w) {
     name_thread("keeper-refuse");
-    FCGX_Request request;
-    FCGX_InitRequest(&request, -1, 0);
-    while (const auto r = w.queue.take_refused()) {
-        w.metrics.runtime.requests_refused.fetch_add(1, std::memory_order_relaxed);
-        answer(request, *r, w, answer_with::a_refusal);
+    held_refusals held;
+    refused_clients clients;
+    for (;;) {
+        answer_due(held, w);
+        if (const auto r = w.queue.take_refused(held.next().value_or(std::chrono::steady_clock::time_point::max()))) {
+            refuse(*r, held, clients, w);
+        } else if (w.queue.closed()) {
+            return;
+        }
     }
 }
 

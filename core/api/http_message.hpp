@@ -33,6 +33,9 @@ struct http_request {
     // the socket's backlog, a busy thread) is spent from the call's budget. None (an id of
     // another shape, a test's request): from `arrived`.
     std::optional<std::chrono::system_clock::time_point> sent_at{};
+    // The client's port as nginx saw it (REMOTE_PORT): with remote_addr, its connection, by which
+    // the refuser knows a client that asks again before its Retry-After ran out.
+    std::string remote_port{};
 };
 
 struct http_response {

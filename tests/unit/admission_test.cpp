@@ -5,8 +5,10 @@
 
 #include <array>
 #include <chrono>
+#include <string>
 
 #include "fcgi/admission.hpp"
+#include "fcgi/refused_clients.hpp"
 
 using namespace keeper::fcgi;
 using std::chrono::microseconds;
@@ -119,6 +121,81 @@ BOOST_AUTO_TEST_CASE(refusals_are_told_waits_spread_evenly_up_to_the_longest) {
         BOOST_TEST(told[static_cast<std::size_t>(s)] > draws / retry_pushback::longest_s / 2);
     BOOST_TEST(sum / draws > 9.5);
     BOOST_TEST(sum / draws < 11.5);
+}
+
+// A client is known by its connection; one refused again before the wait it was told ran out did
+// not wait, one refused again after it did.
+BOOST_AUTO_TEST_CASE(a_client_back_before_its_retry_after_ran_out_is_known) {
+    using clock = refused_clients::clock;
+    using std::chrono::seconds;
+    refused_clients clients;
+    const auto t = clock::time_point{} + std::chrono::hours{1};
+    BOOST_TEST(!clients.refused("192.0.2.1 50000", t, seconds{3}));               // its first refusal
+    BOOST_TEST(clients.refused("192.0.2.1 50000", t + seconds{1}, seconds{3}));   // back after 1 s of 3
+    BOOST_TEST(!clients.refused("192.0.2.1 50001", t + seconds{1}, seconds{3}));  // another connection
+    BOOST_TEST(!clients.refused("192.0.2.1 50000", t + seconds{4}, seconds{3}));  // waited the 3 s it was told last
+    BOOST_TEST(clients.refused("192.0.2.1 50000", t + seconds{6}, seconds{3}));   // not this time
+    BOOST_TEST(!clients.refused("", t, seconds{3}));                              // no name: never one
+    BOOST_TEST(!clients.refused("", t, seconds{3}));
+}
+
+BOOST_AUTO_TEST_CASE(the_refused_clients_forget_the_waits_that_ran_out_when_full) {
+    using clock = refused_clients::clock;
+    using std::chrono::seconds;
+    refused_clients clients{4};
+    const auto t = clock::time_point{} + std::chrono::hours{1};
+    for (int i = 0; i < 3; ++i) clients.refused("10.0.0." + std::to_string(i) + " 1", t, seconds{1});
+    clients.refused("10.0.0.9 1", t, seconds{20});
+    BOOST_TEST(clients.size() == 4u);
+    BOOST_TEST(!clients.refused("10.0.0.5 1", t + seconds{2}, seconds{1}));  // full: the three that ran out go
+    BOOST_TEST(clients.size() == 2u);
+    BOOST_TEST(clients.refused("10.0.0.9 1", t + seconds{2}, seconds{1}));  // the one still waiting stays
+}
+
+// A retry storm: refused clients back before their wait ran out, past the target share of the calls
+// served (a twentieth), in the last whole second, or past burst_floor of them within this one.
+BOOST_AUTO_TEST_CASE(a_retry_storm_is_clients_that_do_not_wait) {
+    using clock = retry_pushback::clock;
+    retry_pushback p{7};
+    auto t = clock::time_point{} + std::chrono::hours{1};
+    const auto second = [&](int ignored, int served) {
+        for (int i = 0; i < served; ++i) p.served(t);
+        for (int i = 0; i < ignored; ++i) {
+            p.refused(t);
+            p.ignored(t);
+        }
+        t += std::chrono::seconds{1};
+        p.served(t);
+        return p.storm();
+    };
+    BOOST_TEST(!second(0, 1000));
+    BOOST_TEST(!second(40, 1000));  // 4 %
+    BOOST_TEST(second(60, 1000));   // 6 %
+    BOOST_TEST(!second(20, 1000));  // they went away
+    for (int i = 0; i < 1000; ++i) p.served(t);
+    for (std::int64_t i = 1; i < retry_pushback::burst_floor; ++i) p.ignored(t);
+    BOOST_TEST(!p.storm());
+    for (int i = 0; i < 40; ++i) p.ignored(t);  // 71 of 1000 within the second
+    BOOST_TEST(p.storm());
+}
+
+// During a storm the queue is kept to a quarter of the wait target.
+BOOST_AUTO_TEST_CASE(in_a_retry_storm_the_queue_is_a_quarter_of_the_target) {
+    admission_queue q{1, milliseconds{40}};
+    q.served(microseconds{5000});                                   // 5 ms of wait per queued request
+    for (int fd = 0; fd < 2; ++fd) BOOST_TEST(q.offer(first(fd)));  // 5, 10 ms
+    for (std::int64_t i = 0; i < retry_pushback::burst_floor; ++i) q.note_ignored();
+    BOOST_TEST(!q.offer(first(2)));  // 15 ms: past 40 ms / 4
+    BOOST_TEST(q.waiting() == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(the_refuser_waits_for_a_refusal_until_a_held_one_is_due) {
+    using clock = admission_queue::clock;
+    admission_queue q{1, milliseconds{1}};
+    const auto until = clock::now() + std::chrono::milliseconds{30};
+    BOOST_TEST(!q.take_refused(until).has_value());
+    BOOST_TEST((clock::now() >= until));
+    BOOST_TEST(!q.closed());
 }
 
 BOOST_AUTO_TEST_CASE(a_refused_request_carries_the_retry_after_in_force) {
