@@ -539,6 +539,31 @@ class Chaos(unittest.TestCase):
                 t.start()
             return threads
 
+        # One client that asks again the moment it is refused, on one kept connection: a worker
+        # that refused it before holds each refusal a second (docs/design.md, "Overload"), so it
+        # asks about once a second instead of hundreds of times.
+        storm = {"refused": 0, "held": 0, "kinds": set()}
+
+        def storm_client():
+            conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=60)
+            while not stop.is_set():
+                began = time.monotonic()
+                try:
+                    conn.request("GET", "/GlobalApi.asmx/GetUtcNow")
+                    r = conn.getresponse()
+                    body = r.read().decode(errors="replace")
+                except (OSError, http.client.HTTPException) as e:
+                    conn.close()
+                    storm["kinds"].add(f"no answer: {e!r}")
+                    continue
+                if r.status == 503 and "not applied" in body and r.getheader("Retry-After"):
+                    storm["kinds"].add("not applied")
+                    storm["refused"] += 1
+                    storm["held"] += time.monotonic() - began >= 0.9
+                else:
+                    storm["kinds"].add(f"{r.status}")
+                    time.sleep(0.01)  # a call served: only its refusals come back at once
+
         def stalled_commits():
             return int(sql("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'"))
 
@@ -652,7 +677,8 @@ class Chaos(unittest.TestCase):
     def test_10_more_top_ups_than_threads_while_the_standby_stalls(self):
         """The synchronous standby stalls for longer than nginx's fastcgi_read_timeout (30 s) while
         more clients than the pool has threads top up, each on a purse and card of its own, waiting
-        Retry-After (1-20 s) after a 503. Every call is answered by keeper within its budget: "outcome
+        Retry-After (1-20 s) after a 503, and one more asks for the time again the moment it is
+        refused: its refusals are held a second each, once a worker has refused it before. Every call is answered by keeper within its budget: "outcome
         unknown" for a commit that waited for the standby, "not applied" for the rest (no database
         connection came free, its budget went waiting for a thread, or it was refused on arrival);
         never nginx's own 502 or 504, never a closed connection. By request id, no call's audit row
@@ -697,6 +723,31 @@ class Chaos(unittest.TestCase):
                 if got[0] == "not applied":
                     time.sleep(int(r.getheader("Retry-After")))
 
+        # One client that asks again the moment it is refused, on one kept connection: a worker
+        # that refused it before holds each refusal a second (docs/design.md, "Overload"), so it
+        # asks about once a second instead of hundreds of times.
+        storm = {"refused": 0, "held": 0, "kinds": set()}
+
+        def storm_client():
+            conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=60)
+            while not stop.is_set():
+                began = time.monotonic()
+                try:
+                    conn.request("GET", "/GlobalApi.asmx/GetUtcNow")
+                    r = conn.getresponse()
+                    body = r.read().decode(errors="replace")
+                except (OSError, http.client.HTTPException) as e:
+                    conn.close()
+                    storm["kinds"].add(f"no answer: {e!r}")
+                    continue
+                if r.status == 503 and "not applied" in body and r.getheader("Retry-After"):
+                    storm["kinds"].add("not applied")
+                    storm["refused"] += 1
+                    storm["held"] += time.monotonic() - began >= 0.9
+                else:
+                    storm["kinds"].add(f"{r.status}")
+                    time.sleep(0.01)  # a call served: only its refusals come back at once
+
         def stalled_commits():
             return int(sql("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'"))
 
@@ -704,6 +755,7 @@ class Chaos(unittest.TestCase):
         sql("SELECT pg_reload_conf()")
         time.sleep(1)
         threads = [threading.Thread(target=client, args=(i,), daemon=True) for i in range(clients)]
+        threads.append(threading.Thread(target=storm_client, daemon=True))
         try:
             for t in threads:
                 t.start()
@@ -722,6 +774,11 @@ class Chaos(unittest.TestCase):
                         len(answers) - by_kind.get("done", 0), 0,
                         ", ".join(f"{n} {k}" for k, n in sorted(by_kind.items()))))
         self.assertEqual(set(by_kind) - {"not applied", "outcome unknown", "done"}, set(), by_kind)
+        self.assertEqual(storm["kinds"] - {"not applied", "200"}, set(), storm)
+        self.assertGreater(storm["held"], 0, f"the client that does not wait is held: {storm}")
+        # Answered at once: its first refusal by each worker, and one after each wait it was told
+        # (up to 20 s) ran out.
+        self.assertLess(storm["refused"] - storm["held"], 40, storm)
         self.assertGreater(by_kind.get("outcome unknown", 0), 0, "commits waited for the standby")
         self.assertGreater(by_kind.get("not applied", 0), 0, "the calls beyond the connections were not applied")
         stored = sql(f"SELECT string_agg(t.amount::text, ' ') FROM topups t WHERE t.card_id BETWEEN {base} AND {base + clients - 1}").split()
