@@ -17,7 +17,7 @@ std::unique_ptr<FCGX_Request> held_refusals::request() {
 
 void held_refusals::hold(clock::time_point now, std::unique_ptr<FCGX_Request> request, begun_exchange begun,
                          core::handled_request answer, const waiting_request& waiting) {
-    m_held.push_back({now + hold_for, std::move(request), std::move(begun), std::move(answer), waiting});
+    m_held.push_back({now + refusal_hold, std::move(request), std::move(begun), std::move(answer), waiting});
 }
 
 std::optional<held_refusals::held> held_refusals::due(clock::time_point now) {

@@ -1,7 +1,7 @@
 #pragma once
 // The refusals a worker's refuser holds before it answers them (docs/design.md, "Overload"): a
 // client that asks again before the Retry-After it was told ran out (fcgi/refused_clients.hpp)
-// gets its next refusal a second after it came. Each is read and answered on a FastCGI request of
+// gets its next refusal refusal_hold (a second) after it came. Each is read and answered on a FastCGI request of
 // its own, and its answer written when its time comes; in the order they came, which is the order
 // of their times, each being held as long.
 #include <fcgiapp.h>
@@ -14,13 +14,13 @@
 
 #include "admission.hpp"
 #include "fcgi_exchange.hpp"
+#include "refused_clients.hpp"
 
 namespace keeper::fcgi {
 
 class held_refusals {
 public:
     using clock = std::chrono::steady_clock;
-    static constexpr std::chrono::seconds hold_for{1};
 
     struct held {
         clock::time_point answer_at;

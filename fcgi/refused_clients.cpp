@@ -14,7 +14,7 @@ bool refused_clients::refused(std::string_view client, clock::time_point now, st
         make_room(now);
         found = m_until.emplace(std::string{client}, now).first;
     }
-    found->second = now + told;
+    found->second = now + (early ? refusal_hold : std::chrono::seconds{0}) + told;
     return early;
 }
 

@@ -12,6 +12,9 @@
 
 namespace keeper::fcgi {
 
+// How long the refuser holds the refusal of a client that did not wait (fcgi/held_refusals.hpp).
+inline constexpr std::chrono::seconds refusal_hold{1};
+
 class refused_clients {
 public:
     using clock = std::chrono::steady_clock;
@@ -20,8 +23,9 @@ public:
     explicit refused_clients(std::size_t capacity = 16384);
 
     // `client` is refused at `now` and told to wait `told`: whether it came back before the wait it
-    // was told at its last refusal ran out. A client with no name (no address and port) is never
-    // one.
+    // was told at its last refusal ran out. Its wait runs from its answer: refusal_hold later for
+    // one that did not wait, whose answer is held, so that a client which then waits is not taken
+    // for one again. A client with no name (no address and port) is never one.
     bool refused(std::string_view client, clock::time_point now, std::chrono::seconds told);
     std::size_t size() const { return m_until.size(); }
 

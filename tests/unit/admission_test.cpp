@@ -131,10 +131,12 @@ BOOST_AUTO_TEST_CASE(a_client_back_before_its_retry_after_ran_out_is_known) {
     refused_clients clients;
     const auto t = clock::time_point{} + std::chrono::hours{1};
     BOOST_TEST(!clients.refused("192.0.2.1 50000", t, seconds{3}));               // its first refusal
-    BOOST_TEST(clients.refused("192.0.2.1 50000", t + seconds{1}, seconds{3}));   // back after 1 s of 3
+    BOOST_TEST(clients.refused("192.0.2.1 50000", t + seconds{1}, seconds{3}));   // back after 1 s of 3: held
     BOOST_TEST(!clients.refused("192.0.2.1 50001", t + seconds{1}, seconds{3}));  // another connection
-    BOOST_TEST(!clients.refused("192.0.2.1 50000", t + seconds{4}, seconds{3}));  // waited the 3 s it was told last
-    BOOST_TEST(clients.refused("192.0.2.1 50000", t + seconds{6}, seconds{3}));   // not this time
+    // Held, it had its answer a second later: its 3 s ran from there.
+    BOOST_TEST(clients.refused("192.0.2.1 50000", t + seconds{4}, seconds{3}));
+    BOOST_TEST(!clients.refused("192.0.2.1 50000", t + seconds{9}, seconds{3}));  // waited: 1 s held, 3 s told
+    BOOST_TEST(clients.refused("192.0.2.1 50000", t + seconds{11}, seconds{3}));  // not this time
     BOOST_TEST(!clients.refused("", t, seconds{3}));                              // no name: never one
     BOOST_TEST(!clients.refused("", t, seconds{3}));
 }
