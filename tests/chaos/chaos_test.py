@@ -539,31 +539,6 @@ class Chaos(unittest.TestCase):
                 t.start()
             return threads
 
-        # One client that asks again the moment it is refused, on one kept connection: a worker
-        # that refused it before holds each refusal a second (docs/design.md, "Overload"), so it
-        # asks about once a second instead of hundreds of times.
-        storm = {"refused": 0, "held": 0, "kinds": set()}
-
-        def storm_client():
-            conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=60)
-            while not stop.is_set():
-                began = time.monotonic()
-                try:
-                    conn.request("GET", "/GlobalApi.asmx/GetUtcNow")
-                    r = conn.getresponse()
-                    body = r.read().decode(errors="replace")
-                except (OSError, http.client.HTTPException) as e:
-                    conn.close()
-                    storm["kinds"].add(f"no answer: {e!r}")
-                    continue
-                if r.status == 503 and "not applied" in body and r.getheader("Retry-After"):
-                    storm["kinds"].add("not applied")
-                    storm["refused"] += 1
-                    storm["held"] += time.monotonic() - began >= 0.9
-                else:
-                    storm["kinds"].add(f"{r.status}")
-                    time.sleep(0.01)  # a call served: only its refusals come back at once
-
         def stalled_commits():
             return int(sql("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'"))
 
