@@ -118,8 +118,12 @@ void retry_pushback::served(clock::time_point now) {
 void retry_pushback::ignored(clock::time_point now) {
     roll(now);
     ++m_ignored;
-    if (m_ignored >= burst_floor && static_cast<double>(m_ignored) > refused_share * static_cast<double>(m_served))
-        m_storm = true;
+    if (m_ignored >= burst_floor && ignored_past_share()) m_storm = true;
+}
+
+// Refused clients that did not wait, past the share of refusals Retry-After aims at.
+bool retry_pushback::ignored_past_share() const {
+    return static_cast<double>(m_ignored) > refused_share * static_cast<double>(std::max<std::int64_t>(m_served, 1));
 }
 
 double retry_pushback::share() const {
@@ -138,8 +142,7 @@ void retry_pushback::roll(clock::time_point now) {
     if (now - m_window_start < std::chrono::seconds{1}) return;
     if (m_window_start != clock::time_point{}) {
         m_seconds = longest_for(share());
-        m_storm =
-            static_cast<double>(m_ignored) > refused_share * static_cast<double>(std::max<std::int64_t>(m_served, 1));
+        m_storm = ignored_past_share();
     }
     m_second_began_with = m_seconds;
     m_window_start = now;

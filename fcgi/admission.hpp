@@ -67,6 +67,7 @@ private:
     // The R that brings `share`, the share of refusals seen this second, to the target.
     int longest_for(double share) const;
     double share() const;  // this second's refusals per call served
+    bool ignored_past_share() const;
 
     clock::time_point m_window_start{};
     std::int64_t m_refused = 0;
