@@ -182,7 +182,8 @@ int main(int argc, char** argv) {
         // Before the workers fork: they all share them.
         keeper::fcgi::in_shared_memory<keeper::core::metrics_block> metrics{"metrics"};
         keeper::fcgi::in_shared_memory<keeper::db::calls_in_flight> calls{"the calls in flight"};
-        return keeper::fcgi::run_pool(sockets, cfg, reload, metrics.get(), calls.get());
+        keeper::fcgi::in_shared_memory<keeper::fcgi::refused_clients> refused_clients{"the refused clients"};
+        return keeper::fcgi::run_pool(sockets, cfg, reload, {metrics.get(), calls.get(), refused_clients.get()});
     } catch (const std::exception& e) {
         keeper::fcgi::log_event("keeper-fcgi", e.what());
         return 1;

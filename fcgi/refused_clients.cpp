@@ -1,30 +1,47 @@
 #include "refused_clients.hpp"
 
-#include <iterator>
+#include <cstring>
+#include <mutex>
+
+#include "core/pipeline/stable_hash.hpp"
 
 namespace keeper::fcgi {
+namespace {
 
-refused_clients::refused_clients(std::size_t capacity) : m_capacity(capacity > 0 ? capacity : 1) {}
+std::int64_t steady_ns(refused_clients::clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
+
+}  // namespace
 
 bool refused_clients::refused(std::string_view client, clock::time_point now, std::chrono::seconds told) {
-    if (client.empty()) return false;
-    auto found = m_until.find(std::string{client});
-    const bool early = found != m_until.end() && now < found->second;
-    if (found == m_until.end()) {
-        make_room(now);
-        found = m_until.emplace(std::string{client}, now).first;
+    if (client.empty() || client.size() > name_capacity) return false;
+    const auto at = steady_ns(now);
+    const std::lock_guard held{m_mutex};
+    entry& e = slot_for(client, at);
+    const bool known = std::string_view{e.name.data(), e.name_size} == client;
+    const bool early = known && at < e.until;
+    if (!known) {
+        e.name_size = static_cast<std::uint8_t>(client.size());
+        std::memcpy(e.name.data(), client.data(), client.size());
     }
-    found->second = now + (early ? refusal_hold : std::chrono::seconds{0}) + told;
+    e.until = steady_ns(now + (early ? refusal_hold : std::chrono::seconds{0}) + told);
     return early;
 }
 
-// Full: the clients whose wait ran out go; should every one still be waiting (more clients
-// refused within the longest Retry-After than the table holds), all go, and the next refusal of
-// each counts as a first one.
-void refused_clients::make_room(clock::time_point now) {
-    if (m_until.size() < m_capacity) return;
-    for (auto it = m_until.begin(); it != m_until.end();) it = it->second <= now ? m_until.erase(it) : std::next(it);
-    if (m_until.size() >= m_capacity) m_until.clear();
+// The client's own entry if it has one; else a free one or one whose wait ran out; else the one
+// whose wait ends first.
+refused_clients::entry& refused_clients::slot_for(std::string_view client, std::int64_t now) {
+    const auto home = static_cast<std::size_t>(core::stable_hash(client) % slots);
+    entry* reusable = nullptr;
+    entry* ends_first = nullptr;
+    for (std::size_t i = 0; i < probes; ++i) {
+        entry& e = m_entries[(home + i) % slots];
+        if (e.until != 0 && std::string_view{e.name.data(), e.name_size} == client) return e;
+        if (!reusable && e.until <= now) reusable = &e;
+        if (!ends_first || e.until < ends_first->until) ends_first = &e;
+    }
+    return reusable ? *reusable : *ends_first;
 }
 
 }  // namespace keeper::fcgi

@@ -32,18 +32,20 @@ namespace {
 
 // What the threads of one worker process share.
 struct worker_state {
-    worker_state(listen_sockets sockets, const core::settings& c, core::metrics_block& m, db::calls_in_flight& calls)
+    worker_state(listen_sockets sockets, const core::settings& c, pool_memory shared)
         : cfg(c),
-          metrics(m),
+          metrics(shared.metrics),
+          clients(shared.refused),
           store(config::worker_conninfo(c), static_cast<std::size_t>(c.database_connections),
                 {c.lock_timeout, c.statement_timeout, c.call_budget, std::max(1, c.threads / 2)},
-                db::key_file::load(config::secret_key_path(c)), &m.runtime, &calls),
-          queue(static_cast<std::size_t>(c.threads), c.admission_wait, &m.runtime.requests_waiting),
+                db::key_file::load(config::secret_key_path(c)), &metrics.runtime, &shared.calls),
+          queue(static_cast<std::size_t>(c.threads), c.admission_wait, &metrics.runtime.requests_waiting),
           hub(sockets, queue),
-          processes(m.runtime) {}
+          processes(metrics.runtime) {}
 
     const core::settings& cfg;
     core::metrics_block& metrics;
+    refused_clients& clients;  // the pool's
     db::pg_store store;
     admission_queue queue;
     connection_hub hub;
@@ -97,7 +99,7 @@ std::string client_of(const core::http_request& req) {
 
 // Refuses the request waiting on r's connection: read, and answered at once, or held (its client
 // came back before the Retry-After it was told ran out).
-void refuse(const waiting_request& r, held_refusals& held, refused_clients& clients, worker_state& w) {
+void refuse(const waiting_request& r, held_refusals& held, worker_state& w) {
     w.metrics.runtime.requests_refused.fetch_add(1, std::memory_order_relaxed);
     auto request = held.request();
     auto begun = begin_exchange(*request, r.fd, w.cfg.body_limit, r.retried);
@@ -108,7 +110,7 @@ void refuse(const waiting_request& r, held_refusals& held, refused_clients& clie
     }
     auto refusal = core::refuse_request(*begun.request, core::refusal::busy, {}, r.retry_after_s);
     const auto now = std::chrono::steady_clock::now();
-    if (clients.refused(client_of(*begun.request), now, std::chrono::seconds{r.retry_after_s})) {
+    if (w.clients.refused(client_of(*begun.request), now, std::chrono::seconds{r.retry_after_s})) {
         w.queue.note_ignored();
         held.hold(now, std::move(request), std::move(begun), std::move(refusal), r);
         return;
@@ -151,11 +153,10 @@ void serve_thread(worker_state& w) {
 void refuse_thread(worker_state& w) {
     name_thread("keeper-refuse");
     held_refusals held;
-    refused_clients clients;
     for (;;) {
         answer_due(held, w);
         if (const auto r = w.queue.take_refused(held.next().value_or(std::chrono::steady_clock::time_point::max()))) {
-            refuse(*r, held, clients, w);
+            refuse(*r, held, w);
         } else if (w.queue.closed()) {
             return;
         }
@@ -172,8 +173,7 @@ sigset_t stop_signals() {
 
 }  // namespace
 
-int run_worker(listen_sockets sockets, const core::settings& cfg, core::metrics_block& metrics,
-               db::calls_in_flight& calls) {
+int run_worker(listen_sockets sockets, const core::settings& cfg, pool_memory shared) {
     // Stop signals wait for this thread's sigwait; the serving threads inherit the blocked mask.
     const sigset_t stops = stop_signals();
     pthread_sigmask(SIG_BLOCK, &stops, nullptr);
@@ -185,7 +185,7 @@ int run_worker(listen_sockets sockets, const core::settings& cfg, core::metrics_
     const sched_param batch{};
     sched_setscheduler(0, SCHED_BATCH, &batch);
     core::init_xml_guards();
-    auto w = std::make_unique<worker_state>(sockets, cfg, metrics, calls);
+    auto w = std::make_unique<worker_state>(sockets, cfg, shared);
     std::vector<std::thread> threads;
     for (int i = 0; i < cfg.threads; ++i) threads.emplace_back(serve_thread, std::ref(*w));
     threads.emplace_back(refuse_thread, std::ref(*w));

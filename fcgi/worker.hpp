@@ -7,13 +7,20 @@
 #include "core/pipeline/metrics.hpp"
 #include "core/api/settings.hpp"
 #include "db/store/calls_in_flight.hpp"
+#include "refused_clients.hpp"
 
 namespace keeper::fcgi {
 
+// What the pool's processes share, mapped by the supervisor before its first fork
+// (fcgi/shared_memory.hpp), so every worker and every replacement sees the same objects.
+struct pool_memory {
+    core::metrics_block& metrics;
+    db::calls_in_flight& calls;  // the host's record of the write calls in flight
+    refused_clients& refused;    // the clients refused lately, by their connections
+};
+
 // Returns when asked to stop (SIGTERM/SIGINT): accepts no new connection, serves the kept ones
-// until nginx closes them or drain_seconds pass, and finishes every request in hand. metrics and
-// calls are the pool's, in shared memory.
-int run_worker(listen_sockets sockets, const core::settings& cfg, core::metrics_block& metrics,
-               db::calls_in_flight& calls);
+// until nginx closes them or drain_seconds pass, and finishes every request in hand.
+int run_worker(listen_sockets sockets, const core::settings& cfg, pool_memory shared);
 
 }  // namespace keeper::fcgi

@@ -37,8 +37,7 @@ struct pool {
     listen_sockets sockets;
     core::settings cfg;
     const settings_loader& loader;
-    core::metrics_block& metrics;
-    db::calls_in_flight& calls;
+    pool_memory shared;
     worker_set workers;   // serving with the current configuration
     worker_set retiring;  // asked to stop (reload), still draining
     bool stopping = false;
@@ -53,7 +52,7 @@ struct pool {
     use_log_ring(log);
     int rc = 1;
     try {
-        rc = run_worker(p.sockets, p.cfg, p.metrics, p.calls);  // takes SIGTERM/SIGINT itself (still blocked)
+        rc = run_worker(p.sockets, p.cfg, p.shared);  // takes SIGTERM/SIGINT itself (still blocked)
     } catch (const std::exception& e) {
         log_event("worker", std::to_string(getpid()) + ": " + e.what());
     }
@@ -70,14 +69,14 @@ void spawn_worker(pool& p, worker_set& into) {
         return;
     }
     into[pid] = {clock::now(), std::move(log)};
-    p.metrics.runtime.workers_alive.fetch_add(1, std::memory_order_relaxed);
-    record_worker(p.metrics.runtime, pid);
+    p.shared.metrics.runtime.workers_alive.fetch_add(1, std::memory_order_relaxed);
+    record_worker(p.shared.metrics.runtime, pid);
 }
 
 // What /metrics says the configuration asks for.
 void publish_configuration(pool& p) {
-    p.metrics.runtime.workers_configured.store(p.cfg.workers, std::memory_order_relaxed);
-    p.metrics.runtime.threads_per_worker.store(p.cfg.threads, std::memory_order_relaxed);
+    p.shared.metrics.runtime.workers_configured.store(p.cfg.workers, std::memory_order_relaxed);
+    p.shared.metrics.runtime.threads_per_worker.store(p.cfg.threads, std::memory_order_relaxed);
 }
 
 void spawn_workers(pool& p, worker_set& into) {
@@ -127,10 +126,11 @@ void reap(pool& p, pid_t pid, int status) {
         it->second.log->get().drain(STDERR_FILENO);
         const auto started = it->second.started;
         set->erase(it);
-        p.metrics.runtime.workers_alive.fetch_sub(1, std::memory_order_relaxed);
-        forget_worker(p.metrics.runtime, pid);
+        p.shared.metrics.runtime.workers_alive.fetch_sub(1, std::memory_order_relaxed);
+        forget_worker(p.shared.metrics.runtime, pid);
         if (set == &p.retiring || p.stopping) return;
-        p.metrics.runtime.worker_replacements[WIFSIGNALED(status) ? 0 : 1].fetch_add(1, std::memory_order_relaxed);
+        p.shared.metrics.runtime.worker_replacements[WIFSIGNALED(status) ? 0 : 1].fetch_add(1,
+                                                                                            std::memory_order_relaxed);
         log_event("pool", "worker " + std::to_string(pid) + " " + describe_exit(status) + "; replacing it");
         // A worker that dies at once (bad config, broken library) must not make us spin.
         if (clock::now() - started < std::chrono::seconds{1}) std::this_thread::sleep_for(std::chrono::seconds{1});
@@ -159,11 +159,11 @@ sigset_t pool_signals() {
 
 }  // namespace
 
-int run_pool(listen_sockets sockets, core::settings cfg, const settings_loader& loader, core::metrics_block& metrics,
-             db::calls_in_flight& calls) {
+int run_pool(listen_sockets sockets, core::settings cfg, const settings_loader& loader, pool_memory shared) {
     const sigset_t signals = pool_signals();
     sigprocmask(SIG_BLOCK, &signals, nullptr);  // workers inherit it: they sigwait for their stop
-    pool p{sockets, std::move(cfg), loader, metrics, calls, {}, {}, false};
+    pool p{sockets, std::move(cfg), loader, shared, {}, {}, false};
+    auto& metrics = shared.metrics;
     metrics.runtime.start_time_seconds.store(
         std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
     publish_configuration(p);

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "core/pipeline/stable_hash.hpp"
+
 namespace keeper::db {
 namespace {
 
@@ -11,14 +13,8 @@ std::int64_t steady_ns(std::chrono::steady_clock::time_point t) {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
 }
 
-// FNV-1a: the same in every process and every build, unlike std::hash.
 std::size_t home_of(std::string_view request_id) {
-    std::uint64_t h = 14695981039346656037ULL;
-    for (const char c : request_id) {
-        h ^= static_cast<unsigned char>(c);
-        h *= 1099511628211ULL;
-    }
-    return static_cast<std::size_t>(h % calls_in_flight::slots);
+    return static_cast<std::size_t>(core::stable_hash(request_id) % calls_in_flight::slots);
 }
 
 }  // namespace

@@ -2,13 +2,17 @@
 // arrival exactly when the requests before it would keep every thread busy past the wait target;
 // a request sent before is never refused and is served first.
 #include <boost/test/unit_test.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <chrono>
+#include <memory>
 #include <string>
 
 #include "fcgi/admission.hpp"
 #include "fcgi/refused_clients.hpp"
+#include "fcgi/shared_memory.hpp"
 
 using namespace keeper::fcgi;
 using std::chrono::microseconds;
@@ -128,30 +132,53 @@ BOOST_AUTO_TEST_CASE(refusals_are_told_waits_spread_evenly_up_to_the_longest) {
 BOOST_AUTO_TEST_CASE(a_client_back_before_its_retry_after_ran_out_is_known) {
     using clock = refused_clients::clock;
     using std::chrono::seconds;
-    refused_clients clients;
+    const auto clients = std::make_unique<refused_clients>();
     const auto t = clock::time_point{} + std::chrono::hours{1};
-    BOOST_TEST(!clients.refused("192.0.2.1 50000", t, seconds{3}));               // its first refusal
-    BOOST_TEST(clients.refused("192.0.2.1 50000", t + seconds{1}, seconds{3}));   // back after 1 s of 3: held
-    BOOST_TEST(!clients.refused("192.0.2.1 50001", t + seconds{1}, seconds{3}));  // another connection
+    BOOST_TEST(!clients->refused("192.0.2.1 50000", t, seconds{3}));               // its first refusal
+    BOOST_TEST(clients->refused("192.0.2.1 50000", t + seconds{1}, seconds{3}));   // back after 1 s of 3: held
+    BOOST_TEST(!clients->refused("192.0.2.1 50001", t + seconds{1}, seconds{3}));  // another connection
     // Held, it had its answer a second later: its 3 s ran from there.
-    BOOST_TEST(clients.refused("192.0.2.1 50000", t + seconds{4}, seconds{3}));
-    BOOST_TEST(!clients.refused("192.0.2.1 50000", t + seconds{9}, seconds{3}));  // waited: 1 s held, 3 s told
-    BOOST_TEST(clients.refused("192.0.2.1 50000", t + seconds{11}, seconds{3}));  // not this time
-    BOOST_TEST(!clients.refused("", t, seconds{3}));                              // no name: never one
-    BOOST_TEST(!clients.refused("", t, seconds{3}));
+    BOOST_TEST(clients->refused("192.0.2.1 50000", t + seconds{4}, seconds{3}));
+    BOOST_TEST(!clients->refused("192.0.2.1 50000", t + seconds{9}, seconds{3}));  // waited: 1 s held, 3 s told
+    BOOST_TEST(clients->refused("192.0.2.1 50000", t + seconds{11}, seconds{3}));  // not this time
+    BOOST_TEST(!clients->refused("", t, seconds{3}));                              // no name: never one
+    BOOST_TEST(!clients->refused("", t, seconds{3}));
+    const std::string too_long(refused_clients::name_capacity + 1, '1');
+    BOOST_TEST(!clients->refused(too_long, t, seconds{3}));
+    BOOST_TEST(!clients->refused(too_long, t, seconds{3}));
 }
 
-BOOST_AUTO_TEST_CASE(the_refused_clients_forget_the_waits_that_ran_out_when_full) {
+// nginx spreads a client's calls over every worker process: a client one process refused is known
+// to the others.
+BOOST_AUTO_TEST_CASE(a_client_refused_by_one_worker_is_known_to_the_others) {
+    using std::chrono::seconds;
+    in_shared_memory<refused_clients> shared{"test"};
+    const auto t = refused_clients::clock::now();
+    const pid_t child = fork();
+    if (child == 0) _exit(shared.get().refused("192.0.2.7 40000", t, seconds{5}) ? 1 : 0);
+    int status = 0;
+    BOOST_REQUIRE(waitpid(child, &status, 0) == child);
+    BOOST_REQUIRE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    BOOST_TEST(shared.get().refused("192.0.2.7 40000", t + seconds{1}, seconds{5}));
+    BOOST_TEST(!shared.get().refused("192.0.2.7 40001", t + seconds{1}, seconds{5}));
+}
+
+// The table is fixed: more clients than it holds push out those whose waits ran out first, then
+// those whose waits end first; a client still waiting among clients whose waits ran out stays.
+BOOST_AUTO_TEST_CASE(the_refused_clients_forget_the_waits_that_ran_out_first) {
     using clock = refused_clients::clock;
     using std::chrono::seconds;
-    refused_clients clients{4};
+    const auto clients = std::make_unique<refused_clients>();
     const auto t = clock::time_point{} + std::chrono::hours{1};
-    for (int i = 0; i < 3; ++i) clients.refused("10.0.0." + std::to_string(i) + " 1", t, seconds{1});
-    clients.refused("10.0.0.9 1", t, seconds{20});
-    BOOST_TEST(clients.size() == 4u);
-    BOOST_TEST(!clients.refused("10.0.0.5 1", t + seconds{2}, seconds{1}));  // full: the three that ran out go
-    BOOST_TEST(clients.size() == 2u);
-    BOOST_TEST(clients.refused("10.0.0.9 1", t + seconds{2}, seconds{1}));  // the one still waiting stays
+    const auto name = [](int round, int i) { return "10." + std::to_string(round) + "." + std::to_string(i) + " 1"; };
+    constexpr int crowd = static_cast<int>(refused_clients::slots) * 2;
+    for (int i = 0; i < crowd; ++i) clients->refused(name(1, i), t, seconds{1});
+    clients->refused("10.0.0.9 1", t, seconds{20});
+    for (int i = 0; i < crowd; ++i) clients->refused(name(2, i), t + seconds{2}, seconds{1});
+    BOOST_TEST(clients->refused("10.0.0.9 1", t + seconds{2}, seconds{1}));  // still waiting: stays
+    // Over full with clients still waiting: each new one still has its entry, for its next refusal.
+    for (int i = 0; i < crowd; ++i) BOOST_TEST_REQUIRE(!clients->refused(name(3, i), t + seconds{3}, seconds{5}));
+    BOOST_TEST(clients->refused(name(3, crowd - 1), t + seconds{4}, seconds{5}));
 }
 
 // A retry storm: refused clients back before their wait ran out, past the target share of the calls
