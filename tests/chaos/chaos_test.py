@@ -698,9 +698,10 @@ class Chaos(unittest.TestCase):
                 if got[0] == "not applied":
                     time.sleep(int(r.getheader("Retry-After")))
 
-        # One client that asks again the moment it is refused, on one kept connection: a worker
-        # that refused it before holds each refusal a second (docs/design.md, "Overload"), so it
-        # asks about once a second instead of hundreds of times.
+        # One client that asks again the moment it is refused, on one kept connection: once the pool
+        # refused it, each refusal it asks for before its wait ran out is held a second, whichever
+        # worker takes it (docs/design.md, "Overload"), so it asks about once a second instead of
+        # hundreds of times.
         storm = {"refused": 0, "held": 0, "kinds": set()}
 
         def storm_client():
@@ -751,8 +752,8 @@ class Chaos(unittest.TestCase):
         self.assertEqual(set(by_kind) - {"not applied", "outcome unknown", "done"}, set(), by_kind)
         self.assertEqual(storm["kinds"] - {"not applied", "200"}, set(), storm)
         self.assertGreater(storm["held"], 0, f"the client that does not wait is held: {storm}")
-        # Answered at once: its first refusal by each worker, and one after each wait it was told
-        # (up to 20 s) ran out.
+        # Answered at once: its first refusal (the pool's record of refused clients is one for all
+        # workers), and one after each wait it was told (up to 20 s) ran out.
         self.assertLess(storm["refused"] - storm["held"], 40, storm)
         self.assertGreater(by_kind.get("outcome unknown", 0), 0, "commits waited for the standby")
         self.assertGreater(by_kind.get("not applied", 0), 0, "the calls beyond the connections were not applied")
