@@ -104,6 +104,18 @@ class TierListener(unittest.TestCase):
         _, headers, _ = call("/GlobalApi.asmx/GetUtcNow", {"X-Keeper-Client-Addr": "203.0.113.7"}, ctx=None)
         self.assertTrue(log_line("nginx-access.log", headers["X-Request-Id"]).startswith("127.0.0.1 "))
 
+    def test_the_front_names_the_clients_port_and_no_one_else_does(self):
+        # With the address, the connection keeper knows a refused client by (REMOTE_PORT, the same
+        # variable as the log's): the front's own port would name every client of the front as one.
+        front = {"X-Keeper-Client-Addr": "203.0.113.7", "X-Keeper-Client-Port": "40123"}
+        _, headers, _ = call("/GlobalApi.asmx/GetUtcNow", front)
+        self.assertTrue(log_line("nginx-access.log", headers["X-Request-Id"]).rstrip().endswith(" client_port=40123"))
+        _, headers, _ = call("/GlobalApi.asmx/GetUtcNow", dict(front, **{"X-Keeper-Client-Port": "40123x"}))
+        self.assertTrue(log_line("nginx-access.log", headers["X-Request-Id"]).rstrip().endswith(" client_port="))
+        _, headers, _ = call("/GlobalApi.asmx/GetUtcNow", front, ctx=None)
+        port = re.search(r" client_port=(\d+)$", log_line("nginx-access.log", headers["X-Request-Id"]).rstrip())
+        self.assertTrue(port and port.group(1) != "40123")  # the peer's own
+
     def test_the_call_s_deadline_counts_from_the_fronts_arrival(self):
         # The front's request id holds when the call reached it: past call_budget_ms (10 s) here.
         login = f"tier-late-{uuid.uuid4().hex[:8]}"
