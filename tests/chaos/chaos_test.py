@@ -750,11 +750,14 @@ class Chaos(unittest.TestCase):
                         len(answers) - by_kind.get("done", 0), 0,
                         ", ".join(f"{n} {k}" for k, n in sorted(by_kind.items()))))
         self.assertEqual(set(by_kind) - {"not applied", "outcome unknown", "done"}, set(), by_kind)
+        RESULTS.append(("a client that does not wait", storm["refused"], storm["refused"] - storm["held"], 0,
+                        f"{storm['held']} of its {storm['refused']} refusals held"))
         self.assertEqual(storm["kinds"] - {"not applied", "200"}, set(), storm)
         self.assertGreater(storm["held"], 0, f"the client that does not wait is held: {storm}")
-        # Answered at once: its first refusal (the pool's record of refused clients is one for all
-        # workers), and one after each wait it was told (up to 20 s) ran out.
-        self.assertLess(storm["refused"] - storm["held"], 40, storm)
+        # Answered at once: its first refusal, and one after each wait it was told ran out between
+        # calls it was served (1 of 26 here). The record of refused clients is the pool's: with one
+        # for each worker, each of the 4 answered its first refusal at once.
+        self.assertLess(storm["refused"] - storm["held"], 10, storm)
         self.assertGreater(by_kind.get("outcome unknown", 0), 0, "commits waited for the standby")
         self.assertGreater(by_kind.get("not applied", 0), 0, "the calls beyond the connections were not applied")
         stored = sql(f"SELECT string_agg(t.amount::text, ' ') FROM topups t WHERE t.card_id BETWEEN {base} AND {base + clients - 1}").split()
