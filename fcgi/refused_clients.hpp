@@ -37,7 +37,7 @@ public:
     // address and a port, is never one.
     bool refused(std::string_view client, clock::time_point now, std::chrono::seconds told);
 
-    static constexpr std::size_t slots = 16384;  // about 1.2 MiB for the pool
+    static constexpr std::size_t slots = 16384;  // 1.1 MiB for the pool
     static constexpr std::size_t probes = 16;    // the neighbourhood a client's entry may take
     static constexpr std::size_t name_capacity = 63;
 
