@@ -112,6 +112,7 @@ void refuse(const waiting_request& r, held_refusals& held, worker_state& w) {
     const auto now = std::chrono::steady_clock::now();
     if (w.clients.refused(client_of(*begun.request), now, std::chrono::seconds{r.retry_after_s})) {
         w.queue.note_ignored();
+        w.metrics.runtime.refusals_held.fetch_add(1, std::memory_order_relaxed);
         held.hold(now, std::move(request), std::move(begun), std::move(refusal), r);
         return;
     }

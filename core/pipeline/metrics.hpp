@@ -29,6 +29,7 @@ struct runtime_gauges {
     std::atomic<std::int64_t> threads_busy{0};
     std::atomic<std::int64_t> requests_waiting{0};   // for a thread, in the workers' queues
     std::atomic<std::uint64_t> requests_refused{0};  // refused on arrival (fcgi/admission.hpp)
+    std::atomic<std::uint64_t> refusals_held{0};     // of those, held: asked again too soon (fcgi/held_refusals.hpp)
     std::atomic<std::uint64_t> worker_replacements[exit_causes]{};
     std::atomic<std::int64_t> db_connections_open{0};
     std::atomic<std::int64_t> db_calls_waiting{0};

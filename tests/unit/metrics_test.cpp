@@ -81,6 +81,8 @@ BOOST_AUTO_TEST_CASE(pool_and_database_series_follow_prometheus_conventions) {
     g.db_connect_failures = 4;
     g.db_connections_lost = 5;
     g.db_lock_timeouts = 1;
+    g.requests_refused = 9;
+    g.refusals_held = 6;
     record_database_call(g, std::chrono::microseconds{700});    // le 0.001
     record_database_call(g, std::chrono::microseconds{30000});  // le 0.05
     const auto text = format_metrics(*block);
@@ -93,6 +95,8 @@ BOOST_AUTO_TEST_CASE(pool_and_database_series_follow_prometheus_conventions) {
     BOOST_TEST(has_line(text, R"(keeper_worker_replacements_total{cause="signal"} 2)"));
     BOOST_TEST(has_line(text, R"(keeper_worker_replacements_total{cause="exit"} 0)"));
     BOOST_TEST(has_line(text, "keeper_database_connections_open 15"));
+    BOOST_TEST(has_line(text, "keeper_requests_refused_total 9"));
+    BOOST_TEST(has_line(text, "keeper_requests_refusals_held_total 6"));
     BOOST_TEST(has_line(text, "keeper_database_connect_failures_total 4"));
     BOOST_TEST(has_line(text, "keeper_database_connections_lost_total 5"));
     BOOST_TEST(has_line(text, "keeper_database_lock_timeouts_total 1"));
