@@ -3,16 +3,11 @@
 #include <cstring>
 #include <mutex>
 
-#include "core/pipeline/stable_hash.hpp"
+#include "core/pipeline/shared_table.hpp"
 
 namespace keeper::fcgi {
-namespace {
 
-std::int64_t steady_ns(refused_clients::clock::time_point t) {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
-}
-
-}  // namespace
+using core::steady_ns;
 
 bool refused_clients::refused(std::string_view client, clock::time_point now, std::chrono::seconds told) {
     if (client.empty() || client.size() > name_capacity) return false;

@@ -4,14 +4,13 @@
 #include <cstring>
 #include <mutex>
 
-#include "core/pipeline/stable_hash.hpp"
+#include "core/pipeline/shared_table.hpp"
 
 namespace keeper::db {
-namespace {
 
-std::int64_t steady_ns(std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
-}
+using core::steady_ns;
+
+namespace {
 
 std::size_t home_of(std::string_view request_id) {
     return static_cast<std::size_t>(core::stable_hash(request_id) % calls_in_flight::slots);

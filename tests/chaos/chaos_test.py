@@ -756,7 +756,7 @@ class Chaos(unittest.TestCase):
         self.assertEqual(storm["kinds"] - {"not applied", "200"}, set(), storm)
         self.assertGreater(storm["held"], 0, f"the client that does not wait is held: {storm}")
         # Answered at once: its first refusal, and one after each wait it was told ran out between
-        # calls it was served (1 of 26 here). The record of refused clients is the pool's: with one
+        # calls it was served. The record of refused clients is the pool's: with one
         # for each worker, each of the 4 answered its first refusal at once.
         self.assertLess(storm["refused"] - storm["held"], 10, storm)
         # The clients that wait what they are told are never held: the pool counts the storm's alone.
