@@ -106,9 +106,13 @@ class FailoverUnderLoad(unittest.TestCase):
                                    steady=lambda members: any(m["name"] != dead and m["role"] == "leader" and
                                                               m["state"] == "running" for m in members))
             self.assertNotEqual(self.cluster.primary(), dead)
-            # 2. It comes back, as a (synchronous) standby of the new primary.
+            # 2. It comes back, as a (synchronous) standby of the new primary. The next step begins
+            # once writes flow again without a failure (commits wait while the standby catches up),
+            # so that a call the return held up is not counted against the switchover.
+            phases.append(("host back", time.monotonic()))
             self.cluster.revive_host(dead)
             self.cluster.wait_settled(120)
+            self.outage(writers, f"host of {dead} back", phases[-1][1], FAILOVER_BOUND_S, since_last_ack=True)
             # 3. A planned switchover, back to the node that died.
             switched = time.monotonic()
             phases.append(("switchover", switched))
@@ -130,7 +134,8 @@ class FailoverUnderLoad(unittest.TestCase):
         finally:
             writers.finish()
             retrying.finish()
-        self.check_writes(writers, restart, failover, switch_gap, self.failed_per_phase(writers, phases))
+        self.check_writes(writers, restart, failover, switch_gap, self.failed_per_phase(writers, phases),
+                          self.failed_in_phase(writers, phases, "switchover"))
         self.check_retrying_client(retrying)
         self.assertEqual(back, dead, "the switchover moved the primary back to the node that died")
         # The stall reached the calls: writes in it ended "outcome unknown" (their commits waited
@@ -184,6 +189,23 @@ class FailoverUnderLoad(unittest.TestCase):
         return {name: sum(1 for c in writers.calls if began <= c[3] < end and not (c[4] == 200 and c[5] == "0"))
                 for (name, began), end in zip(phases, bounds)}
 
+    def failed_in_phase(self, writers, phases, name):
+        """The failed calls that ended during the step `name`, each with its times from the step's
+        start and the log lines of the worker hosts and nginx that name its request id."""
+        starts = dict(phases)
+        bounds = dict(zip((n for n, _ in phases), [b for _, b in phases[1:]] + [float("inf")]))
+        began, end = starts[name], bounds[name]
+        lines = []
+        for c in writers.calls:
+            if not (began <= c[3] < end) or (c[4] == 200 and c[5] == "0"):
+                continue
+            lines.append(f"{c[0]} {c[1]}: status {c[4]} result {c[5]!r} request id {c[6]}, "
+                         f"from {c[2] - began:+.2f} s to {c[3] - began:+.2f} s of the step")
+            for path in sorted(glob.glob(f"{self.root}/log/*")) if c[6] else []:
+                with open(path, errors="replace") as f:
+                    lines += [f"  {os.path.basename(path)}: {l.rstrip()}" for l in f if c[6] in l]
+        return "\n".join(lines)
+
     def check_retrying_client(self, retrying):
         """Every top-up of the client that repeats with its Idempotency-Key is applied exactly
         once, whatever the cluster did meanwhile (docs/scaling.md, "What a call does when the
@@ -201,7 +223,7 @@ class FailoverUnderLoad(unittest.TestCase):
         self.assertEqual(sorted(amounts.elements()), sorted(retrying.intended), "every top-up exactly once")
         self.assertEqual(balance, f"{sum(int(a.replace('.', '')) for a in retrying.intended) / 100:.2f}")
 
-    def check_writes(self, writers, restart, failover, switch_gap, per_phase):
+    def check_writes(self, writers, restart, failover, switch_gap, per_phase, switchover_failures):
         """Each call by its request id (net_stack.verdict): acknowledged ones applied once, failed
         ones absent unless "outcome unknown" (docs/design.md, "In-doubt calls"), and each of those
         answered by /call-outcome as what happened."""
@@ -217,7 +239,7 @@ class FailoverUnderLoad(unittest.TestCase):
         print("HA figures: " + json.dumps(figures), flush=True)
         self.assertEqual(problems, {})
         # A switchover's gap (about 2 s) is shorter than call_budget_ms: its calls wait, none fails.
-        self.assertEqual(per_phase["switchover"], 0, "a call failed in a planned switchover")
+        self.assertEqual(per_phase["switchover"], 0, "a call failed in a planned switchover:\n" + switchover_failures)
         self.assertLessEqual(slowest, CALL_BOUND_S, "a call outlived its deadline")
         self.assertEqual(set(figures["failed_statuses"]) - {500, 503}, set(),
                          "a failed call that was neither a server fault nor not applied")
