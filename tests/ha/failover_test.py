@@ -182,23 +182,23 @@ class FailoverUnderLoad(unittest.TestCase):
         return took
 
     @staticmethod
-    def failed_per_phase(writers, phases):
-        """Failed calls of the plain writers, by the step during which they ended: a call in flight
-        when a step begins fails because of that step."""
+    def failed_by_phase(writers, phases):
+        """Failed calls of the plain writers, with when their step began, by the step during which
+        they ended: a call in flight when a step begins fails because of that step."""
         bounds = [began for _, began in phases[1:]] + [float("inf")]
-        return {name: sum(1 for c in writers.calls if began <= c[3] < end and not (c[4] == 200 and c[5] == "0"))
+        return {name: (began, [c for c in writers.calls if began <= c[3] < end and not (c[4] == 200 and c[5] == "0")])
                 for (name, began), end in zip(phases, bounds)}
+
+    @classmethod
+    def failed_per_phase(cls, writers, phases):
+        return {name: len(calls) for name, (_, calls) in cls.failed_by_phase(writers, phases).items()}
 
     def failed_in_phase(self, writers, phases, name):
         """The failed calls that ended during the step `name`, each with its times from the step's
         start and the log lines of the worker hosts and nginx that name its request id."""
-        starts = dict(phases)
-        bounds = dict(zip((n for n, _ in phases), [b for _, b in phases[1:]] + [float("inf")]))
-        began, end = starts[name], bounds[name]
+        began, calls = self.failed_by_phase(writers, phases)[name]
         lines = []
-        for c in writers.calls:
-            if not (began <= c[3] < end) or (c[4] == 200 and c[5] == "0"):
-                continue
+        for c in calls:
             lines.append(f"{c[0]} {c[1]}: status {c[4]} result {c[5]!r} request id {c[6]}, "
                          f"from {c[2] - began:+.2f} s to {c[3] - began:+.2f} s of the step")
             for path in sorted(glob.glob(f"{self.root}/log/*")) if c[6] else []:
