@@ -14,9 +14,11 @@
 namespace keeper::fcgi {
 namespace {
 
-// When this process began (its static objects are made before main), less a second for the
-// clocks of nginx's host and this one.
-const auto began = std::chrono::system_clock::now() - std::chrono::seconds{1};
+// From when on nginx's passing of a request is surely after this process began (its static objects
+// are made before main): a second later, for nginx's clock running ahead of this host's. An id of
+// the second before may be a call the pool before this one still commits (a pool systemd restarted
+// while its server process commits), so it stays "outcome unknown".
+const auto began = std::chrono::system_clock::now() + std::chrono::seconds{1};
 
 // A request sent again whose first attempt nginx passed on after this process began reached no
 // worker: this process runs none while it waits (answer_while_waiting.hpp).
