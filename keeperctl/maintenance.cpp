@@ -168,6 +168,12 @@ void purge_retried_calls(pqxx::connection_base& conn, const core::settings& cfg,
     out << "retried_calls: deleted " << n << " older than 25 hours\n";
 }
 
+// A decision outlives every attempt of its call: each begins before its deadline, minutes at most.
+void purge_decided_calls(pqxx::connection_base& conn, const core::settings& cfg, std::ostream& out) {
+    const auto n = purge(conn, "decided_calls", "at", 25 * 3600, cfg.purge_batch_rows);
+    out << "decided_calls: deleted " << n << " older than 25 hours\n";
+}
+
 void purge_auth_failures(pqxx::connection_base& conn, const core::settings& cfg, std::ostream& out) {
     const auto n = purge(conn, "auth_failures", "failed_at", cfg.auth_failure_window.count(), cfg.purge_batch_rows);
     out << "auth_failures: deleted " << n << " older than the " << cfg.auth_failure_window.count() << " s window\n";
@@ -214,6 +220,7 @@ int maintain(pqxx::connection_base& conn, const core::settings& cfg, std::ostrea
     ok &= run_step("app_auth_failures", out, [&] { purge_app_auth_failures(conn, cfg, out); });
     ok &= run_step("card_recent_topups", out, [&] { purge_recent_topups(conn, cfg, out); });
     ok &= run_step("retried_calls", out, [&] { purge_retried_calls(conn, cfg, out); });
+    ok &= run_step("decided_calls", out, [&] { purge_decided_calls(conn, cfg, out); });
     ok &= run_step("idempotency_keys", out, [&] { purge_idempotency_keys(conn, cfg, out); });
     if (outcome) outcome->succeeded = ok;
     return ok ? 0 : 1;

@@ -9,7 +9,7 @@
 
 namespace keeper::core {
 
-// The id's time; nullopt for an id of another shape.
+// The id's time; nullopt for an id of another shape, or dated past what utc_time holds (2262).
 std::optional<utc_time> request_id_time(std::string_view request_id);
 
 }  // namespace keeper::core

@@ -108,7 +108,8 @@ struct device_subscription {
 // A caller's look at one of its own calls (GET /call-outcome, core/pipeline/call_outcome.hpp): the
 // session's code; with a valid session (ok), the result and time its login's call with the request
 // id recorded, once the synchronous standby has it, or no result. Without a result, `undecided`
-// says how long an attempt of the call may still commit (0: none can, by the database's clock).
+// says how long to wait before asking again; 0: the database decided that no attempt of the call
+// commits, ever (docs/design.md, "A call decided as not applied").
 struct call_record {
     result_code session = result_code::session_not_found;
     std::optional<result_code> result;
@@ -180,10 +181,10 @@ public:
     virtual store_result audit_only(const call_frame& frame, std::string_view login, std::string_view app_id,
                                     result_code result) = 0;
 
-    // The call with this request id of the session's login, recorded between from and to; final:
-    // when an attempt of it that began in time can no longer commit, unless it holds the call's
-    // claim. Reads only, and waits for the synchronous standby to hold what it found.
-    virtual call_record find_call(const session_ref& session, std::string_view request_id, utc_time from, utc_time to,
+    // The call with this request id of the session's login, recorded from `from` on; from `final`
+    // on, by the database's clock, one found neither recorded nor in progress is decided as never
+    // to commit. Waits for the synchronous standby to hold what it answers.
+    virtual call_record find_call(const session_ref& session, std::string_view request_id, utc_time from,
                                   utc_time final, const deadline& until) = 0;
 
     // True when the database answers now (GET /health). Never throws.

@@ -14,15 +14,19 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// A call's last attempt is cut at its cancel point, before its deadline (call_budget_ms after
-// nginx first saw it), and the database refuses an attempt that begins after it (keeper_claim).
-// One that began in time but whose worker stopped (a frozen host) runs at most statement_timeout_ms
-// on its own, except its commit's wait for the standby, which holds the call's claim: "none" needs
-// both this time past, by the database's clock (the one keeper_claim reads), and no attempt at the
-// claim (the store decides, core::call_record::undecided).
+// When a look begins to decide the call (keeper_decide_call): after the time this host's settings
+// give an attempt that began in time to end, so that a slow call is not cut short by an early look.
+// A call's last attempt is cut at its cancel point, before its deadline (call_budget_ms after nginx
+// first saw it); one whose worker stopped runs at most statement_timeout_ms on its own. Whether
+// the answer holds does not depend on it: the database decides under the call's lock, which every
+// attempt holds to its commit, so a host with a longer budget or another clock is refused, never
+// contradicted (docs/design.md, "A call decided as not applied").
 constexpr auto final_slack = 1s;
-// How far the database's clock may be from nginx's when the call's audit row is looked for.
-constexpr auto clock_slack = 60s;
+// How far behind nginx's clock the database's may be and still find the call's audit row.
+constexpr auto clock_slack = 24h;
+// How far ahead of this host's clock a request id may be dated: nginx's clocks and this host's
+// agree within seconds (docs/operations.md, "Clocks"); an id dated later is no call keeper had.
+constexpr auto future_allowance = 5min;
 
 std::string head(std::string_view request_id, int session) {
     return R"({"requestId":)" + json_string(request_id) + R"(,"session":)" + std::to_string(session);
@@ -57,11 +61,15 @@ http_response answer_call_outcome(const http_request& req, store& st, const sett
         throw fault(fault_kind::client,
                     "Parameter 'requestId' is not a request id keeper gives: 13 digits of time, then 19 hex digits.");
     }
-    const auto deadline_of_call = *sent + cfg.call_budget;
+    if (*sent > std::chrono::system_clock::now() + future_allowance) {
+        throw fault(fault_kind::client, "Parameter 'requestId' is dated more than " +
+                                            std::to_string(future_allowance.count()) +
+                                            " minutes ahead of this server's clock: no call has that id.");
+    }
     const auto final_at =
-        deadline_of_call + std::max<std::chrono::milliseconds>(cfg.statement_timeout + final_slack, 5s);
-    const auto record = st.find_call({to_lower_ascii(session_id), cfg.session_ttl}, request_id, *sent - clock_slack,
-                                     deadline_of_call + clock_slack, final_at, until);
+        *sent + cfg.call_budget + std::max<std::chrono::milliseconds>(cfg.statement_timeout + final_slack, 5s);
+    const auto record =
+        st.find_call({to_lower_ascii(session_id), cfg.session_ttl}, request_id, *sent - clock_slack, final_at, until);
     auto body = head(request_id, static_cast<int>(record.session));
     if (record.session != result_code::ok) return json_answer(std::move(body), log, "session");
     if (record.result) {

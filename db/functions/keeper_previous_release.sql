@@ -18,9 +18,11 @@ CREATE OR REPLACE FUNCTION keeper_audit(p_request_id text, p_operation text, p_l
                                         p_key text DEFAULT NULL, p_fingerprint text DEFAULT NULL,
                                         p_key_used boolean DEFAULT false)
 RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+    v_call keeper_call := ROW(p_request_id, p_operation, COALESCE(p_key, ''), COALESCE(p_fingerprint, ''), p_key_used, NULL, NULL, NULL)::keeper_call;
 BEGIN
-    RETURN keeper_audit(ROW(p_request_id, p_operation, COALESCE(p_key, ''), COALESCE(p_fingerprint, ''), p_key_used, NULL, NULL, NULL)::keeper_call,
-                        NULL, p_login, p_app_id, p_result);
+    PERFORM keeper_claim(v_call);  -- the call's lock, which keeper_audit's look at decided_calls needs
+    RETURN keeper_audit(v_call, NULL, p_login, p_app_id, p_result);
 END $$;
 COMMENT ON FUNCTION keeper_audit(text, text, text, text, integer, text, text, boolean) IS
     'The previous release''s arguments of keeper_audit, for its workers while an upgrade runs: passes the call on as a keeper_call.';

@@ -78,7 +78,8 @@ const std::vector<role_spec>& role_specs() {
           {"push_subscriptions", "SELECT, INSERT, UPDATE"},
           {"app_push_subscriptions", "SELECT, INSERT, UPDATE"},
           {"push_sms", "SELECT, UPDATE"},
-          {"retried_calls", "SELECT, INSERT"}}},
+          {"retried_calls", "SELECT, INSERT"},
+          {"decided_calls", "SELECT"}}},
         {maintain_role,
          "keeperctl maintain: owns the partitioned history (audit_log, topups) and purges sessions, auth_failures, "
          "app_auth_failures and old Idempotency-Keys",
@@ -87,6 +88,7 @@ const std::vector<role_spec>& role_specs() {
           {"app_auth_failures", "SELECT, DELETE"},
           {"card_recent_topups", "SELECT, DELETE"},
           {"retried_calls", "SELECT, DELETE"},
+          {"decided_calls", "SELECT, DELETE"},
           {"idempotency_keys", "SELECT, DELETE"}}},
         {provision_role,
          "keeperctl add-* and list: what other parts of the payment system create",
@@ -134,9 +136,9 @@ std::vector<std::string> roles_sql(pqxx::connection_base& conn) {
     }
     // The functions that read history for the workers: a call's own outcome by request id.
     sql.push_back("GRANT EXECUTE ON FUNCTION " + schema + ".keeper_call_outcome(text) TO " + worker);
-    // A caller's look at one of its own calls (GET /call-outcome), by its session.
+    // A caller's look at one of its own calls (GET /call-outcome), by its session, which decides it.
     sql.push_back("GRANT EXECUTE ON FUNCTION " + schema +
-                  ".keeper_login_call(bytea, integer, text, timestamptz, timestamptz) TO " + worker);
+                  ".keeper_decide_call(bytea, integer, text, timestamptz, timestamptz) TO " + worker);
     // Recording a keyed call and recognising its repeat (it runs with the worker's own rights).
     sql.push_back("GRANT EXECUTE ON FUNCTION " + schema + ".keeper_idempotency(keeper_call, text, text, integer) TO " +
                   worker);

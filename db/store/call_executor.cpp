@@ -59,6 +59,15 @@ pqxx::result call_executor::read(std::string_view name, const core::deadline& un
     return *run(name, {{}, false, until}, statement).rows;
 }
 
+std::optional<pqxx::result> call_executor::look(std::string_view name, const core::deadline& until,
+                                                const read_statement& statement) {
+    try {
+        return *run(name, {{}, false, until, nullptr, true}, statement).rows;
+    } catch (const standby_wait_cut&) {
+        return std::nullopt;
+    }
+}
+
 statement_answer call_executor::write(std::string_view name, const core::call_frame& frame,
                                       std::string_view fingerprint, const write_statement& statement) {
     try {
@@ -114,6 +123,8 @@ statement_answer call_executor::run(std::string_view name, call_ref call, const 
         } catch (const lock_timed_out& e) {
             // Most often an attempt that took the call's claim after the settling: ended in turn.
             if (!pause_before_retry(call.until, attempt)) give_up_unknown(call.request_id, e.what());
+        } catch (const decided_not_applied&) {
+            throw;  // no attempt of it commits, ever: "not applied" is the truth
         } catch (const core::not_applied& e) {
             give_up_unknown(call.request_id, e.what());
         }
@@ -163,7 +174,10 @@ pqxx::result call_executor::once(std::string_view name, call_ref call, const bou
     }
     // A write that answered although it was cancelled had committed, and its commit stopped
     // waiting for the synchronous standby: on the primary only, so neither done nor undone.
-    if (!call.request_id.empty() && lease.interrupted()) give_up_unknown(call.request_id, not_on_standby);
+    if (lease.interrupted()) {
+        if (!call.request_id.empty()) give_up_unknown(call.request_id, not_on_standby);
+        if (call.commits) throw standby_wait_cut{};
+    }
     return result;
 }
 

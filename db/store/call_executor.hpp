@@ -64,6 +64,11 @@ public:
 
     // A read: run again, whatever happened, until it answers or the deadline comes.
     pqxx::result read(std::string_view name, const core::deadline& until, const read_statement& statement);
+    // A read whose statement commits what its answer rests on (a decision, a wait for the standby):
+    // its rows, or nullopt when it answered but its commit's wait for the synchronous standby was
+    // cut. Run again like a read until then.
+    std::optional<pqxx::result> look(std::string_view name, const core::deadline& until,
+                                     const read_statement& statement);
     // A write of the call whose frame this is: its Idempotency-Key, its retry, its deadline.
     // fingerprint: the digests the database records for a keyed call (pg_store::stored_fingerprints).
     // Throws core::not_applied, core::outcome_unknown, core::key_reused, core::key_in_flight, or
@@ -82,12 +87,14 @@ private:
     using bound_statement = std::function<pqxx::result(pqxx::connection&)>;
     // The call a statement belongs to: its request id (empty for a read), whether nginx sent it
     // before (on a connection that broke), and its deadline; host_recorded, for a first attempt
-    // the host's record may hold, is where once() says whether it does (the frame's value).
+    // the host's record may hold, is where once() says whether it does (the frame's value);
+    // commits: a read that commits what its answer rests on (look()).
     struct call_ref {
         std::string_view request_id;
         bool retried;
         const core::deadline& until;
         bool* host_recorded = nullptr;
+        bool commits = false;
     };
     class host_record;
 

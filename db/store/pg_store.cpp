@@ -118,30 +118,30 @@ std::optional<std::string> pg_store::find_login_secret(std::string_view login, c
     return opened_secret(secret, login_secret_row(login));
 }
 
-// The claim is looked at before the audit row is read (statements.hpp, call_undecided). A row found
-// may be a commit whose wait for the standby was cut short, visible here before the standby has
-// it: it is answered only once the standby holds it, else the call is still undecided
-// (docs/design.md, "No acknowledgement before replication").
+// One statement on one connection reads, decides and commits (db/functions/keeper_decide_call.sql):
+// its commit returns once the synchronous standby holds what it answers. A commit whose wait for the
+// standby was cut (a stalled standby, by the look's own deadline) is not an answer: "pending".
 core::call_record pg_store::find_call(const core::session_ref& session, std::string_view request_id,
-                                      core::utc_time from, core::utc_time to, core::utc_time final,
-                                      const core::deadline& until) {
-    constexpr const auto& u = statements::call_undecided;
-    const auto wait = read<u>(until, text(request_id), core::format_date_time(final)).at(0)[u.column("wait_ms").data()];
-    constexpr const auto& s = statements::login_call;
-    const auto row = read<s>(until, session_key(session.session_id), seconds(session.ttl), text(request_id),
-                             core::format_date_time(from), core::format_date_time(to))
-                         .at(0);
+                                      core::utc_time from, core::utc_time final, const core::deadline& until) {
+    constexpr const auto& s = statements::decide_call;
     core::call_record out;
+    const auto rows = m_calls.look(s.name, standby_look_deadline(until), [&](pqxx::connection& conn) {
+        return pqxx::nontransaction{conn}.exec_prepared(std::string{s.name}, session_key(session.session_id),
+                                                        seconds(session.ttl), text(request_id),
+                                                        core::format_date_time(from), core::format_date_time(final));
+    });
+    if (!rows) {
+        out.session = core::result_code::ok;  // a session the look found valid: it got as far as the commit
+        out.undecided = std::chrono::milliseconds{1000};
+        return out;
+    }
+    const auto row = rows->at(0);
     out.session = as_result(row[s.column("code").data()]);
-    out.undecided = std::chrono::milliseconds{wait.as<int>()};
-    if (const auto result = row[s.column("result").data()]; !result.is_null()) {
-        if (!m_calls.on_standby(request_id, standby_look_deadline(until))) {
-            out.undecided = std::max(out.undecided, std::chrono::milliseconds{1000});
-            return out;
-        }
-        out.result = as_result(result);
+    if (out.session != core::result_code::ok) return out;
+    out.undecided = std::chrono::milliseconds{row[s.column("wait_ms").data()].as<int>()};
+    if (row[s.column("outcome").data()].as<std::string>() == "recorded") {
+        out.result = as_result(row[s.column("result").data()]);
         out.at = row[s.column("at").data()].as<std::string>();
-        out.undecided = std::chrono::milliseconds{0};
     }
     return out;
 }

@@ -62,7 +62,7 @@ public:
                                   core::result_code result) override;
 
     core::call_record find_call(const core::session_ref& session, std::string_view request_id, core::utc_time from,
-                                core::utc_time to, core::utc_time final, const core::deadline& until) override;
+                                core::utc_time final, const core::deadline& until) override;
     bool healthy() override;
     std::optional<bool> names_synchronous_standby() override;
     bool takes_writes() override;

@@ -37,6 +37,8 @@ void count(core::runtime_gauges* gauges, std::atomic<std::uint64_t> core::runtim
     if (state == "KI422") throw core::key_reused();
     // keeper_claim: the attempt began after its call's deadline and did nothing.
     if (state == "KD001") throw core::not_applied(sql_error);
+    // keeper_audit: /call-outcome decided the call as not applied; this attempt rolled back.
+    if (state == "KD002") throw decided_not_applied(sql_error);
     if (state == "55P03") {
         count(gauges, &core::runtime_gauges::db_lock_timeouts);
         throw lock_timed_out(sql_error);

@@ -59,6 +59,18 @@ struct lock_timed_out : core::not_applied {
     explicit lock_timed_out(const std::string& what) : core::not_applied(what) {}
 };
 
+// A look at a call by /call-outcome decided it as not applied before this attempt committed
+// (SQLSTATE KD002, db/functions/keeper_audit.sql): rolled back, and no attempt of it ever commits.
+struct decided_not_applied : core::not_applied {
+    explicit decided_not_applied(const std::string& what) : core::not_applied(what) {}
+};
+
+// A statement that commits what its answer rests on answered, but its commit's wait for the
+// synchronous standby was cut (its cancel point or deadline): committed on the primary alone.
+struct standby_wait_cut : core::store_error {
+    standby_wait_cut() : core::store_error("its commit was cut before the synchronous standby had it") {}
+};
+
 // How a failure leaves the connection it happened on.
 enum class connection_after { usable, broken };
 

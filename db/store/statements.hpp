@@ -219,28 +219,16 @@ inline constexpr auto audit_only =
 // How an in-doubt call ended: the result its audit row recorded, NULL when it did not happen.
 inline constexpr auto call_outcome =
     make_statement("call_outcome", "SELECT keeper_call_outcome($1) AS result", {"request_id"}, {"result"});
-// A caller's look at one of its own calls (GET /call-outcome): the session's code, and the
-// result and UTC time (ISO 8601) its login's call with the request id recorded, or NULLs.
-inline constexpr auto login_call = make_statement(
-    "login_call", "SELECT code, result, at FROM keeper_login_call($1, $2, $3, $4::timestamptz, $5::timestamptz)",
-    {"session_hash", "ttl_seconds", "request_id", "from", "to"}, {"code", "result", "at"});
-
-// Whether a call may still commit, by the database's own clock (the one keeper_claim's deadline
-// check reads): the milliseconds until $2 (when an attempt that began in time can no longer
-// commit, core/pipeline/call_outcome.cpp), and at least 1 000 while any attempt holds or awaits the call's
-// claim, or while any commit begun before $2 waits for the synchronous standby (a first attempt
-// its host vouched for holds no claim: db/functions/keeper_claim.sql); 0 once
-// neither is so. Run before the call's audit row is read, in a statement of its own: a claim
-// given up after this look committed before it, so the read that follows sees that commit.
-inline constexpr auto call_undecided =
-    make_statement("call_undecided",
-                   "SELECT greatest(ceil(extract(epoch FROM $2::timestamptz - clock_timestamp()) * 1000), "
-                   "(SELECT 1000 FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 "
-                   "AND classid::int8 = (hashtextextended($1, 0) >> 32) & 4294967295 "
-                   "AND objid::int8 = hashtextextended($1, 0) & 4294967295 LIMIT 1), "
-                   "(SELECT 1000 FROM pg_stat_activity WHERE wait_event = 'SyncRep' "
-                   "AND xact_start < $2::timestamptz LIMIT 1), 0)::int AS wait_ms",
-                   {"request_id", "final"}, {"wait_ms"});
+// A caller's look at one of its own calls (GET /call-outcome), which decides it from $5 on (the time
+// an attempt that began in time has ended, core/pipeline/call_outcome.cpp): the session's code, and
+// the outcome ('recorded' with the result and UTC time, ISO 8601; 'none'; 'pending' with the
+// milliseconds to wait). Commits what it answers, waiting for the synchronous standby
+// (db/functions/keeper_decide_call.sql).
+inline constexpr auto decide_call = make_statement(
+    "decide_call",
+    "SELECT code, outcome, result, at, wait_ms "
+    "FROM keeper_decide_call($1, $2, $3, $4::timestamptz, $5::timestamptz)",
+    {"session_hash", "ttl_seconds", "request_id", "from", "final"}, {"code", "outcome", "result", "at", "wait_ms"});
 
 // Writes a WAL record naming the call and commits: under synchronous replication that commit
 // returns only once the synchronous standby holds it, and with it every commit before it
@@ -296,7 +284,7 @@ inline constexpr auto synchronous_standby = make_statement(
 }  // namespace statements
 
 // Prepared on every new connection, in this order.
-inline constexpr std::array<statement_text, 28> worker_statements{
+inline constexpr std::array worker_statements{
     statements::find_login_secret.text(),
     statements::find_application.text(),
     statements::authenticate.text(),
@@ -313,8 +301,7 @@ inline constexpr std::array<statement_text, 28> worker_statements{
     statements::mark_sms_delivered.text(),
     statements::audit_only.text(),
     statements::call_outcome.text(),
-    statements::call_undecided.text(),
-    statements::login_call.text(),
+    statements::decide_call.text(),
     statements::await_standby.text(),
     statements::own_backend.text(),
     statements::end_backend.text(),

@@ -398,7 +398,7 @@ BOOST_AUTO_TEST_CASE(detach_only_leaves_the_old_months_as_tables_for_archiving) 
     BOOST_TEST(count(c, "SELECT count(*) FROM " + old_month) > 0);  // still there, detached
 }
 
-BOOST_AUTO_TEST_CASE(expired_sessions_stale_failures_old_keys_and_retried_calls_are_purged_in_batches) {
+BOOST_AUTO_TEST_CASE(expired_sessions_stale_failures_old_keys_retried_and_decided_calls_are_purged_in_batches) {
     fresh_database db{"purge"};
     auto& c = db.sql();
     exec(
@@ -420,6 +420,9 @@ BOOST_AUTO_TEST_CASE(expired_sessions_stale_failures_old_keys_and_retried_calls_
         "INSERT INTO retried_calls (request_id, at) SELECT 'old' || g, now() - interval '26 hours' FROM "
         "generate_series(1, 5) g;"
         "INSERT INTO retried_calls (request_id, at) VALUES ('recent', now() - interval '1 hour');"
+        "INSERT INTO decided_calls (request_id, at) SELECT 'old' || g, now() - interval '26 hours' FROM "
+        "generate_series(1, 4) g;"
+        "INSERT INTO decided_calls (request_id, at) VALUES ('recent', now() - interval '1 hour');"
         "INSERT INTO idempotency_keys (login, key, operation, fingerprint, result, request_id, created_at) "
         "  SELECT 'p', 'old' || g, 'Op', sha256('x'), 0, 'r' || g, now() - interval '25 hours' FROM generate_series(1, "
         "7) g;"
@@ -441,6 +444,8 @@ BOOST_AUTO_TEST_CASE(expired_sessions_stale_failures_old_keys_and_retried_calls_
     BOOST_TEST(report.find("card_recent_topups: deleted 4 ") != std::string::npos, report);
     BOOST_TEST(count(c, "SELECT count(*) FROM retried_calls") == 1);  // a call sent again an hour ago stays listed
     BOOST_TEST(report.find("retried_calls: deleted 5 older than 25 hours") != std::string::npos, report);
+    BOOST_TEST(count(c, "SELECT count(*) FROM decided_calls") == 1);  // a call decided an hour ago stays decided
+    BOOST_TEST(report.find("decided_calls: deleted 4 older than 25 hours") != std::string::npos, report);
     BOOST_TEST(count(c, "SELECT count(*) FROM idempotency_keys") == 2);  // key_retention_hours 24
     BOOST_TEST(report.find("idempotency_keys: deleted 7 older than 24 hours") != std::string::npos, report);
 }

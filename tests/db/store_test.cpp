@@ -391,8 +391,9 @@ BOOST_AUTO_TEST_CASE(a_retried_call_whose_first_attempt_runs_in_a_live_worker_is
     BOOST_TEST(t.audit_rows() == 1);
 }
 
-// GET /call-outcome's read (keeper_login_call): a session sees its login's call by request id, its
-// result and time; not another login's, not outside the window, nothing without a valid session.
+// GET /call-outcome's look (keeper_decide_call): a session sees its login's call by request id, its
+// result and time; not another login's, not one recorded before the window, nothing without a valid
+// session.
 BOOST_AUTO_TEST_CASE(a_session_reads_its_logins_call_by_request_id_and_no_other) {
     const auto owner = new_user();
     const auto other = new_user();
@@ -403,23 +404,22 @@ BOOST_AUTO_TEST_CASE(a_session_reads_its_logins_call_by_request_id_and_no_other)
     BOOST_TEST(static_cast<int>(
                    store.set_account_permits(frame(id, "SetAccountPermits"), session(owner.session), true, false, true)
                        .code) == 0);
-    const auto look = [&](const std::string& session, std::chrono::minutes from, std::chrono::minutes to) {
-        return store.find_call(this->session(session), id, now + from, now + to, now, soon());
+    const auto look = [&](const std::string& session, std::chrono::minutes from) {
+        return store.find_call(this->session(session), id, now + from, now + std::chrono::minutes{1}, soon());
     };
-    const auto mine = look(owner.session, std::chrono::minutes{-1}, std::chrono::minutes{1});
+    const auto mine = look(owner.session, std::chrono::minutes{-1});
     BOOST_TEST(static_cast<int>(mine.session) == 0);
     BOOST_TEST_REQUIRE(mine.result.has_value());
     BOOST_TEST(static_cast<int>(*mine.result) == 0);
     BOOST_TEST(std::regex_match(mine.at, std::regex{R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)"}), mine.at);
-    const auto theirs = look(other.session, std::chrono::minutes{-1}, std::chrono::minutes{1});
+    const auto theirs = look(other.session, std::chrono::minutes{-1});
     BOOST_TEST(static_cast<int>(theirs.session) == 0);
-    BOOST_TEST(!theirs.result.has_value());  // another login's call is no call of this one
-    BOOST_TEST(!look(owner.session, std::chrono::minutes{5}, std::chrono::minutes{6}).result.has_value());
-    const auto unknown = look(unique("nosession"), std::chrono::minutes{-1}, std::chrono::minutes{1});
+    BOOST_TEST(!theirs.result.has_value());    // another login's call is no call of this one
+    BOOST_TEST(theirs.undecided.count() > 0);  // before the final time nothing is decided
+    BOOST_TEST(!look(owner.session, std::chrono::minutes{5}).result.has_value());
+    const auto unknown = look(unique("nosession"), std::chrono::minutes{-1});
     BOOST_TEST(static_cast<int>(unknown.session) == 2);
     BOOST_TEST(!unknown.result.has_value());
-    BOOST_TEST(scalar("SELECT has_function_privilege('public', 'keeper_login_call(bytea, integer, text, timestamptz, "
-                      "timestamptz)', 'EXECUTE')::text") == "false");
 }
 
 // "none" only once no attempt of the call can still commit. An attempt that began in time holds the

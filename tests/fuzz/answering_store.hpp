@@ -64,7 +64,7 @@ struct answering_store final : core::store {
         return result;
     }
     core::call_record find_call(const core::session_ref&, std::string_view, core::utc_time, core::utc_time,
-                                core::utc_time, const core::deadline&) override {
+                                const core::deadline&) override {
         return {rc::ok, rc::ok, "2026-01-01T00:00:00.000Z"};
     }
     bool healthy() override { return true; }

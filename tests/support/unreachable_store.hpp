@@ -71,7 +71,7 @@ struct unreachable_store : core::store {
         fail();
     }
     core::call_record find_call(const core::session_ref&, std::string_view, core::utc_time, core::utc_time,
-                                core::utc_time, const core::deadline&) override {
+                                const core::deadline&) override {
         fail();
     }
     bool healthy() override { return false; }

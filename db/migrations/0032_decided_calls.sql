@@ -1,0 +1,18 @@
+-- A call /call-outcome answered "none" for can no longer commit, on any host (docs/design.md,
+-- "A call decided as not applied"). The look takes the call's lock, finds no audit row, lists the
+-- request id here and commits; every attempt holds the same lock, shared, from its first
+-- statement to its commit, and keeper_audit refuses an attempt of a listed call (SQLSTATE KD002).
+-- So the database orders the two: an attempt that holds the lock makes the look say "pending",
+-- and one that takes it after the look sees the listing. Hosts' budgets and clocks only say when
+-- a look begins to decide (core/pipeline/call_outcome.cpp), never whether its answer holds.
+-- keeper_login_call, the look that inferred "none" from the answering host's budget and clock,
+-- gives way to keeper_decide_call; no release's workers call it.
+CREATE TABLE decided_calls (
+    request_id text        PRIMARY KEY,
+    at         timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE decided_calls IS 'Request ids /call-outcome answered "none" for in the last day: no attempt of a listed call commits (keeper_audit raises KD002). Written by keeper_decide_call; rows older than 25 hours are deleted by keeperctl maintain.';
+COMMENT ON COLUMN decided_calls.request_id IS 'The call''s request id, as an attempt''s audit row would hold it.';
+COMMENT ON COLUMN decided_calls.at IS 'When the look decided it.';
+DROP FUNCTION IF EXISTS keeper_login_call(bytea, integer, text, timestamptz, timestamptz);
+DELETE FROM schema_definitions WHERE name = 'keeper_login_call';
