@@ -9,7 +9,9 @@
 -- the lock afterwards sees the listing and rolls back (keeper_audit, KD002). It decides only from
 -- p_final on, by the database's clock (the worker's estimate of when an attempt that began in time
 -- has ended, core/pipeline/call_outcome.cpp), so that a slow call is not cut short by a client's
--- early look; before that, and while an attempt holds the lock, it answers 'pending'.
+-- early look, and never a call nginx first saw less than 2 s ago, whatever p_final says: an
+-- attempt younger than a second does not look for a decision (keeper_audit, keeper_call_older_than).
+-- Before that, and while an attempt holds the lock, it answers 'pending'.
 -- Whatever it answers besides 'pending' it commits with a WAL message of its own, so that under
 -- synchronous replication the commit returns only once the standby holds the decision and every
 -- commit before it, the recorded call's among them: read and acknowledged on one server, in one
@@ -33,7 +35,7 @@ BEGIN
     IF s.code <> keeper_result('ok') THEN
         RETURN;
     END IF;
-    wait_ms := greatest(ceil(extract(epoch FROM p_final - clock_timestamp()) * 1000), 0);
+    wait_ms := least(greatest(ceil(extract(epoch FROM p_final - clock_timestamp()) * 1000), 0), 3600000);
     IF NOT pg_try_advisory_xact_lock(hashtextextended(p_request_id, 0)) THEN
         outcome := 'pending';  -- an attempt is between its first statement and its commit
         wait_ms := greatest(wait_ms, 1000);
@@ -47,8 +49,9 @@ BEGIN
         outcome := 'recorded';
     ELSIF EXISTS (SELECT 1 FROM decided_calls d WHERE d.request_id = p_request_id) THEN
         outcome := 'none';
-    ELSIF wait_ms > 0 THEN
-        outcome := 'pending';
+    ELSIF wait_ms > 0 OR NOT keeper_call_older_than(p_request_id, interval '2 seconds') THEN
+        outcome := 'pending';  -- before the final time; never a call younger than 2 s (keeper_audit)
+        wait_ms := greatest(wait_ms, 1000);
         RETURN;
     ELSE
         INSERT INTO decided_calls (request_id) VALUES (p_request_id) ON CONFLICT DO NOTHING;

@@ -137,6 +137,21 @@ BOOST_AUTO_TEST_CASE(a_look_before_the_final_time_decides_nothing) {
     BOOST_TEST(count("SELECT count(*) FROM decided_calls WHERE request_id = '" + id + "'") == 0);
 }
 
+// Whatever final time a worker passes, the database decides no call nginx first saw less than 2 s
+// ago: an attempt younger than a second does not look for a decision (keeper_audit).
+BOOST_AUTO_TEST_CASE(no_call_younger_than_two_seconds_is_decided) {
+    for (const auto age : {0ms, 1500ms}) {
+        const auto id = request_id_of(age, "0123456789abcdefd2" + std::to_string(age.count() % 7));
+        pqxx::nontransaction tx{sql()};
+        const auto r = tx.exec_params(
+            "SELECT outcome, wait_ms FROM keeper_decide_call(keeper_session_hash($1), 86400, $2, "
+            "now() - interval '1 day', now() - interval '1 minute')",
+            u.session, id);
+        BOOST_TEST(std::string{r[0][0].c_str()} == "pending", age.count());
+        BOOST_TEST(r[0][1].as<int>() == 1000);
+    }
+}
+
 // A look and an attempt at the same moment: the attempt that finds the look holding the call's lock
 // waits for it (keeper_claim) and then sees its decision.
 BOOST_AUTO_TEST_CASE(an_attempt_that_meets_a_deciding_look_waits_and_is_refused) {
