@@ -195,6 +195,9 @@ public:
     // Whether the database names a synchronous standby (commits wait for a second copy); nullopt
     // when it does not answer now (GET /metrics). Never throws.
     virtual std::optional<bool> names_synchronous_standby() = 0;
+    // The database's clock minus this host's, measured now over one round trip (off by at most half
+    // of it); nullopt when the database does not answer now (GET /metrics). Never throws.
+    virtual std::optional<std::chrono::microseconds> database_clock_offset() = 0;
 };
 
 }  // namespace keeper::core

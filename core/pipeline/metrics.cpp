@@ -231,6 +231,19 @@ std::string format_synchronous_standby(std::optional<bool> named) {
     return out;
 }
 
+std::string format_database_clock(std::optional<std::chrono::microseconds> offset) {
+    std::string out;
+    if (offset) {
+        char value[32];
+        std::snprintf(value, sizeof value, "%.6f", std::chrono::duration<double>(*offset).count());
+        write_one(out, "keeper_database_clock_offset_seconds", "gauge",
+                  "The database's clock minus this host's, in seconds, measured at this scrape over one round trip "
+                  "(off by at most half of it).",
+                  value);
+    }
+    return out;
+}
+
 std::string format_metrics(const metrics_block& b) {
     std::string out;
     write_requests(out, b);

@@ -77,5 +77,8 @@ std::string format_metrics(const metrics_block& block);
 // keeper_database_synchronous_standby: 1 while the database names a synchronous standby, 0 while
 // it names none (an acknowledgement is one copy); nothing when it did not answer.
 std::string format_synchronous_standby(std::optional<bool> named);
+// keeper_database_clock_offset_seconds: the database's clock minus this host's (docs/operations.md,
+// "Clocks"); nothing when the database did not answer.
+std::string format_database_clock(std::optional<std::chrono::microseconds> offset);
 
 }  // namespace keeper::core

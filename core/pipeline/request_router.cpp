@@ -81,14 +81,15 @@ decoded_call decode_request(const http_request& req, const endpoint_path& ep, co
     return row->decode(req, ep, op, media, cfg);
 }
 
-// GET /metrics: the pool's counters, what each of its processes costs, and whether the database's
-// commits wait for a second copy.
+// GET /metrics: the pool's counters, what each of its processes costs, whether the database's
+// commits wait for a second copy, and how far its clock is from this host's.
 http_response metrics_page(const metrics_block& metrics, const process_probe* processes, store& st, request_log& log) {
     log.group = "metrics";
     log.outcome = "page";
     auto text = format_metrics(metrics);
     if (processes) text += format_process_metrics(processes->sample());
     text += format_synchronous_standby(st.names_synchronous_standby());
+    text += format_database_clock(st.database_clock_offset());
     return {200, "text/plain; version=0.0.4; charset=utf-8", {}, std::move(text)};
 }
 

@@ -266,6 +266,23 @@ std::optional<bool> pg_store::names_synchronous_standby() {
     return (*rows)[0][0].as<bool>();
 }
 
+// The database's reading set against the middle of the round trip that brought it.
+std::optional<std::chrono::microseconds> pg_store::database_clock_offset() {
+    using clock = std::chrono::system_clock;
+    clock::time_point sent;
+    clock::time_point answered;
+    const auto rows = m_calls.answer([&](pqxx::connection& conn) {
+        sent = clock::now();
+        auto r = pqxx::nontransaction{conn}.exec_prepared(std::string{statements::database_clock.name});
+        answered = clock::now();
+        return r;
+    });
+    if (!rows || rows->size() != 1) return std::nullopt;
+    const auto middle = sent + (answered - sent) / 2;
+    const std::chrono::microseconds database{(*rows)[0][0].as<std::int64_t>()};
+    return database - std::chrono::duration_cast<std::chrono::microseconds>(middle.time_since_epoch());
+}
+
 bool pg_store::takes_writes() {
     const auto rows = m_calls.answer([](pqxx::connection& conn) {
         return pqxx::nontransaction{conn}.exec_prepared(std::string{statements::writable.name});

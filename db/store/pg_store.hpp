@@ -65,6 +65,7 @@ public:
                                 core::utc_time final, const core::deadline& until) override;
     bool healthy() override;
     std::optional<bool> names_synchronous_standby() override;
+    std::optional<std::chrono::microseconds> database_clock_offset() override;
     bool takes_writes() override;
 
 private:

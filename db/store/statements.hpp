@@ -280,6 +280,10 @@ inline constexpr auto writable = make_statement("writable", "SELECT NOT pg_is_in
 // it drops a lost standby, docs/design.md, "No acknowledgement before replication").
 inline constexpr auto synchronous_standby = make_statement(
     "synchronous_standby", "SELECT current_setting('synchronous_standby_names') <> '' AS named", {"named"});
+// GET /metrics: the database's clock, the one keeper_claim and keeper_decide_call read, in
+// microseconds since the epoch, to set against this host's (pg_store::database_clock_offset).
+inline constexpr auto database_clock = make_statement(
+    "database_clock", "SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint AS micros", {"micros"});
 
 }  // namespace statements
 
@@ -312,6 +316,7 @@ inline constexpr std::array worker_statements{
     statements::ping.text(),
     statements::writable.text(),
     statements::synchronous_standby.text(),
+    statements::database_clock.text(),
 };
 
 }  // namespace keeper::db

@@ -70,6 +70,7 @@ struct answering_store final : core::store {
     bool healthy() override { return true; }
     bool takes_writes() override { return true; }
     std::optional<bool> names_synchronous_standby() override { return true; }
+    std::optional<std::chrono::microseconds> database_clock_offset() override { return std::chrono::microseconds{0}; }
 };
 
 }  // namespace keeper::fuzz

@@ -77,6 +77,7 @@ struct unreachable_store : core::store {
     bool healthy() override { return false; }
     bool takes_writes() override { return false; }
     std::optional<bool> names_synchronous_standby() override { return std::nullopt; }
+    std::optional<std::chrono::microseconds> database_clock_offset() override { return std::nullopt; }
 };
 
 }  // namespace keeper::test

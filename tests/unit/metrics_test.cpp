@@ -151,4 +151,16 @@ BOOST_AUTO_TEST_CASE(the_synchronous_standby_gauge_says_one_copy_or_two_and_noth
     BOOST_TEST(format_synchronous_standby(std::nullopt).empty());
 }
 
+// The database's clock against this host's, in seconds either way, absent when it does not answer
+// (no 0 that would look like agreement).
+BOOST_AUTO_TEST_CASE(the_clock_offset_gauge_is_seconds_either_way_and_nothing_unknown) {
+    BOOST_TEST(format_database_clock(std::chrono::microseconds{-30'000'250})
+                   .ends_with("\nkeeper_database_clock_offset_seconds -30.000250\n"));
+    BOOST_TEST(format_database_clock(std::chrono::microseconds{1'500})
+                   .ends_with("\nkeeper_database_clock_offset_seconds 0.001500\n"));
+    BOOST_TEST(format_database_clock(std::chrono::microseconds{0})
+                   .find("# TYPE keeper_database_clock_offset_seconds gauge\n") != std::string::npos);
+    BOOST_TEST(format_database_clock(std::nullopt).empty());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
