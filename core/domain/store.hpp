@@ -181,10 +181,10 @@ public:
     virtual store_result audit_only(const call_frame& frame, std::string_view login, std::string_view app_id,
                                     result_code result) = 0;
 
-    // The call with this request id of the session's login, recorded from `from` on; from `final`
-    // on, by the database's clock, one found neither recorded nor in progress is decided as never
-    // to commit. Waits for the synchronous standby to hold what it answers.
-    virtual call_record find_call(const session_ref& session, std::string_view request_id, utc_time from,
+    // The call with this request id (nginx first saw it at `sent`) of the session's login; from
+    // `final` on, by the database's clock, one found neither recorded nor possibly in progress is
+    // decided as never to commit. Waits for the synchronous standby to hold what it answers.
+    virtual call_record find_call(const session_ref& session, std::string_view request_id, utc_time sent,
                                   utc_time final, const deadline& until) = 0;
 
     // True when the database answers now (GET /health). Never throws.

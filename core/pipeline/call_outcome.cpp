@@ -22,8 +22,6 @@ using namespace std::chrono_literals;
 // attempt holds to its commit, so a host with a longer budget or another clock is refused, never
 // contradicted (docs/design.md, "A call decided as not applied").
 constexpr auto final_slack = 1s;
-// How far behind nginx's clock the database's may be and still find the call's audit row.
-constexpr auto clock_slack = 24h;
 // How far ahead of this host's clock a request id may be dated: nginx's clocks and this host's
 // agree within seconds (docs/operations.md, "Clocks"); an id dated later is no call keeper had.
 constexpr auto future_allowance = 5min;
@@ -68,8 +66,7 @@ http_response answer_call_outcome(const http_request& req, store& st, const sett
     }
     const auto final_at =
         *sent + cfg.call_budget + std::max<std::chrono::milliseconds>(cfg.statement_timeout + final_slack, 5s);
-    const auto record =
-        st.find_call({to_lower_ascii(session_id), cfg.session_ttl}, request_id, *sent - clock_slack, final_at, until);
+    const auto record = st.find_call({to_lower_ascii(session_id), cfg.session_ttl}, request_id, *sent, final_at, until);
     auto body = head(request_id, static_cast<int>(record.session));
     if (record.session != result_code::ok) return json_answer(std::move(body), log, "session");
     if (record.result) {

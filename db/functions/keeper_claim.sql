@@ -3,9 +3,10 @@
 -- sends a call again when the connection that carried it broke, and a connection breaks also
 -- while its worker lives (a reset by a middlebox, a keepalive, a host's network): the first
 -- attempt may then still run, or not yet have started.
--- A first attempt whose host vouches for it (p_call.host_recorded) takes only the call's lock
--- shared (keeper_claim_needed takes it so when it can at once; here it waits for a look at the
--- call by /call-outcome to end, keeper_decide_call): its worker
+-- A first attempt whose host vouches for it (p_call.host_recorded) takes at most the call's lock
+-- shared, when nginx first saw the call a second ago or more (keeper_claim_needed takes it when it
+-- can at once; here it waits for a look at the call by /call-outcome to end, keeper_decide_call):
+-- its worker
 -- recorded it, with the server process that runs it, in the host's record of calls in flight
 -- before it sent this statement (db/store/calls_in_flight.hpp), and nginx sends a call again only
 -- to the host that had it, where the retry marks the call there, ends that server process and
@@ -49,7 +50,9 @@ BEGIN
         RAISE EXCEPTION 'keeper: the call''s deadline passed before it began here' USING ERRCODE = 'KD001';
     END IF;
     IF p_call.host_recorded THEN
-        PERFORM pg_advisory_xact_lock_shared(hashtextextended(p_call.request_id, 0));
+        IF keeper_call_older_than(p_call.request_id, interval '1 second') THEN
+            PERFORM pg_advisory_xact_lock_shared(hashtextextended(p_call.request_id, 0));
+        END IF;
         RETURN;
     END IF;
     IF p_call.trace_id <> '' AND p_call.trace_id <> p_call.request_id THEN
@@ -66,4 +69,4 @@ BEGIN
     END IF;
 END $$;
 COMMENT ON FUNCTION keeper_claim(keeper_call) IS
-    'Refuses an attempt begun after its call''s deadline (KD001); for an attempt its host vouches for, takes the call''s lock shared; for one it does not vouch for (host_recorded), names the call''s server process for a client''s trace (application_name, for this transaction), takes the call''s lock (an advisory lock on its request id''s hash) and, for a call nginx sent again (in retried_calls), raises KC2nn when the call''s audit row is already there (nn its result): every operation''s function calls it first.';
+    'Refuses an attempt begun after its call''s deadline (KD001); for an attempt its host vouches for, takes the call''s lock shared when the call is a second old or more; for one it does not vouch for (host_recorded), names the call''s server process for a client''s trace (application_name, for this transaction), takes the call''s lock (an advisory lock on its request id''s hash) and, for a call nginx sent again (in retried_calls), raises KC2nn when the call''s audit row is already there (nn its result): every operation''s function calls it first.';

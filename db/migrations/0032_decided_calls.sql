@@ -1,10 +1,10 @@
 -- A call /call-outcome answered "none" for can no longer commit, on any host (docs/design.md,
--- "A call decided as not applied"). The look takes the call's lock, finds no audit row, lists the
--- request id here and commits; every attempt holds the same lock, shared, from its first
--- statement to its commit, and keeper_audit refuses an attempt of a listed call (SQLSTATE KD002).
--- So the database orders the two: an attempt that holds the lock makes the look say "pending",
--- and one that takes it after the look sees the listing. Hosts' budgets and clocks only say when
--- a look begins to decide (core/pipeline/call_outcome.cpp), never whether its answer holds.
+-- "A call decided as not applied"). The look lists the request id here, in a transaction that
+-- holds the call's lock, once no attempt of the call can still commit: every attempt that begins
+-- a second or more after the call's time holds the same lock, shared, to its commit, and one that
+-- began earlier is seen open in pg_stat_activity. keeper_audit refuses an attempt of a listed call
+-- (SQLSTATE KD002). Hosts' budgets and clocks only say when a look begins to decide
+-- (core/pipeline/call_outcome.cpp), never whether its answer holds.
 -- keeper_login_call, the look that inferred "none" from the answering host's budget and clock,
 -- gives way to keeper_decide_call; no release's workers call it.
 CREATE TABLE decided_calls (

@@ -138,7 +138,7 @@ std::vector<std::string> roles_sql(pqxx::connection_base& conn) {
     sql.push_back("GRANT EXECUTE ON FUNCTION " + schema + ".keeper_call_outcome(text) TO " + worker);
     // A caller's look at one of its own calls (GET /call-outcome), by its session, which decides it.
     sql.push_back("GRANT EXECUTE ON FUNCTION " + schema +
-                  ".keeper_decide_call(bytea, integer, text, timestamptz, timestamptz) TO " + worker);
+                  ".keeper_decide_call(bytea, integer, text, timestamptz, timestamptz, boolean) TO " + worker);
     // Recording a keyed call and recognising its repeat (it runs with the worker's own rights).
     sql.push_back("GRANT EXECUTE ON FUNCTION " + schema + ".keeper_idempotency(keeper_call, text, text, integer) TO " +
                   worker);

@@ -122,13 +122,13 @@ std::optional<std::string> pg_store::find_login_secret(std::string_view login, c
 // its commit returns once the synchronous standby holds what it answers. A commit whose wait for the
 // standby was cut (a stalled standby, by the look's own deadline) is not an answer: "pending".
 core::call_record pg_store::find_call(const core::session_ref& session, std::string_view request_id,
-                                      core::utc_time from, core::utc_time final, const core::deadline& until) {
+                                      core::utc_time sent, core::utc_time final, const core::deadline& until) {
     constexpr const auto& s = statements::decide_call;
     core::call_record out;
     const auto rows = m_calls.look(s.name, standby_look_deadline(until), [&](pqxx::connection& conn) {
         return pqxx::nontransaction{conn}.exec_prepared(std::string{s.name}, session_key(session.session_id),
                                                         seconds(session.ttl), text(request_id),
-                                                        core::format_date_time(from), core::format_date_time(final));
+                                                        core::format_date_time(sent), core::format_date_time(final));
     });
     if (!rows) {
         out.session = core::result_code::ok;  // a session the look found valid: it got as far as the commit

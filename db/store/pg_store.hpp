@@ -61,7 +61,7 @@ public:
     core::store_result audit_only(const core::call_frame& frame, std::string_view login, std::string_view app_id,
                                   core::result_code result) override;
 
-    core::call_record find_call(const core::session_ref& session, std::string_view request_id, core::utc_time from,
+    core::call_record find_call(const core::session_ref& session, std::string_view request_id, core::utc_time sent,
                                 core::utc_time final, const core::deadline& until) override;
     bool healthy() override;
     std::optional<bool> names_synchronous_standby() override;

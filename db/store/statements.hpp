@@ -222,13 +222,16 @@ inline constexpr auto call_outcome =
 // A caller's look at one of its own calls (GET /call-outcome), which decides it from $5 on (the time
 // an attempt that began in time has ended, core/pipeline/call_outcome.cpp): the session's code, and
 // the outcome ('recorded' with the result and UTC time, ISO 8601; 'none'; 'pending' with the
-// milliseconds to wait). Commits what it answers, waiting for the synchronous standby
-// (db/functions/keeper_decide_call.sql).
+// milliseconds to wait). $4 is the request id's time. Its last argument, read as the workers' role,
+// which sees its own backends' transactions: whether no transaction of theirs that began by 2 s
+// after the call's time is still open (an attempt that began then takes no lock). Commits what it
+// answers, waiting for the synchronous standby (db/functions/keeper_decide_call.sql).
 inline constexpr auto decide_call = make_statement(
     "decide_call",
-    "SELECT code, outcome, result, at, wait_ms "
-    "FROM keeper_decide_call($1, $2, $3, $4::timestamptz, $5::timestamptz)",
-    {"session_hash", "ttl_seconds", "request_id", "from", "final"}, {"code", "outcome", "result", "at", "wait_ms"});
+    "SELECT code, outcome, result, at, wait_ms FROM keeper_decide_call($1, $2, $3, $4::timestamptz, $5::timestamptz, "
+    "NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE usename = current_user AND pid <> pg_backend_pid() "
+    "AND xact_start < $4::timestamptz + interval '2 seconds'))",
+    {"session_hash", "ttl_seconds", "request_id", "sent", "final"}, {"code", "outcome", "result", "at", "wait_ms"});
 
 // Writes a WAL record naming the call and commits: under synchronous replication that commit
 // returns only once the synchronous standby holds it, and with it every commit before it

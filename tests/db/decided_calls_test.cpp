@@ -9,6 +9,7 @@
 #include <string>
 #include <thread>
 
+#include "core/api/request_id.hpp"
 #include "db/schema/roles.hpp"
 #include "db/store/statements.hpp"
 #include "tests/db/db_fixture.hpp"
@@ -122,6 +123,30 @@ BOOST_AUTO_TEST_CASE(a_commit_not_yet_waiting_for_the_standby_is_pending_never_n
     BOOST_TEST(committed.find(R"("outcome":"recorded","result":0)") != std::string::npos, committed);
 }
 
+// The common attempt, begun within a second of its call's time, takes no lock; while its
+// transaction is open (its statement, its commit's flush, its wait for the standby) the look sees it
+// in pg_stat_activity and says "pending", however late; once it commits, "recorded".
+BOOST_AUTO_TEST_CASE(an_attempt_begun_at_once_takes_no_lock_and_keeps_the_look_pending_while_open) {
+    const auto id = request_id_of(0ms, "0123456789abcdefd41");
+    const auto sent = *keeper::core::request_id_time(id);
+    pqxx::connection attempt{keeper::test::shared_database().url()};
+    pqxx::work tx{attempt};
+    BOOST_TEST(std::string{permits(tx, id, 10s)[0][0].c_str()} == "0");
+    BOOST_TEST(count("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = " +
+                     std::to_string(attempt.backendpid())) == 0);
+    std::this_thread::sleep_for(2100ms);  // past the 2 s before which nothing is decided
+    const auto until = keeper::core::deadline::after(3s);
+    const auto final = sent + 1s;  // passed
+    const auto held = store.find_call(session(u.session), id, sent, final, until);
+    BOOST_TEST(!held.result.has_value());
+    BOOST_TEST(held.undecided.count() >= 1000);  // "pending", never "none"
+    tx.commit();
+    const auto committed = store.find_call(session(u.session), id, sent, final, until);
+    BOOST_TEST_REQUIRE(committed.result.has_value());
+    BOOST_TEST(static_cast<int>(*committed.result) == 0);
+    BOOST_TEST(count("SELECT count(*) FROM decided_calls WHERE request_id = '" + id + "'") == 0);
+}
+
 // Before its final time a look decides nothing: "pending" for a call not seen yet, which then
 // commits and is "recorded".
 BOOST_AUTO_TEST_CASE(a_look_before_the_final_time_decides_nothing) {
@@ -145,7 +170,7 @@ BOOST_AUTO_TEST_CASE(no_call_younger_than_two_seconds_is_decided) {
         pqxx::nontransaction tx{sql()};
         const auto r = tx.exec_params(
             "SELECT outcome, wait_ms FROM keeper_decide_call(keeper_session_hash($1), 86400, $2, "
-            "now() - interval '1 day', now() - interval '1 minute')",
+            "now(), now() - interval '1 minute', true)",
             u.session, id);
         BOOST_TEST(std::string{r[0][0].c_str()} == "pending", age.count());
         BOOST_TEST(r[0][1].as<int>() == 1000);
@@ -159,7 +184,9 @@ BOOST_AUTO_TEST_CASE(an_attempt_that_meets_a_deciding_look_waits_and_is_refused)
     pqxx::connection looker{keeper::test::shared_database().url()};
     pqxx::work decision{looker};
     const auto decided = decision.exec_params(
-        "SELECT outcome FROM keeper_decide_call(keeper_session_hash($1), 86400, $2, now() - interval '1 day', now())",
+        "SELECT outcome FROM keeper_decide_call(keeper_session_hash($1), 86400, $2, now() - interval '1 minute', "
+        "now(), "
+        "true)",
         u.session, id);
     BOOST_TEST(std::string{decided[0][0].c_str()} == "none");
     auto run = std::async(std::launch::async, [&] {
@@ -192,7 +219,7 @@ BOOST_AUTO_TEST_CASE(only_the_look_writes_the_list) {
     keeper::db::apply_roles(db.sql(), out);
     pqxx::nontransaction tx{db.sql()};
     const auto yes = [&](const std::string& query) { return tx.exec(query)[0][0].as<bool>(); };
-    const std::string look = "'keeper_decide_call(bytea, integer, text, timestamptz, timestamptz)', 'EXECUTE'";
+    const std::string look = "'keeper_decide_call(bytea, integer, text, timestamptz, timestamptz, boolean)', 'EXECUTE'";
     BOOST_TEST(!yes("SELECT has_function_privilege('public', " + look + ")"));
     BOOST_TEST(yes("SELECT has_function_privilege('keeper_worker', " + look + ")"));
     BOOST_TEST(yes("SELECT has_table_privilege('keeper_worker', 'decided_calls', 'SELECT')"));

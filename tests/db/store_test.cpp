@@ -392,8 +392,8 @@ BOOST_AUTO_TEST_CASE(a_retried_call_whose_first_attempt_runs_in_a_live_worker_is
 }
 
 // GET /call-outcome's look (keeper_decide_call): a session sees its login's call by request id, its
-// result and time; not another login's, not one recorded before the window, nothing without a valid
-// session.
+// result and time; not another login's, not one recorded more than a day before the id's time,
+// nothing without a valid session.
 BOOST_AUTO_TEST_CASE(a_session_reads_its_logins_call_by_request_id_and_no_other) {
     const auto owner = new_user();
     const auto other = new_user();
@@ -404,8 +404,8 @@ BOOST_AUTO_TEST_CASE(a_session_reads_its_logins_call_by_request_id_and_no_other)
     BOOST_TEST(static_cast<int>(
                    store.set_account_permits(frame(id, "SetAccountPermits"), session(owner.session), true, false, true)
                        .code) == 0);
-    const auto look = [&](const std::string& session, std::chrono::minutes from) {
-        return store.find_call(this->session(session), id, now + from, now + std::chrono::minutes{1}, soon());
+    const auto look = [&](const std::string& session, std::chrono::minutes sent) {
+        return store.find_call(this->session(session), id, now + sent, now + std::chrono::minutes{1}, soon());
     };
     const auto mine = look(owner.session, std::chrono::minutes{-1});
     BOOST_TEST(static_cast<int>(mine.session) == 0);
@@ -416,7 +416,9 @@ BOOST_AUTO_TEST_CASE(a_session_reads_its_logins_call_by_request_id_and_no_other)
     BOOST_TEST(static_cast<int>(theirs.session) == 0);
     BOOST_TEST(!theirs.result.has_value());    // another login's call is no call of this one
     BOOST_TEST(theirs.undecided.count() > 0);  // before the final time nothing is decided
-    BOOST_TEST(!look(owner.session, std::chrono::minutes{5}).result.has_value());
+    // Searched from a day before the id's time: a row older than that is no call of this id.
+    BOOST_TEST(look(owner.session, std::chrono::hours{23}).result.has_value());
+    BOOST_TEST(!look(owner.session, std::chrono::hours{25}).result.has_value());
     const auto unknown = look(unique("nosession"), std::chrono::minutes{-1});
     BOOST_TEST(static_cast<int>(unknown.session) == 2);
     BOOST_TEST(!unknown.result.has_value());
