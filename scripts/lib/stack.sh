@@ -22,7 +22,7 @@ KEEPER_TEST_PACKAGES=(
   libboost-test-dev dpkg-dev man-db adduser systemd ssl-cert openssl libxml2-utils
   python3-zeep python3-jsonschema php-cli php-soap prometheus
   chromium chromium-driver python3-selenium patroni etcd-server pgbackrest
-  systemd-container debootstrap pgbouncer ccache iproute2 nftables tcpdump clang-format
+  systemd-container debootstrap pgbouncer ccache iproute2 nftables tcpdump clang-format faketime
 )
 # With ccache (a test package), a build compiles each unchanged translation unit once: the deploy
 # tier's second package, built in a directory of its own beside build/, finds all but its
