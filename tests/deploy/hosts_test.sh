@@ -293,6 +293,64 @@ both_serve() {  # new calls go to both hosts in turn
 # Within seconds: nginx's old workers, with the old hosts, take calls until the new ones run.
 check "through the front: calls go to w1 and w2 in turn" eventually both_serve
 
+# --- the worker hosts upgraded one at a time under writes through the front (the runbook) --------
+# The newer package has one more migration (tests/deploy/next-migrations), its compilation from
+# ccache. The machine writes through the front all along, as clients on kept connections; then a
+# setting (call_budget_ms) is rolled across the hosts the same way.
+db_query() { in_host db1 sh -c "cd / && runuser -u postgres -- psql -XAtq -d keeper -c \"$1\""; }
+NEXT_VERSION=$(sed -n 's/^project(keeper VERSION \([0-9.]*\) .*/\1/p' "$SRC/CMakeLists.txt")+deploy1
+next_build=$KEEPER_TEST_BUILD_DIR-deploy-hosts-next
+launcher=$(grep -m 1 '^CMAKE_CXX_COMPILER_LAUNCHER:' "$KEEPER_TEST_BUILD_DIR/CMakeCache.txt" | cut -d= -f2-)
+t=$(now)
+next_package() {
+  cmake -S "$SRC" -B "$next_build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKEEPER_TESTS=OFF \
+    ${launcher:+-DCMAKE_CXX_COMPILER_LAUNCHER="$launcher"} \
+    -DKEEPER_EXTRA_MIGRATIONS_DIR="$HERE/next-migrations" -DKEEPER_PACKAGE_VERSION="$NEXT_VERSION" >/dev/null &&
+    cmake --build "$next_build" -j "$(nproc)" --target keeper-fcgi keeperctl >/dev/null &&
+    package "$next_build" "$WORK/pkg-next" &&
+    for host in w1 w2; do mkdir -p "$(ct_root $host)/root/pkg-next" && cp "$WORK"/pkg-next/keeper_*.deb "$(ct_root $host)/root/pkg-next/"; done
+}
+check "the newer package (one more migration)" next_package
+figure "newer package: $(since "$t") s"
+roll_start=$(db_query "SELECT now()")
+rm -f "$WORK/roll.stop"
+python3 "$HERE/front_load.py" "$FRONT" alice "$SECRET" "$WORK/roll.stop" 2 >"$WORK/roll.json" 2>"$WORK/roll.err" &
+roll_pid=$!
+sleep 3
+t=$(now)
+for host in w1 w2; do
+  check "$host: drained at the host (scaling.md, Upgrading the worker hosts)" run_doc_on "$host" "$SCALING" drain-host /root
+  check "$host: the newer package installed, keeper stopped (scaling.md)" \
+    run_doc_on "$host" "$SCALING" upgrade-drained-host /root/pkg-next
+  check "$host: started and checked, nothing due (scaling.md)" run_doc_on "$host" "$SCALING" start-drained-host /root
+  check "$host: returned (scaling.md)" run_doc_on "$host" "$SCALING" return-host /root
+  sleep 12  # the front tries a host it found refusing again after fail_timeout (10 s)
+done
+check "through the front: calls go to both upgraded hosts" eventually both_serve
+figure "rolling upgrade: $(since "$t") s for two hosts"
+check "the migration ran once, on the first host" test "$(db_query 'SELECT count(*) FROM deploy_upgrade_check')" = 1
+for host in w1 w2; do  # a setting rolled host by host (scaling.md, "Rolling a setting across the hosts")
+  check "$host: call_budget_ms changed and reloaded" \
+    in_host "$host" sh -c "echo 'call_budget_ms = 9000' >>/etc/keeper/keeper.conf && systemctl reload keeper"
+  sleep 3
+done
+touch "$WORK/roll.stop"
+wait "$roll_pid"
+rolled_cleanly() {  # every call answered 0, or "unknown" and then resolved by /call-outcome
+  python3 - "$WORK/roll.json" <<'PY'
+import json, sys
+s = json.loads(open(sys.argv[1]).read() or "{}")
+print(json.dumps(s))
+resolved = sum(n for outcome, n in s.get("resolved", {}).items() if outcome in ("recorded", "none"))
+ok = s.get("calls", 0) > 50 and s["ok"] + s["unknown"] == s["calls"] and resolved == s["unknown"]
+sys.exit(0 if ok else 1)
+PY
+}
+check "rolling upgrade under writes: no call failed or unanswered, every unknown resolved" rolled_cleanly
+figure "rolling upgrade under writes: $(tr -d '\n' <"$WORK/roll.json")"
+check "rolling upgrade: no call applied twice" test "$(db_query "SELECT count(*) FROM (SELECT request_id FROM audit_log \
+  WHERE at >= '$roll_start' GROUP BY request_id HAVING count(*) > 1) twice")" = 0
+
 # --- a switchover under the worker host ------------------------------------------------------------
 printf 'db1\ndb2\n\ny\n' >"$WORK/switchover.answers"
 check "a switchover by patronictl with the documented credentials (scaling.md)" \

@@ -1,0 +1,119 @@
+"""Writes through the front as a mobile client does, until the file STOP exists: each round
+authenticates a new session of LOGIN (a write: the session row) and sets its account permits (a
+write), on a kept HTTPS connection per writer. Then settles every call: one answered "outcome
+unknown" is asked at /call-outcome, as its answer says, until it is not "pending" (60 s at most).
+Prints one JSON line: calls, answered 0, "not applied" (503, which a client repeats), unknown and
+how they resolved, calls with no answer at all (the connection closed with none), and the first
+few of each kind that is not 0. The deploy tier's rolling upgrade (tests/deploy/hosts_test.sh).
+
+Usage: front_load.py FRONT LOGIN SECRET STOP [WRITERS]"""
+import hashlib
+import http.client
+import json
+import os
+import ssl
+import sys
+import threading
+import time
+import urllib.parse
+import uuid
+
+FRONT, LOGIN, SECRET, STOP = sys.argv[1:5]
+WRITERS = int(sys.argv[5]) if len(sys.argv) > 5 else 2
+TLS = ssl._create_unverified_context()  # the test front's own authority: verification is not what is tested
+
+
+def auth_hash(session):
+    return hashlib.md5(f"{LOGIN}:{SECRET}:{session}".lower().encode()).hexdigest()
+
+
+class Writer:
+    def __init__(self):
+        self.conn = None
+        self.calls = []  # (op, session, status, request id, body)
+
+    def get(self, path):
+        """(status, request id, body); status 0: the connection closed with no answer (not sent
+        again: the client cannot know whether the call left)."""
+        if self.conn is None:
+            self.conn = http.client.HTTPSConnection(FRONT, 443, timeout=60, context=TLS)
+        try:
+            self.conn.request("GET", path)
+            r = self.conn.getresponse()
+            body = r.read().decode(errors="replace")
+            if r.getheader("Connection", "").lower() == "close":
+                self.conn.close()
+                self.conn = None
+            return r.status, r.getheader("X-Request-Id", ""), body
+        except (http.client.HTTPException, OSError) as e:
+            self.conn.close()
+            self.conn = None
+            return 0, "", f"{type(e).__name__}: {e}"
+
+    def call(self, op, session, path):
+        status, rid, body = self.get(path)
+        self.calls.append((op, session, status, rid, body))
+
+    def run(self):
+        n = 0
+        while not os.path.exists(STOP):
+            n += 1
+            session = f"roll-{uuid.uuid4().hex[:12]}-{n}"
+            q = urllib.parse.urlencode({"sessionId": session, "login": LOGIN, "authHash": auth_hash(session)})
+            self.call("Authenticate", session, f"/SimpleAuthApi.asmx/Authenticate?{q}")
+            q = urllib.parse.urlencode({"sessionId": session, "acceptPayments": "true", "acceptInvoices": "false",
+                                        "acceptMessages": "true"})
+            self.call("SetAccountPermits", session, f"/AccountApi.asmx/SetAccountPermits?{q}")
+
+
+def settle(writer, session, rid):
+    """The outcome /call-outcome gives once it is not pending. A call answered unknown before its
+    session existed (an Authenticate) is asked with a session made for the asking."""
+    asker = session
+    for _ in range(60):
+        q = urllib.parse.urlencode({"sessionId": asker, "requestId": rid})
+        status, _, body = writer.get(f"/call-outcome?{q}")
+        if status == 200:
+            answer = json.loads(body)
+            if answer.get("session") in (2, 3):
+                asker = f"ask-{uuid.uuid4().hex[:12]}"
+                a = urllib.parse.urlencode({"sessionId": asker, "login": LOGIN, "authHash": auth_hash(asker)})
+                writer.get(f"/SimpleAuthApi.asmx/Authenticate?{a}")
+                continue
+            if answer.get("outcome") != "pending":
+                return answer.get("outcome", "?")
+        time.sleep(1)
+    return "pending"
+
+
+def main():
+    writers = [Writer() for _ in range(WRITERS)]
+    threads = [threading.Thread(target=w.run) for w in writers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    summary = {"calls": 0, "ok": 0, "not_applied": 0, "unknown": 0, "resolved": {}, "no_answer": 0,
+               "other": 0, "examples": []}
+    for w in writers:
+        for op, session, status, rid, body in w.calls:
+            summary["calls"] += 1
+            kind = "other"
+            if status == 200 and ">0</int>" in body:
+                kind = "ok"
+            elif status == 0:
+                kind = "no_answer"
+            elif status == 503 and "not applied" in body:
+                kind = "not_applied"
+            elif "unknown" in body and rid:
+                kind = "unknown"
+                outcome = settle(w, session, rid)
+                summary["resolved"][outcome] = summary["resolved"].get(outcome, 0) + 1
+            summary[kind] += 1
+            if kind != "ok" and len(summary["examples"]) < 5:
+                summary["examples"].append(f"{op} {status} {rid} {body[:160]!r}")
+    print(json.dumps(summary))
+
+
+if __name__ == "__main__":
+    main()
