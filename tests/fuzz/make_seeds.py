@@ -53,3 +53,13 @@ for name in sorted(os.listdir(GOLDEN)):
             write("fuzz_form_decoders", bytes([len(name) % 13]) + value[0].encode())
     write("fuzz_media_path", ctype.encode() if ctype else path.encode())
     write("fuzz_media_path", path.encode())
+
+# /call-outcome (core/pipeline/call_outcome.cpp), by GET and by form POST: a request id of keeper's
+# shape today, one dated far ahead (a client fault), past what utc_time holds (2262) and the last
+# 13-digit time (2286), and shapes that are not one.
+for request_id in ["17966200000000123456789abcdef012", "20000000000000123456789abcdef012",
+                   "93000000000000123456789abcdef012", "99999999999990123456789abcdef012",
+                   "1796620000000", "1796620000000ABCDEF0123456789ABC", ""]:
+    query = f"sessionId=abc&requestId={request_id}"
+    write("fuzz_request", bytes([0x80 | 3]) + f"/call-outcome\n{query}\n\n".encode())
+    write("fuzz_request", bytes([2]) + f"/call-outcome\n\n\n{query}".encode())
