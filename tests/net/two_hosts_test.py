@@ -25,6 +25,10 @@ test_keyed_repeats_on_either_host_through_a_key_rotation: each host has a key fi
 takes a new key (reloaded) while w1 has the old alone, and keyed top-ups repeated through the
 front, so over both hosts, each answer the recorded call, never 422.
 
+test_a_call_held_on_a_longer_budget_host_never_commits_after_none: w1 at a 20 s budget, w2 at 10 s;
+a top-up held on w1 before its statement, "none" from w2 after its own final time, then w1 goes on:
+the attempt changes nothing (docs/design.md, "A call decided as not applied").
+
 test_a_call_is_checked_while_the_host_that_ran_it_is_down: /call-outcome through the front with w1's
 nginx stopped, whichever host the front chose first.
 
@@ -42,6 +46,7 @@ import os
 import re
 import shutil
 import signal
+import ssl
 import subprocess
 import sys
 import threading
@@ -90,7 +95,11 @@ class TwoHostsOnANetwork(unittest.TestCase):
             for host in ("w1", "w2"):
                 shutil.copy2(f"{cls.root}/secret.keys", f"{cls.root}/{host}-secret.keys")
                 shutil.chown(f"{cls.root}/{host}-secret.keys", "keeper")
-                cls.host_env[host] = dict(cls.front.env, KEEPER_SECRET_KEY_FILE=f"{cls.root}/{host}-secret.keys")
+                # And a configuration file of its own, empty: a setting rolled host by host
+                # (test_a_call_held_on_a_longer_budget_host_never_commits_after_none).
+                Path(f"{cls.root}/{host}.conf").write_text("")
+                cls.host_env[host] = dict(cls.front.env, KEEPER_SECRET_KEY_FILE=f"{cls.root}/{host}-secret.keys",
+                                          KEEPER_CONFIG=f"{cls.root}/{host}.conf")
                 start_pool(cls.net, cls.root, host, cls.host_env[host])
             start_edge(cls.net, cls.root, "edge")
         except BaseException:
@@ -291,16 +300,7 @@ class TwoHostsOnANetwork(unittest.TestCase):
             old_keys = f.read()
         with open(f"{self.root}/w2-secret.keys", "w") as f:
             f.write(new_key + old_keys)
-        pool = next(pid for pid in self.net.pids("w2") if pid not in workers_of(self.net, "w2") and
-                    Path(f"/proc/{pid}/comm").read_text().strip() == "keeper-fcgi")
-        before = set(workers_of(self.net, "w2"))
-        os.kill(pool, signal.SIGHUP)
-        for _ in range(200):
-            if before.isdisjoint(workers_of(self.net, "w2")):
-                break
-            time.sleep(0.1)
-        else:
-            self.fail("w2's workers were not replaced by the reload")
+        self.reload("w2")
         answers = collections.Counter()
         for n in range(1, 25):
             params = {"sessionId": SESSION, "purseDest": purse, "cardId": card, "amount": f"3.{n:02d}"}
@@ -318,6 +318,72 @@ class TwoHostsOnANetwork(unittest.TestCase):
         self.assertEqual(dict(answers), {(200, "first"): 24, (200, True): 72}, body)
         self.assertEqual(sorted(rows.values()), [1] * 24)
         self.assertTrue(all(replays.values()), "both hosts answered repeats")
+
+    def reload(self, host):
+        """SIGHUP to host's pool; returns once its workers are new ones."""
+        pool = next(pid for pid in self.net.pids(host) if pid not in workers_of(self.net, host) and
+                    Path(f"/proc/{pid}/comm").read_text().strip() == "keeper-fcgi")
+        before = set(workers_of(self.net, host))
+        os.kill(pool, signal.SIGHUP)
+        for _ in range(200):
+            if before.isdisjoint(workers_of(self.net, host)):
+                return
+            time.sleep(0.1)
+        self.fail(f"{host}'s workers were not replaced by the reload")
+
+    def as_front(self, host, path, params, rid=None, timeout=45):
+        """(status, body) of a GET at host's tier listener, sent as the front sends it: its
+        certificate, and the call's request id when given."""
+        tls = ssl.create_default_context(cafile=f"{self.root}/tier/ca.crt")
+        tls.load_cert_chain(f"{self.root}/tier/front.crt", f"{self.root}/tier/front.key")
+        tls.check_hostname = False
+        conn = http.client.HTTPSConnection(self.net.address(host), TIER_PORT, context=tls, timeout=timeout)
+        try:
+            conn.request("GET", path + "?" + urllib.parse.urlencode(params),
+                         headers={"X-Keeper-Request-Id": rid} if rid else {})
+            r = conn.getresponse()
+            return r.status, r.read().decode(errors="replace")
+        finally:
+            conn.close()
+
+    def test_a_call_held_on_a_longer_budget_host_never_commits_after_none(self):
+        """Hosts that disagree (docs/design.md, "A call decided as not applied"): w1 at
+        call_budget_ms 20 000, w2 at 10 000. A top-up reaches w1, whose workers are stopped before
+        they send it; the client's look, answered by w2 after w2's own final time (16 s after the
+        call's time), says "none"; then w1's workers go on, within w1's budget: the attempt
+        changes nothing, and the look still says "none". Never "none" followed by a commit."""
+        purse, card = "Z912000000004", 912004
+        self.front.keeperctl("add-purse", LOGIN, purse)
+        self.front.keeperctl("add-card", LOGIN, str(card))
+        Path(f"{self.root}/w1.conf").write_text("call_budget_ms = 20000\n")
+        self.reload("w1")
+        stopped = workers_of(self.net, "w1")
+        rid = f"{int(time.time() * 1000):013d}{os.urandom(10).hex()[:19]}"
+        answer = {}
+        try:
+            for pid in stopped:
+                os.kill(pid, signal.SIGSTOP)
+            top_up = threading.Thread(target=lambda: answer.update(at_w1=self.as_front(
+                "w1", "/AccountApi.asmx/TopupPurseFromAtmCard",
+                {"sessionId": SESSION, "purseDest": purse, "cardId": card, "amount": "4.00"}, rid)))
+            top_up.start()
+            time.sleep(max(0.0, int(rid[:13]) / 1000 + 16.5 - time.time()))
+            status, body = self.as_front("w2", "/call-outcome", {"sessionId": SESSION, "requestId": rid})
+            self.assertEqual((status, json.loads(body).get("outcome")), (200, "none"), body)
+        finally:
+            for pid in stopped:
+                os.kill(pid, signal.SIGCONT)
+        top_up.join(60)
+        status, body = answer.get("at_w1", (0, "no answer"))
+        print(f"held on w1: {status} {body[:120]!r}", flush=True)
+        self.assertNotEqual(status, 200, body)
+        self.assertIn("not applied", body)
+        self.assertEqual(self.sql(f"SELECT count(*) FROM topups WHERE request_id = '{rid}'").strip(), "0")
+        self.assertEqual(self.sql(f"SELECT count(*) FROM audit_log WHERE request_id = '{rid}'").strip(), "0")
+        status, body = self.as_front("w2", "/call-outcome", {"sessionId": SESSION, "requestId": rid})
+        self.assertEqual(json.loads(body).get("outcome"), "none", body)
+        Path(f"{self.root}/w1.conf").write_text("")
+        self.reload("w1")
 
     def test_resets_of_calls_waiting_on_a_card_lock(self):
         amounts = [f"7.{n:02d}" for n in range(1, 13)]
