@@ -1,5 +1,4 @@
--- keeper_audit: A call's audit row, written in the call's own transaction, unless the call was
--- decided as not applied (decided_calls: SQLSTATE KD002, nothing changes). Every call's
+-- keeper_audit: A call's audit row, written in the call's own transaction. Every call's
 -- transaction ends here, with its caller and result known, so this is also where a keyed call's
 -- Idempotency-Key is recorded (docs/design.md, "Idempotency keys"). Every write function passes
 -- on its first parameter, the call's frame (the keeper_call type: request id, operation, key ('':
@@ -22,19 +21,6 @@ RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
     v_login text;  -- the caller's login name, for its key row
 BEGIN
-    -- A call /call-outcome answered "none" for commits nothing (docs/design.md, "A call decided as
-    -- not applied"). The call's lock is held since the function's first statement
-    -- (keeper_claim_needed), so this look, a statement of its own after it, sees every decision
-    -- made before, and no decision is made until this transaction ends. A look decides only a call
-    -- nginx first saw 2 s ago or more (keeper_decide_call), and one that did so before this
-    -- attempt took the lock did it earlier still: so a call younger than a second by the same
-    -- clock has no decision to find, and the common call, a few milliseconds old, skips the look
-    -- for one simple expression (a second to spare for the clock stepping back).
-    IF keeper_call_older_than(p_call.request_id, interval '1 second') THEN
-        IF EXISTS (SELECT 1 FROM decided_calls WHERE request_id = p_call.request_id) THEN
-            RAISE EXCEPTION 'keeper: /call-outcome answered "none" for this call' USING ERRCODE = 'KD002';
-        END IF;
-    END IF;
     -- Most calls carry no key and name their login by id, if at all: for them this one condition
     -- and the INSERT are the whole function. PL/pgSQL sets up each expression it evaluates again
     -- in every transaction, so each one skipped here (an initializer, a condition) is work spared

@@ -3,10 +3,14 @@
 -- sends a call again when the connection that carried it broke, and a connection breaks also
 -- while its worker lives (a reset by a middlebox, a keepalive, a host's network): the first
 -- attempt may then still run, or not yet have started.
--- A first attempt whose host vouches for it (p_call.host_recorded) takes at most the call's lock
--- shared, when nginx first saw the call a second ago or more (keeper_claim_needed takes it when it
--- can at once; here it waits for a look at the call by /call-outcome to end, keeper_decide_call):
--- its worker
+-- A call /call-outcome answered "none" for commits nothing (docs/design.md, "A call decided as not
+-- applied"): an attempt that comes here a second or more after the call's time takes the call's
+-- lock (waiting for a look that holds it) and then, a statement later, so that it sees every
+-- decision made before, looks for the call in decided_calls; found, it raises KD002 and changes
+-- nothing. No decision is made while it holds the lock, and a look decides nothing younger than
+-- 2 s, so a younger attempt has nothing to find and does not look.
+-- A first attempt whose host vouches for it (p_call.host_recorded) comes here only so late, and
+-- takes the lock shared (attempts of one call do not wait for each other for it): its worker
 -- recorded it, with the server process that runs it, in the host's record of calls in flight
 -- before it sent this statement (db/store/calls_in_flight.hpp), and nginx sends a call again only
 -- to the host that had it, where the retry marks the call there, ends that server process and
@@ -50,8 +54,10 @@ BEGIN
         RAISE EXCEPTION 'keeper: the call''s deadline passed before it began here' USING ERRCODE = 'KD001';
     END IF;
     IF p_call.host_recorded THEN
-        IF keeper_call_older_than(p_call.request_id, interval '1 second') THEN
-            PERFORM pg_advisory_xact_lock_shared(hashtextextended(p_call.request_id, 0));
+        -- A second old or more (keeper_claim_needed): the lock, held to the commit, then the look.
+        PERFORM pg_advisory_xact_lock_shared(hashtextextended(p_call.request_id, 0));
+        IF EXISTS (SELECT 1 FROM decided_calls WHERE request_id = p_call.request_id) THEN
+            RAISE EXCEPTION 'keeper: /call-outcome answered "none" for this call' USING ERRCODE = 'KD002';
         END IF;
         RETURN;
     END IF;
@@ -59,6 +65,10 @@ BEGIN
         PERFORM set_config('application_name', 'keeper-fcgi trace=' || p_call.trace_id, true);
     END IF;
     PERFORM pg_advisory_xact_lock(hashtextextended(p_call.request_id, 0));
+    IF keeper_call_older_than(p_call.request_id, interval '1 second') AND
+       EXISTS (SELECT 1 FROM decided_calls WHERE request_id = p_call.request_id) THEN
+        RAISE EXCEPTION 'keeper: /call-outcome answered "none" for this call' USING ERRCODE = 'KD002';
+    END IF;
     IF NOT EXISTS (SELECT 1 FROM retried_calls WHERE request_id = p_call.request_id) THEN
         RETURN;
     END IF;
@@ -69,4 +79,4 @@ BEGIN
     END IF;
 END $$;
 COMMENT ON FUNCTION keeper_claim(keeper_call) IS
-    'Refuses an attempt begun after its call''s deadline (KD001); for an attempt its host vouches for, takes the call''s lock shared when the call is a second old or more; for one it does not vouch for (host_recorded), names the call''s server process for a client''s trace (application_name, for this transaction), takes the call''s lock (an advisory lock on its request id''s hash) and, for a call nginx sent again (in retried_calls), raises KC2nn when the call''s audit row is already there (nn its result): every operation''s function calls it first.';
+    'Refuses an attempt begun after its call''s deadline (KD001); for an attempt its host vouches for (here only a second or more after the call''s time), takes the call''s lock shared; any attempt a second old or more of a call /call-outcome decided raises KD002; for one it does not vouch for (host_recorded), names the call''s server process for a client''s trace (application_name, for this transaction), takes the call''s lock (an advisory lock on its request id''s hash) and, for a call nginx sent again (in retried_calls), raises KC2nn when the call''s audit row is already there (nn its result): every operation''s function calls it first.';

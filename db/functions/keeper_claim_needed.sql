@@ -1,12 +1,11 @@
 -- keeper_claim_needed: whether an attempt has to run keeper_claim: every one but a first attempt
--- its host vouches for (p_call.host_recorded) that begins before its deadline and, when nginx first
--- saw the call a second ago or more, takes the call's lock shared at once. A look at the call by
--- /call-outcome decides it as not applied only once no attempt may still commit
--- (keeper_decide_call, docs/design.md, "A call decided as not applied"): an attempt that begins
--- within a second of the call's time is seen there by its transaction's start, and one that begins
--- later by this lock, held to its commit; one that does not get the lock at once (a look holds it
--- for a moment) waits for it in keeper_claim. The common call begins milliseconds after nginx saw
--- it, and takes no lock. Every operation's
+-- its host vouches for (p_call.host_recorded) that begins before its deadline and within a second
+-- of the call's time. A look at the call by /call-outcome decides it as not applied only once no
+-- attempt may still commit (keeper_decide_call, docs/design.md, "A call decided as not applied"):
+-- an attempt that begins within a second of the call's time is seen there by its transaction's
+-- start, and needs nothing here; one that begins later holds the call's lock, which keeper_claim
+-- takes, to its commit, and looks for a decision. The common call begins milliseconds after nginx
+-- saw it: one comparison more in this expression. Every operation's
 -- function asks this first, as `IF keeper_claim_needed(p_call) THEN PERFORM keeper_claim(p_call);
 -- END IF;`: plain SQL, so PL/pgSQL inlines it into that IF and evaluates it as a simple
 -- expression, without an executor or a call of a function of its own, which the PERFORM of
@@ -19,8 +18,7 @@
 CREATE OR REPLACE FUNCTION keeper_claim_needed(p_call keeper_call)
 RETURNS boolean LANGUAGE sql VOLATILE AS $$
     SELECT p_call.host_recorded IS NOT TRUE OR clock_timestamp() > p_call.deadline
-           OR (keeper_call_older_than(p_call.request_id, interval '1 second')
-               AND NOT pg_try_advisory_xact_lock_shared(hashtextextended(p_call.request_id, 0)))
+           OR keeper_call_older_than(p_call.request_id, interval '1 second')
 $$;
 COMMENT ON FUNCTION keeper_claim_needed(keeper_call) IS
-    'True unless the call''s frame says its host recorded this first attempt (host_recorded), its deadline has not passed and, for a call a second old or more, the call''s lock was taken shared at once: whether keeper_claim has anything to do. Inlined into the IF that every operation''s function opens with.';
+    'True unless the call''s frame says its host recorded this first attempt (host_recorded), its deadline has not passed and nginx saw the call less than a second ago: whether keeper_claim has anything to do. Inlined into the IF that every operation''s function opens with.';

@@ -5,9 +5,9 @@
 -- again). A call is its login's when its audit row names the login, whichever session made it.
 -- "none" is a fact this function makes (docs/design.md, "A call decided as not applied"): it lists
 -- the request id in decided_calls only when no attempt of the call can still commit, and an
--- attempt that begins afterwards rolls back (keeper_audit, KD002). An attempt that began more than
+-- attempt that begins afterwards rolls back (keeper_claim, KD002). An attempt that began more than
 -- a second after the call's time holds the call's lock, shared, to its commit
--- (keeper_claim_needed): this takes it exclusively, without waiting, and the audit row is read
+-- (keeper_claim): this takes it exclusively, without waiting, and the audit row is read
 -- after it, so that a commit that gave it up is seen. One that began within that second takes no
 -- lock: its transaction began before p_sent + 2 s, and p_quiet (the caller's look at
 -- pg_stat_activity, made as the workers' role, which sees its own backends' transactions) says no

@@ -60,7 +60,7 @@ struct lock_timed_out : core::not_applied {
 };
 
 // A look at a call by /call-outcome decided it as not applied before this attempt committed
-// (SQLSTATE KD002, db/functions/keeper_audit.sql): rolled back, and no attempt of it ever commits.
+// (SQLSTATE KD002, db/functions/keeper_claim.sql): rolled back, and no attempt of it ever commits.
 struct decided_not_applied : core::not_applied {
     explicit decided_not_applied(const std::string& what) : core::not_applied(what) {}
 };

@@ -163,7 +163,7 @@ BOOST_AUTO_TEST_CASE(a_look_before_the_final_time_decides_nothing) {
 }
 
 // Whatever final time a worker passes, the database decides no call nginx first saw less than 2 s
-// ago: an attempt younger than a second does not look for a decision (keeper_audit).
+// ago: an attempt younger than a second does not look for a decision (keeper_claim).
 BOOST_AUTO_TEST_CASE(no_call_younger_than_two_seconds_is_decided) {
     for (const auto age : {0ms, 1500ms}) {
         const auto id = request_id_of(age, "0123456789abcdefd2" + std::to_string(age.count() % 7));
