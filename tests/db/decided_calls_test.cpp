@@ -147,6 +147,26 @@ BOOST_AUTO_TEST_CASE(an_attempt_begun_at_once_takes_no_lock_and_keeps_the_look_p
     BOOST_TEST(count("SELECT count(*) FROM decided_calls WHERE request_id = '" + id + "'") == 0);
 }
 
+// An attempt that is not its host's first (here the previous release's frame: no deadline, no
+// host_recorded) holds the call's claim, exclusively, until its transaction ends: the look says
+// "pending" while it is held, however old the call, "recorded" once it commits, and "none" for a
+// call no attempt ever reached.
+BOOST_AUTO_TEST_CASE(a_call_whose_claim_is_held_is_pending_whatever_the_clock_says) {
+    const auto id = request_id_of(1min, "0123456789abcdefc1a");
+    pqxx::connection attempt{keeper::test::shared_database().url()};
+    pqxx::work tx{attempt};
+    tx.exec("SELECT keeper_set_account_permits(ROW(" + tx.quote(id) +
+            ", 'SetAccountPermits', '', '', false, '', NULL, NULL)::keeper_call, keeper_session_hash(" +
+            tx.quote(u.session) + "), 86400, true, false, true)");
+    const auto while_held = look(id);
+    BOOST_TEST(says(while_held, "pending"), while_held);
+    tx.commit();
+    const auto committed = look(id);
+    BOOST_TEST(committed.find(R"("outcome":"recorded","result":0)") != std::string::npos, committed);
+    const auto never = look(request_id_of(1min, "0123456789abcdefc1b"));
+    BOOST_TEST(says(never, "none"), never);
+}
+
 // Before its final time a look decides nothing: "pending" for a call not seen yet, which then
 // commits and is "recorded".
 BOOST_AUTO_TEST_CASE(a_look_before_the_final_time_decides_nothing) {

@@ -424,41 +424,6 @@ BOOST_AUTO_TEST_CASE(a_session_reads_its_logins_call_by_request_id_and_no_other)
     BOOST_TEST(!unknown.result.has_value());
 }
 
-// "none" only once no attempt of the call can still commit. An attempt that began in time holds the
-// call's claim until its transaction ends, and a commit waiting for the synchronous standby (its
-// worker frozen or cut off, so no cancel comes) ends whenever the standby answers: /call-outcome
-// says "pending" while any attempt holds the claim, however long ago the call's deadline passed,
-// and "recorded" once it commits (docs/api-decisions.md, "Checking a call's outcome").
-BOOST_AUTO_TEST_CASE(a_call_whose_claim_is_held_is_pending_whatever_the_clock_says) {
-    const auto u = new_user();
-    const auto a_minute_ago =
-        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()) -
-        std::chrono::minutes{1};
-    const auto id = std::to_string(a_minute_ago.count()) + "0123456789abcdefc1a";
-    const auto look = [&](const std::string& request_id) {
-        keeper::core::http_request r;
-        r.method = "GET";
-        r.path = "/call-outcome";
-        r.query = "sessionId=" + u.session + "&requestId=" + request_id;
-        r.request_id = unique("look");  // the look's own, not the call's
-        return keeper::core::handle_request(r, store, cfg).response.body;
-    };
-    pqxx::connection attempt{keeper::test::shared_database().url()};
-    pqxx::work tx{attempt};
-    // An attempt of the call, in its transaction: its claim taken, its audit row written, not yet
-    // committed (its frame names no deadline: keeper_claim lets it begin).
-    tx.exec("SELECT keeper_set_account_permits(ROW(" + tx.quote(id) +
-            ", 'SetAccountPermits', '', '', false, '', NULL, NULL)::keeper_call, keeper_session_hash(" +
-            tx.quote(u.session) + "), 86400, true, false, true)");
-    const auto while_held = look(id);
-    BOOST_TEST(while_held.find(R"("outcome":"pending")") != std::string::npos, while_held);
-    tx.commit();
-    const auto committed = look(id);
-    BOOST_TEST(committed.find(R"("outcome":"recorded","result":0)") != std::string::npos, committed);
-    const auto never = look(std::to_string(a_minute_ago.count()) + "0123456789abcdefc1b");
-    BOOST_TEST(never.find(R"("outcome":"none")") != std::string::npos, never);
-}
-
 // An attempt that reaches the database after its call's deadline changes nothing, whatever the
 // worker's own clock said: a worker stopped between its check and its send cannot commit after
 // /call-outcome said "none" (keeper_claim, KD001). The deadline the database compares is the one

@@ -18,7 +18,7 @@ import unittest
 import urllib.request
 import uuid
 
-from pool_socket_test import DATABASE_URL, fastcgi_get, sql
+from pool_socket_test import fastcgi_get, sql
 
 FCGI = os.environ["KEEPER_TEST_FCGI"]
 STATE = os.environ["KEEPER_TEST_STATE"]
@@ -70,6 +70,12 @@ class SkewedPool:
         self.process.wait(10)
         shutil.rmtree(self.dir, ignore_errors=True)
 
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_):
+        self.stop()
+
 
 def permits(pool, rid):
     return pool.get(PERMITS, f"sessionId={SESSION}&acceptPayments=true&acceptInvoices=false&acceptMessages=true", rid)
@@ -110,25 +116,18 @@ class ClockSkew(unittest.TestCase):
 
     def test_a_host_30_s_ahead_refuses_every_write_as_not_applied_and_shows_it(self):
         # Ahead of nginx's clock by more than the budget: each call's budget looks spent on arrival.
-        pool = SkewedPool("+30s")
-        try:
+        with SkewedPool("+30s") as pool:
             self.assertAlmostEqual(pool.offset(), -30.0, delta=2.0)  # the database's clock minus the host's
             self.refused_and_decided(pool)
-        finally:
-            pool.stop()
 
     def test_a_host_30_s_behind_is_refused_by_the_database_and_shows_it(self):
         # The deadline the worker passes is by its own clock, 30 s early to the database's: KD001.
-        pool = SkewedPool("-30s")
-        try:
+        with SkewedPool("-30s") as pool:
             self.assertAlmostEqual(pool.offset(), 30.0, delta=2.0)
             self.refused_and_decided(pool)
-        finally:
-            pool.stop()
 
     def test_a_host_3_s_behind_applies_each_write_once(self):
-        pool = SkewedPool("-3s")
-        try:
+        with SkewedPool("-3s") as pool:
             self.assertAlmostEqual(pool.offset(), 3.0, delta=1.0)
             rid = request_id()
             self.assertIn(">0</int>", permits(pool, rid))
@@ -136,8 +135,6 @@ class ClockSkew(unittest.TestCase):
             seen = look(rid)
             self.assertEqual((seen["outcome"], seen["result"]), ("recorded", 0))
             self.assertIn(">0</int>", permits(pool, request_id()))
-        finally:
-            pool.stop()
 
 
 if __name__ == "__main__":
