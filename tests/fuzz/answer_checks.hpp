@@ -1,7 +1,8 @@
 #pragma once
 // What every answer must be, whatever came in (docs/api-decisions.md, "Errors"): a SOAP or XML answer parses as
-// XML; a JSON answer is one JSON object, {"d":…} or {"Message":…}, or the OpenAPI document
-// (GET /openapi.json); a text answer is printable UTF-8 lines. A broken promise aborts, which libFuzzer reports.
+// XML; a JSON answer is one JSON object, {"d":…} or {"Message":…}, the OpenAPI document
+// (GET /openapi.json) or a look at a call (GET /call-outcome); a text answer is printable UTF-8 lines. A broken promise
+// aborts, which libFuzzer reports.
 #include <libxml/parser.h>
 
 #include <nlohmann/json.hpp>
@@ -31,6 +32,14 @@ inline void check_answer(const core::http_response& r) {
         const auto doc = nlohmann::json::parse(r.body, nullptr, false);
         require(doc.is_object());
         if (r.status == 200 && doc.contains("openapi")) return;  // the document, not a call's answer
+        if (r.status == 200 && doc.contains("requestId")) {      // a look at a call (core/pipeline/call_outcome.hpp)
+            require(doc["requestId"].is_string() && doc["session"].is_number_integer());
+            if (doc.contains("outcome")) {
+                const auto& outcome = doc["outcome"];
+                require(outcome == "recorded" || outcome == "none" || outcome == "pending");
+            }
+            return;
+        }
         require(doc.size() == 1 && (doc.contains("d") || doc.contains("Message")));
         require(doc.contains("d") == (r.status == 200));
     } else if (starts_with(type, "text/plain")) {
