@@ -16,6 +16,11 @@
 #   transports, and after the switchover; the front's own check of the host with its
 #   certificate; a second worker host, w2, by the runbook "Adding a worker host", after which calls
 #   go to both;
+# - the worker hosts upgraded one at a time to a newer package (one more migration), then a
+#   setting rolled across them, by the runbooks "Upgrading the worker hosts one at a time" and
+#   "Rolling a setting across the hosts", while the machine writes through the front on kept
+#   connections (tests/deploy/front_load.py): every call answered 0, the migration run once, no
+#   call applied twice;
 # - the runbooks: a failover (the Leader's host loses its power; writes served again, the host
 #   back as the Sync Standby), and a restore to a point in time, first as a copy beside the
 #   cluster, then made the cluster (the other node clones it, keeper serves it, a full backup);
