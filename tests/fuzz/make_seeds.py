@@ -55,7 +55,7 @@ for name in sorted(os.listdir(GOLDEN)):
     write("fuzz_media_path", path.encode())
 
 # /call-outcome (core/pipeline/call_outcome.cpp), by GET and by form POST: a request id of keeper's
-# shape today, one dated far ahead (a client fault), past what utc_time holds (2262) and the last
+# shape dated 2026, one dated far ahead (a client fault), past what utc_time holds (2262) and the last
 # 13-digit time (2286), and shapes that are not one.
 for request_id in ["17966200000000123456789abcdef012", "20000000000000123456789abcdef012",
                    "93000000000000123456789abcdef012", "99999999999990123456789abcdef012",
