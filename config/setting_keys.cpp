@@ -187,14 +187,10 @@ const std::vector<setting_def>& setting_definitions() {
         key("auth_failure_window_seconds", &settings::auth_failure_window, whole{1, 86400},
             "The window for auth_max_failures."),
         key("app_auth_max_failures", &settings::app_auth_max_failures, whole{1, 100000},
-            "Failed SubscribeAppWithTagAndLocale calls of one client (an IPv4 address, an IPv6 /64) for one "
-            "application "
-            "within the window before it answers that client 11 for that application."),
-        key("app_auth_client_max_failures", &settings::app_auth_client_max_failures, whole{1, 1000000},
-            "Failed SubscribeAppWithTagAndLocale calls of one client for any application within the window before it "
-            "answers that client 11 for every application."),
+            "Failed SubscribeAppWithTagAndLocale calls for one application and userId within the window before it "
+            "answers 11 for that userId of that application."),
         key("app_auth_failure_window_seconds", &settings::app_auth_failure_window, whole{1, 86400},
-            "The window for app_auth_max_failures and app_auth_client_max_failures."),
+            "The window for app_auth_max_failures."),
         key("code_max_attempts", &settings::code_max_attempts, whole{1, 100},
             "Wrong protection/confirmation codes that lock a transfer or task for good."),
         key("topup_max_amount", &settings::topup_max_amount, amount{}, "Largest amount of one TopupPurseFromAtmCard."),

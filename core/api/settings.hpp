@@ -42,7 +42,6 @@ struct settings {
     // SubscribeAppWithTagAndLocale's throttle, per (application, client) and per client
     // (docs/api-decisions.md, "Sessions and applications").
     int app_auth_max_failures = 20;
-    int app_auth_client_max_failures = 100;
     std::chrono::seconds app_auth_failure_window{900};
     int code_max_attempts = 5;
     std::string topup_max_amount = "15000";  // exact decimal, compared as NUMERIC

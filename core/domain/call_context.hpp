@@ -20,7 +20,6 @@ public:
 
     const call_frame& frame() const { return m_frame; }
     const deadline& until() const { return m_frame.until; }
-    std::string_view client_addr() const { return m_frame.client_addr; }
     // session_id already lower-cased by the caller (sessions are stored lower case).
     session_ref session(std::string_view session_id) const { return {session_id, m_settings.session_ttl}; }
 

@@ -37,9 +37,6 @@ struct call_frame {
     // The W3C trace the call belongs to (32 hex digits; '' none): the database names the call's
     // server process by it and records a client's in the audit row.
     std::string trace_id{};
-    // The client's address as nginx names it (REMOTE_ADDR): what the throttles keyed by a client
-    // count under (core/domain/client_block.hpp). The request's, which outlives the call.
-    std::string_view client_addr{};
 
     // The frame of a decoded request: the one place a call's fields are read from the request.
     static call_frame of(const http_request& req, const decoded_call& call, const settings& cfg) {
@@ -47,8 +44,7 @@ struct call_frame {
                          .operation = call.op->name,
                          .retried = req.retried,
                          .until = call_deadline(req, cfg.call_budget),
-                         .trace_id = request_trace_id(req),
-                         .client_addr = req.remote_addr};
+                         .trace_id = request_trace_id(req)};
         // Only a write takes a key: a read is safe to repeat, so its header is not even read.
         if (call.op->effect != call_effect::writes) return frame;
         if (auto key = read_idempotency_key(req.idempotency_key)) {

@@ -117,14 +117,12 @@ struct call_record {
     std::chrono::milliseconds undecided{0};
 };
 
-// SubscribeAppWithTagAndLocale's throttle (docs/api-decisions.md, "Sessions and applications"):
-// failures counted per (application, client) and per client within the window, never per
-// application alone, so that no client takes an application's subscriptions from its users.
-struct app_throttle {
-    std::string_view client;  // the client's block of addresses (core/domain/client_block.hpp)
+// SubscribeAppWithTagAndLocale's guard against guessing (docs/api-decisions.md, "Sessions and
+// applications"): failures counted per (application, userId) within the window, as Authenticate's
+// per login; never per address, which the phones behind a carrier's NAT share.
+struct app_guard {
     std::chrono::seconds window{900};
-    int per_application = 20;  // failures of this client for this application
-    int per_client = 100;      // failures of this client for any application
+    int max_failures = 20;  // failures of one (application, userId)
 };
 
 // Every write takes the call's frame (call_frame.hpp), which names its audit row. With an
@@ -169,11 +167,11 @@ public:
                                           const device_subscription& device) = 0;
     // SubscribeAppWithTagAndLocale: the application (app_id lower case), if registered. Reads only.
     virtual std::optional<application_record> find_application(std::string_view app_id, const deadline& until) = 0;
-    // proven: authHash is right for the application's secret. The throttle decides first (11); a
-    // call not proven is a failure (4), counted for the client.
+    // For an enabled application; proven: authHash is right for its secret. The guard decides
+    // first (11); a call not proven is a failure (4), counted for (app_id, user_id).
     virtual store_result subscribe_app_device(const call_frame& frame, std::string_view app_id,
                                               std::string_view user_id, const device_subscription& device, bool proven,
-                                              const app_throttle& throttle) = 0;
+                                              const app_guard& guard) = 0;
     virtual store_result mark_sms_delivered(const call_frame& frame, const session_ref& session,
                                             std::int32_t sms_id) = 0;
 

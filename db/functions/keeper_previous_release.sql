@@ -155,10 +155,10 @@ CREATE OR REPLACE FUNCTION keeper_subscribe_app_device(p_request_id text, p_oper
                                                        p_key text, p_fingerprint text, p_key_used boolean)
 RETURNS integer LANGUAGE plpgsql AS $$
 BEGIN
-    -- Those workers call it once they found the hash right: proven, under the throttle's defaults,
-    -- from a client they do not name.
+    -- Those workers call it once they found the hash right for an enabled application: proven,
+    -- under the guard's defaults.
     RETURN keeper_subscribe_app_device(ROW(p_request_id, p_operation, p_key, p_fingerprint, p_key_used, NULL, NULL, NULL)::keeper_call,
-                                       p_app_id, p_user_id, p_provider, p_push_user, p_tag, p_locale, true, '', 900, 20, 100);
+                                       p_app_id, p_user_id, p_provider, p_push_user, p_tag, p_locale, true, 900, 20);
 END $$;
 COMMENT ON FUNCTION keeper_subscribe_app_device(text, text, text, text, text, text, integer, integer, text, text, boolean) IS
     'The previous release''s arguments of keeper_subscribe_app_device, for its workers while an upgrade runs: passes the call on as a keeper_call.';

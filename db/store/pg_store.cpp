@@ -230,11 +230,10 @@ std::optional<core::application_record> pg_store::find_application(std::string_v
 
 core::store_result pg_store::subscribe_app_device(const core::call_frame& frame, std::string_view app_id,
                                                   std::string_view user_id, const core::device_subscription& d,
-                                                  bool proven, const core::app_throttle& throttle) {
+                                                  bool proven, const core::app_guard& guard) {
     return result_of<statements::subscribe_app_device>(
         frame, text(app_id), text(user_id), text(core::provider_name(d.push_provider)), text(d.push_service_user_id),
-        d.tag, d.locale, proven, text(throttle.client), seconds(throttle.window), throttle.per_application,
-        throttle.per_client);
+        d.tag, d.locale, proven, seconds(guard.window), guard.max_failures);
 }
 
 core::store_result pg_store::mark_sms_delivered(const core::call_frame& frame, const core::session_ref& session,

@@ -55,7 +55,7 @@ public:
                                                              const core::deadline& until) override;
     core::store_result subscribe_app_device(const core::call_frame& frame, std::string_view app_id,
                                             std::string_view user_id, const core::device_subscription& device,
-                                            bool proven, const core::app_throttle& throttle) override;
+                                            bool proven, const core::app_guard& guard) override;
     core::store_result mark_sms_delivered(const core::call_frame& frame, const core::session_ref& session,
                                           std::int32_t sms_id) override;
     core::store_result audit_only(const core::call_frame& frame, std::string_view login, std::string_view app_id,

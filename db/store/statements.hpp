@@ -208,10 +208,9 @@ inline constexpr auto rename_profile =
 inline constexpr auto subscribe_device =
     call_statement("subscribe_device", "keeper_subscribe_device",
                    {"session_hash", "ttl_seconds", "provider", "push_user", "tag", "locale"});
-inline constexpr auto subscribe_app_device =
-    call_statement("subscribe_app_device", "keeper_subscribe_app_device",
-                   {"app_id", "user_id", "provider", "push_user", "tag", "locale", "proven", "client", "window_seconds",
-                    "max_failures", "client_max_failures"});
+inline constexpr auto subscribe_app_device = call_statement(
+    "subscribe_app_device", "keeper_subscribe_app_device",
+    {"app_id", "user_id", "provider", "push_user", "tag", "locale", "proven", "window_seconds", "max_failures"});
 inline constexpr auto mark_sms_delivered =
     call_statement("mark_sms_delivered", "keeper_mark_sms_delivered", {"session_hash", "ttl_seconds", "sms_id"});
 inline constexpr auto audit_only =

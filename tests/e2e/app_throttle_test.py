@@ -1,25 +1,26 @@
-"""SubscribeAppWithTagAndLocale's throttle through the running stack (docs/api-decisions.md,
-"Sessions and applications"): it counts a client's wrong hashes, per application and in all, and
-never an application's alone, so one address that sends wrong hashes for an application (whose
-appId is public: it ships in the app) is held at 11 while the application's other users subscribe.
-The client is the address nginx names: the peer's on the site's port, the one the front names on
-a worker host's tier listener (nginx/keeper-request-id.conf). Authenticate's rule, per login, is
-the contract's and is not this one (tests/e2e/sessions_test.cpp)."""
+"""SubscribeAppWithTagAndLocale's guard against guessing through the running stack
+(docs/api-decisions.md, "Sessions and applications"). It is keyed by what is guessed, the
+application and its userId, as the contract keys Authenticate's by the login, and never by an
+address: thousands of phones share one behind a carrier's NAT, and neither a phone that names
+applications that do not exist nor an app build that sends wrong hashes for its user holds the
+other users there. What an address does meet is nginx's rate (tests/e2e/client_block_test.py).
+Authenticate's rule, per login, is the contract's (tests/e2e/sessions_test.cpp)."""
 import hashlib
 import http.client
 import os
-import ssl
 import subprocess
+import threading
+import time
 import unittest
 import uuid
 
 PORT = int(os.environ["KEEPER_TEST_PORT"])
-TIER_PORT = int(os.environ["KEEPER_TEST_TIER_PORT"])
-TIER = os.path.join(os.environ["KEEPER_TEST_STATE"], "tier")
+DATABASE_URL = os.environ["KEEPER_TEST_DATABASE_URL"]
 PROVISION_URL = os.environ["KEEPER_TEST_PROVISION_DATABASE_URL"]
 KEEPERCTL = os.environ["KEEPER_TEST_KEEPERCTL"]
 SECRET = "throttle-app-secret-0123"
 MAX_FAILURES = 20  # app_auth_max_failures, as scripts/test's stack has it (the default)
+WINDOW = "900 seconds"  # app_auth_failure_window_seconds, likewise
 
 
 def add_app(app):
@@ -32,21 +33,13 @@ def auth_hash(app, user):
     return hashlib.md5(f"{app.lower()}:{SECRET.lower()}:{user.lower()}".encode()).hexdigest()
 
 
-def subscribe(app, user, right, source="127.0.0.1", front_names=None):
-    """SubscribeAppWithTagAndLocale over HTTP GET; its result code. source: the address to call the
-    site's port from; front_names: call the tier listener as the front does, naming this client."""
+def subscribe(app, user, right, source):
+    """SubscribeAppWithTagAndLocale over HTTP GET from the address source; its result code."""
     path = (f"/PushApi.asmx/SubscribeAppWithTagAndLocale?appId={app}&userId={user}&pushServiceUserId={uuid.uuid4()}"
             f"&tag=1&locale=1033&authHash={auth_hash(app, user) if right else '0' * 32}")
-    if front_names:
-        ctx = ssl.create_default_context(cafile=os.path.join(TIER, "ca.crt"))
-        ctx.load_cert_chain(os.path.join(TIER, "front.crt"), os.path.join(TIER, "front.key"))
-        conn = http.client.HTTPSConnection("localhost", TIER_PORT, timeout=15, context=ctx)
-        headers = {"X-Keeper-Client-Addr": front_names}
-    else:
-        conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=15, source_address=(source, 0))
-        headers = {}
+    conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=15, source_address=(source, 0))
     try:
-        conn.request("GET", path, headers=headers)
+        conn.request("GET", path)
         r = conn.getresponse()
         body = r.read().decode()
         assert r.status == 200, body
@@ -55,25 +48,51 @@ def subscribe(app, user, right, source="127.0.0.1", front_names=None):
         conn.close()
 
 
-class ApplicationThrottle(unittest.TestCase):
-    def test_one_address_cannot_take_an_applications_subscriptions_from_its_users(self):
-        app = f"throttle-{uuid.uuid4().hex[:8]}"
-        add_app(app)
-        attacker, user = "127.0.0.2", "127.0.0.3"
-        answers = [subscribe(app, f"victim{i}", False, attacker) for i in range(MAX_FAILURES + 5)]
-        self.assertEqual(answers, [4] * MAX_FAILURES + [11] * 5)
-        self.assertEqual(subscribe(app, "attacker", True, attacker), 11)  # the attacker is held, right hash or not
-        self.assertEqual(subscribe(app, "new-user", True, user), 0)  # the application's users are not
-        self.assertEqual(subscribe(app, "new-user", False, user), 4)
+def sql(statement):
+    return subprocess.run(["psql", DATABASE_URL, "-XAtq", "-v", "ON_ERROR_STOP=1", "-c", statement], check=True,
+                          capture_output=True, text=True).stdout.strip()
 
-    def test_the_client_is_the_address_the_front_names(self):
-        app = f"throttle-front-{uuid.uuid4().hex[:8]}"
+
+class GuardAgainstGuessing(unittest.TestCase):
+    def test_calls_naming_no_application_hold_nobody(self):
+        app = f"throttle-none-{uuid.uuid4().hex[:8]}"
         add_app(app)
-        for i in range(MAX_FAILURES):
-            self.assertEqual(subscribe(app, f"victim{i}", False, front_names="2001:db8:5:6::1"), 4)
-        self.assertEqual(subscribe(app, "other", True, front_names="2001:db8:5:6::2"), 11)  # the same /64
-        self.assertEqual(subscribe(app, "other", True, front_names="2001:db8:5:7::2"), 0)
-        self.assertEqual(subscribe(app, "other", True, front_names="203.0.113.50"), 0)
+        # From the host itself, which nginx's rate leaves alone: only keeper could hold it.
+        ghosts = [subscribe(f"ghost-{uuid.uuid4().hex[:8]}", "someone", True, "127.0.0.1") for _ in range(110)]
+        self.assertEqual(ghosts, [4] * 110)
+        self.assertEqual(subscribe(app, "someone", True, "127.0.0.1"), 0)
+        self.assertEqual(sql("SELECT count(*) FROM app_auth_failures WHERE app_id LIKE 'ghost-%'"), "0")
+
+    def test_wrong_hashes_for_one_user_hold_that_user_alone(self):
+        app = f"throttle-user-{uuid.uuid4().hex[:8]}"
+        add_app(app)
+        source = "127.0.0.5"  # one carrier address: a misconfigured build and the application's other users
+        answers = [subscribe(app, "misconfigured", False, source) for _ in range(MAX_FAILURES + 5)]
+        self.assertEqual(answers, [4] * MAX_FAILURES + [11] * 5)
+        stop, sent = threading.Event(), []
+
+        def keep_failing():  # the build goes on, under nginx's rate for the address
+            while not stop.is_set():
+                sent.append(subscribe(app, "misconfigured", False, source))
+                stop.wait(0.2)
+
+        build = threading.Thread(target=keep_failing)
+        build.start()
+        try:
+            self.assertEqual(subscribe(app, "neighbour", True, source), 0)
+            self.assertEqual(subscribe(app, "misconfigured", True, source), 11)  # held, right hash or not
+            self.assertEqual(subscribe(app, "MisConfigured", True, source), 11)  # the userId as the hash reads it
+            self.assertEqual(subscribe(app, "neighbour", False, source), 4)
+            self.assertEqual(subscribe(app, "neighbour", True, source), 0)  # one failure holds nobody
+            while len(sent) < 3 and build.is_alive():
+                time.sleep(0.05)
+        finally:
+            stop.set()
+            build.join()
+        self.assertTrue(sent and set(sent) == {11}, sent)
+        # The window after its last failure frees the user (its failures dated the window back).
+        sql(f"UPDATE app_auth_failures SET failed_at = failed_at - interval '{WINDOW}' WHERE app_id = '{app}'")
+        self.assertEqual(subscribe(app, "misconfigured", True, source), 0)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,9 @@ import threading
 import time
 import unittest
 import http.client
+import ipaddress
 import json
+import random
 import xml.dom.minidom
 
 SOURCE = os.environ["KEEPER_TEST_SOURCE_DIR"]
@@ -35,6 +37,7 @@ SCARCE_PORT = 18088
 TIMEOUT_PORT = 18089
 MARKED_PORT = 18094
 MARKED_SCARCE_PORT = 18095
+BEHIND_PROXY_PORT = 18096
 
 SOAP11 = {"Content-Type": "text/xml; charset=utf-8", "SOAPAction": '"http://tempuri.org/GetUtcNow"'}
 SOAP12 = {"Content-Type": "application/soap+xml; charset=utf-8"}
@@ -169,6 +172,20 @@ class NginxAnswersForKeeper(unittest.TestCase):
         include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf;
     }}
 """, PORT, **logs)
+        # A site behind a proxy of the operator's (keeper-limits.conf): nginx takes the client's
+        # address from X-Forwarded-For (ngx_http_realip_module), so a test names any address, IPv6
+        # ones too, and reads back the block the limits count it under.
+        cls.nginx["proxied"] = f"{cls.dir}/proxied"
+        start_nginx(cls.nginx["proxied"], f"""
+    include {upstreams(cls.nginx["proxied"], f"{cls.dir}/nobody-listens-retry.sock", f"{cls.dir}/nobody-listens.sock")};
+    server {{
+        listen 127.0.0.1:{BEHIND_PROXY_PORT};
+        set_real_ip_from 127.0.0.1;
+        real_ip_header X-Forwarded-For;
+        location = /client-block {{ return 200 "$keeper_client_block"; }}
+        include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf;
+    }}
+""", BEHIND_PROXY_PORT, **logs)
         start_nginx(cls.nginx["cut"], f"""
     include {upstreams(cls.nginx["cut"], f"{cls.dir}/cut-retry.sock", f"{cls.dir}/cut.sock")};
     server {{
@@ -346,6 +363,47 @@ class NginxAnswersForKeeper(unittest.TestCase):
         other = dict(SOAP12, **{"Content-Type": 'application/soap+xml; charset=utf-8; action="http://tempuri.org/MarkPushSmsAsDelivered"'})
         statuses = [call(PORT, "/PushApi.asmx", other, soap12, source="127.0.0.9") for _ in range(120)]
         self.assertEqual([s for s in statuses if b"Too many requests" in s[2]], [])
+
+    def test_an_ipv6_client_is_limited_by_its_slash_64(self):
+        auth = "/SimpleAuthApi.asmx/Authenticate?sessionId=s&login=l&authHash=h"
+        codes = [call(BEHIND_PROXY_PORT, auth, {"X-Forwarded-For": f"2001:db8:40:64::{n:x}"})[0] for n in range(1, 61)]
+        self.assertNotIn(429, codes[:40])
+        self.assertIn(429, codes[40:])  # 60 addresses of one /64 are one client
+        others = [call(BEHIND_PROXY_PORT, auth, {"X-Forwarded-For": f"2001:db8:40:{n:x}::1"})[0] for n in range(1, 61)]
+        self.assertNotIn(429, others)  # one call from each of 60 /64s
+
+    def test_the_block_nginx_counts_is_an_ipv4_address_or_an_ipv6_slash_64(self):
+        def expected(address):
+            ip = ipaddress.ip_address(address)
+            if ip.version == 4:
+                return str(ip)
+            if ip.ipv4_mapped:
+                return str(ip.ipv4_mapped)
+            return ":".join(f"{int(group, 16):x}" for group in ip.exploded.split(":")[:4])
+
+        rng = random.Random(64)
+        samples = ["198.51.100.7", "::ffff:198.51.100.7", "::1", "::", "1::", "2001:db8::", "2001:db8::1",
+                   "2001:db8:0:0:1::", "2001:db8::1:0:0:1", "2001:0db8:0000:0001::1", "::2:3:4:5:6", "1::3:4:5:6:7",
+                   "::2:3:4:5:6:7:8", "1:2:3::5:6:7:8", "1:2::4:5:6:7:8", "fe80::1:2:3:4", "2001:db8:aaaa:bbbb::"]
+        for _ in range(300):  # addresses with runs of zeros anywhere, in nginx's form and in others
+            groups = [rng.choice([0, 0, 0, rng.randrange(1, 0x10000)]) for _ in range(8)]
+            address = ipaddress.IPv6Address(":".join(f"{g:x}" for g in groups))
+            samples += [str(address), address.exploded]
+        for address in samples:
+            with self.subTest(address=address):
+                status, _, body = call(BEHIND_PROXY_PORT, "/client-block", {"X-Forwarded-For": address})
+                self.assertEqual((status, body.decode()), (200, expected(address)))
+
+    def test_looks_at_a_calls_outcome_have_a_limit_of_their_own(self):
+        look = "/call-outcome?sessionId=s&requestId=" + "1" * 13 + "0" * 19
+        auth = "/SimpleAuthApi.asmx/Authenticate?sessionId=s&login=l&authHash=h"
+        # Clients behind one address that poll as Retry-After: 1 tells them: 100 looks in a second.
+        looks = [call(BEHIND_PROXY_PORT, look, {"X-Forwarded-For": "203.0.113.80"})[0] for _ in range(100)]
+        self.assertNotIn(429, looks)
+        self.assertNotIn(429, [call(BEHIND_PROXY_PORT, auth, {"X-Forwarded-For": "203.0.113.80"})[0]
+                               for _ in range(40)])  # sign-in's allowance is untouched
+        looks = [call(BEHIND_PROXY_PORT, look, {"X-Forwarded-For": "203.0.113.81"})[0] for _ in range(600)]
+        self.assertIn(429, looks)  # and the looks' own is a limit
 
     def test_no_credential_reaches_the_error_log_for_any_reason_nginx_writes_one(self):
         """nginx's error log would write a call's request line, query string and all: each reason

@@ -53,8 +53,7 @@ struct answering_store final : core::store {
         return core::application_record{"secret", core::provider::Android, true};
     }
     core::store_result subscribe_app_device(const core::call_frame&, std::string_view, std::string_view,
-                                            const core::device_subscription&, bool,
-                                            const core::app_throttle&) override {
+                                            const core::device_subscription&, bool, const core::app_guard&) override {
         return rc::ok;
     }
     core::store_result mark_sms_delivered(const core::call_frame&, const core::session_ref&, std::int32_t) override {

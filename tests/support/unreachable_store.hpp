@@ -59,8 +59,7 @@ struct unreachable_store : core::store {
         fail();
     }
     core::store_result subscribe_app_device(const core::call_frame&, std::string_view, std::string_view,
-                                            const core::device_subscription&, bool,
-                                            const core::app_throttle&) override {
+                                            const core::device_subscription&, bool, const core::app_guard&) override {
         fail();
     }
     core::store_result mark_sms_delivered(const core::call_frame&, const core::session_ref&, std::int32_t) override {

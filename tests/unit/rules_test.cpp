@@ -6,7 +6,6 @@
 #include "tests/support/printers.hpp"
 
 #include "core/domain/auth_hash.hpp"
-#include "core/domain/client_block.hpp"
 #include "core/api/date_time.hpp"
 #include "core/domain/error_descriptions.hpp"
 #include "core/domain/formats.hpp"
@@ -18,19 +17,6 @@
 using namespace keeper::core;
 
 BOOST_AUTO_TEST_SUITE(identifier_formats)
-
-// The client a throttle counts (core/domain/client_block.hpp): an IPv4 address, an IPv6 /64.
-BOOST_AUTO_TEST_CASE(a_client_is_its_ipv4_address_or_its_ipv6_slash_64) {
-    using keeper::core::client_block;
-    BOOST_TEST(client_block("198.51.100.7") == "198.51.100.7");
-    BOOST_TEST(client_block("2001:db8:1:2:aaaa:bbbb:cccc:dddd") == "2001:db8:1:2::/64");
-    BOOST_TEST(client_block("2001:DB8:1:2::1") == "2001:db8:1:2::/64");
-    BOOST_TEST(client_block("::ffff:198.51.100.7") == "198.51.100.7");
-    BOOST_TEST(client_block("::1") == "::/64");
-    BOOST_TEST(client_block("") == "");
-    BOOST_TEST(client_block("unix:") == "");
-    BOOST_TEST(client_block("198.51.100.7/24") == "");
-}
 
 BOOST_AUTO_TEST_CASE(session_id_is_1_to_64_of_the_allowed_characters) {
     BOOST_TEST(formats::is_session_id("{0F8FAD5B-D9CB-469F-A165-70867728950E}"));

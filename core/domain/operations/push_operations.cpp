@@ -1,6 +1,5 @@
 // PushApi: device subscriptions and push SMS delivery (docs/api.md).
 #include "core/domain/auth_hash.hpp"
-#include "core/domain/client_block.hpp"
 #include "core/domain/formats.hpp"
 #include "core/api/text_util.hpp"
 #include "core/domain/operations/handlers.hpp"
@@ -31,19 +30,20 @@ store_result subscribe_app_with_tag_and_locale(call_context& ctx, const std::str
     const auto user_key = to_lower_utf8(user_id);
     auto& db = ctx.db();
     const auto app = db.find_application(app_key, ctx.until());
-    const auto secret = app && app->enabled ? std::optional{app->secret} : std::nullopt;
-    const bool proven = auth_hash_proves(app_key, secret, user_key, auth_hash);
+    // An unknown or disabled application has no secret to guess: 4, counted for nobody (the
+    // caller's rate is nginx's; docs/api-decisions.md, "Sessions and applications").
+    if (!app || !app->enabled) return db.audit_only(ctx.frame(), {}, app_key, result_code::auth_failed);
+    const bool proven = auth_hash_proves(app_key, app->secret, user_key, auth_hash);
     // keeperctl refuses to register an application without a provider; one made by SQL cannot push.
     if (proven && app->push_provider == provider::Undefined) {
         return db.audit_only(ctx.frame(), {}, app_key, result_code::invalid_argument);
     }
-    // A wrong hash goes to the database too: the throttle counts it there for this client (11
-    // once it has too many, whatever the hash).
+    // A wrong hash goes to the database too: the guard counts it there for (application, userId)
+    // (11 once it has too many, whatever the hash).
     const auto& cfg = ctx.config();
-    const device_subscription device{app ? app->push_provider : provider::Undefined, push_service_user_id, tag, locale};
+    const device_subscription device{app->push_provider, push_service_user_id, tag, locale};
     return db.subscribe_app_device(ctx.frame(), app_key, user_key, device, proven,
-                                   {client_block(ctx.client_addr()), cfg.app_auth_failure_window,
-                                    cfg.app_auth_max_failures, cfg.app_auth_client_max_failures});
+                                   {cfg.app_auth_failure_window, cfg.app_auth_max_failures});
 }
 
 store_result mark_push_sms_as_delivered(call_context& ctx, const std::string& session_id, std::int32_t id) {
