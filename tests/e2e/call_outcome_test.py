@@ -4,11 +4,15 @@ transaction ends, and a commit waiting for the synchronous standby ends whenever
 answers, however long after the call's deadline (its worker frozen or cut off, so that no cancel
 comes). Here a session of psql plays that attempt: it runs the call's function for the call's
 request id, a minute old, and holds its transaction open; the look through the running stack must
-say "pending" while it does, and "recorded" once it commits."""
+say "pending" while it does, and "recorded" once it commits.
+
+A request id is checked before any SQL: one dated far ahead, past what 13 digits hold, or fuzzed,
+is a 400 naming requestId or a look's answer, never a 500."""
 import hashlib
 import http.client
 import json
 import os
+import random
 import subprocess
 import time
 import unittest
@@ -45,6 +49,31 @@ def look(session, request_id):
     status, body = get(f"/call-outcome?sessionId={session}&requestId={request_id}")
     assert status == 200, body
     return json.loads(body)
+
+
+class RequestIdsFromAnyone(unittest.TestCase):
+    def test_no_request_id_is_a_server_error(self):
+        session = new_session()
+        month_ahead = f"{int((time.time() + 30 * 86400) * 1000):013d}{uuid.uuid4().hex[:19]}"
+        year_2300 = f"{10413792000000}{uuid.uuid4().hex[:19]}"  # 14 digits of milliseconds
+        for request_id in (month_ahead, year_2300, "9" * 13 + "f" * 19):
+            with self.subTest(request_id=request_id):
+                status, body = get(f"/call-outcome?sessionId={session}&requestId={request_id}")
+                self.assertEqual(status, 400, body)
+                self.assertIn("requestId", json.loads(body)["Message"])
+        rng = random.Random(77)
+        now = f"{int(time.time() * 1000):013d}{uuid.uuid4().hex[:19]}"
+        statuses = set()
+        for _ in range(200):  # a real id's characters changed, cut, doubled or shifted
+            chars = list(now)
+            for _ in range(rng.randint(1, 4)):
+                at = rng.randrange(len(chars))
+                chars[at] = rng.choice("0123456789abcdefABCDEF%-+.~")
+            fuzzed = "".join(chars)[:rng.choice([13, 31, 32, 32, 32, 33, 64])]
+            status, body = get(f"/call-outcome?sessionId={rng.choice([session, 's'])}&requestId={fuzzed}")
+            self.assertIn(status, (200, 400), (fuzzed, body))
+            statuses.add(status)
+        self.assertEqual(statuses, {200, 400})
 
 
 class AnAttemptHoldingTheClaim(unittest.TestCase):

@@ -24,16 +24,17 @@ TIER = os.path.join(STATE, "tier")
 DATABASE_URL = os.environ["KEEPER_TEST_DATABASE_URL"]
 
 
-def context(cert_dir=None):
+def context(cert_dir=None, name="front"):
     ctx = ssl.create_default_context(cafile=os.path.join(TIER, "ca.crt"))  # the host verified, by name
     if cert_dir:
-        ctx.load_cert_chain(os.path.join(cert_dir, "front.crt"), os.path.join(cert_dir, "front.key"))
+        ctx.load_cert_chain(os.path.join(cert_dir, f"{name}.crt"), os.path.join(cert_dir, f"{name}.key"))
     return ctx
 
 
 FRONT = context(TIER)
 NO_CERTIFICATE = context()
 STRANGER = context(os.path.join(TIER, "stranger"))
+A_WORKER_HOST = context(TIER, "host")  # the tier's authority, another name than the front's
 
 
 def authenticate_path(login):
@@ -81,6 +82,17 @@ class TierListener(unittest.TestCase):
             self.assertEqual(sql(f"SELECT count(*) FROM audit_calls WHERE login = '{login}'"), "0", name)
         status, _, _ = call(authenticate_path("tier-admitted"))
         self.assertEqual(status, 200)  # the same call with the front's certificate is served
+
+    def test_a_worker_hosts_certificate_cannot_speak_as_the_front(self):
+        login = f"tier-host-{uuid.uuid4().hex[:8]}"
+        claimed = fresh_request_id()
+        front_says = {"X-Keeper-Request-Id": claimed, "X-Keeper-Client-Addr": "203.0.113.9",
+                      "X-Keeper-Client-Port": "40123", "X-Keeper-Sent-Before": "1"}
+        status, _, body = call(authenticate_path(login), front_says, ctx=A_WORKER_HOST)
+        self.assertEqual((status, body), (403, "Only the front is served here.\n"))
+        self.assertEqual(sql(f"SELECT count(*) FROM audit_calls WHERE login = '{login}' OR request_id = '{claimed}'"),
+                         "0")
+        self.assertEqual(call("/GlobalApi.asmx/GetUtcNow", ctx=A_WORKER_HOST)[0], 403)  # nor any other call
 
     def test_the_front_names_the_request_id_and_no_one_else_does(self):
         login = f"tier-id-{uuid.uuid4().hex[:8]}"

@@ -137,7 +137,8 @@ class HostilePeer(unittest.TestCase):
 
     def worker_tier_probes(self, own_cert):
         """The worker hosts: what listens on the network is the tier listener alone (keeper's pool
-        is on Unix sockets), and it serves nothing to a peer without the front's certificate."""
+        is on Unix sockets), and it serves nothing to a peer without the front's certificate, another
+        worker host's included."""
         probes, ca = {}, f"{self.root}/tier/ca.crt"
         call = "/GlobalApi.asmx/GetUtcNow"
         for host in ("w1", "w2"):
@@ -158,6 +159,14 @@ class HostilePeer(unittest.TestCase):
                                     "-H", "X-Keeper-Client-Addr: 192.0.2.1"])):
                 probes[f"{host} tier listener, {what}"] = (self.https(tier, *options) in ("400", "000"), "")
             probes[f"{host} tier listener in clear"] = (self.https(f"http://{address}:{TIER_PORT}{call}") in ("400", "000"), "")
+            # The other worker host, with its own certificate of the tier's authority, speaking as the front.
+            other = "w2" if host == "w1" else "w1"
+            sent = self.net.run(other, "curl", "-s", "-m", "3", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", ca,
+                                "--cert", f"{self.root}/tier/{other}.crt", "--key", f"{self.root}/tier/{other}.key",
+                                "-H", "X-Keeper-Client-Addr: 192.0.2.1", "-H", "X-Keeper-Sent-Before: 1",
+                                "-H", "X-Keeper-Request-Id: 1795790831585fa06153fedfc18cbe53", tier, check=False)
+            probes[f"{host} tier listener, {other}'s certificate and the front's headers"] = (
+                sent.stdout.strip() == "403", sent.stdout.strip())
         return probes
 
     def test_nothing_crosses_the_links_between_tiers_in_clear(self):
