@@ -75,20 +75,20 @@ def lua(path, op, bodies, keyed=False):
 # database (keeper_session_hash, a few thousand instructions): the ceiling does a little more
 # work a call than keeper's database does.
 REQUEST_ID = measure.time_ordered_id("clock_timestamp()")
-# The frame's fields, in order, as the worker binds them: read from db/store/statements.hpp
+# The frame's fields, in order, as the worker binds them: read from db/store/call_statement.hpp
 # (call_frame_fields), so that a field added there cannot be missed here; each one's value is the
 # worker's for a call without a key, with the trace nginx starts (its request id), and the
 # deadline the worker passes: the call's budget from its request id's time.
-STATEMENTS = pathlib.Path(__file__).resolve().parents[1] / "db/store/statements.hpp"
+FRAME_SOURCE = pathlib.Path(__file__).resolve().parents[1] / "db/store/call_statement.hpp"
 FRAME_VALUES = {"request_id": "r.id", "operation": "'{operation}'", "key": "''", "fingerprint": "''",
                 "key_used": "false", "trace_id": "r.id", "deadline": "clock_timestamp() + interval '10 seconds'",
                 "host_recorded": "true"}
 
 
 def frame_fields():
-    found = re.search(r"call_frame_fields\{([^}]*)\}", STATEMENTS.read_text())
+    found = re.search(r"call_frame_fields\{([^}]*)\}", FRAME_SOURCE.read_text())
     if not found:
-        raise SystemExit(f"{STATEMENTS}: no call_frame_fields")
+        raise SystemExit(f"{FRAME_SOURCE}: no call_frame_fields")
     return re.findall(r'"([a-z_]+)"', found.group(1))
 
 

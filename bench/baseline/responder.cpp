@@ -1,8 +1,11 @@
 // The yardstick for scripts/bench: the plainest FastCGI responder of keeper's architecture.
 // N single-threaded processes on one socket (nginx without keepalive in front), libfcgi, libxml2
 // for the SOAP body, OpenSSL for MD5, libpqxx with prepared statements, each write as two
-// autocommit statements (read the session or login, then write), no audit row, no row locks,
-// no result codes beyond ok / not found. It answers just the benchmark's cases:
+// autocommit statements (read the session or login, then write), no row locks, no result codes
+// beyond ok / not found. Each write's statement also inserts the call's audit row (nginx's request
+// id), the least a write that audits every call must do; the mode `plain` writes none, the
+// yardstick before keeper audited every call (docs/performance.md, "The yardstick"). It answers
+// just the benchmark's cases:
 //   GET  /GlobalApi.asmx/GetUtcNow
 //   POST SOAP 1.1 GetUtcNow, SetAccountPermits, TopupPurseFromAtmCard, Authenticate
 // It is deliberately not keeper: no operation table, no validation. Do not grow it.
@@ -97,28 +100,39 @@ std::string soap_result(const std::string& op, const std::string& value) {
            "</" + op + "Result></" + op + "Response>" + soap_tail;
 }
 
-void prepare(pqxx::connection& c) {
+// The audit row of a write, as keeper's keeper_audit writes it, in a CTE of the write's own
+// statement (no round trip more): $login the login's id, $id nginx's request id. The plain mode's
+// CTE only types the request id's parameter and is never run (an unreferenced SELECT).
+std::string audit(bool audited, const char* operation, int login, int id) {
+    const auto n = [](int i) { return "$" + std::to_string(i); };
+    if (!audited) return "WITH a AS (SELECT " + n(id) + "::text) ";
+    return "WITH a AS (INSERT INTO audit_log (login_id, operation, result, request_id) VALUES (" + n(login) + ", '" +
+           operation + "', 0, " + n(id) + ")) ";
+}
+
+void prepare(pqxx::connection& c, bool audited) {
     c.prepare("session", "SELECT login_id FROM sessions WHERE session_hash = sha256(convert_to($1, 'UTF8'))");
-    c.prepare(
-        "permits",
-        "INSERT INTO account_permits (login_id, accept_payments, accept_invoices, accept_messages) "
-        "VALUES ($1, $2, $3, $4) ON CONFLICT (login_id) DO UPDATE SET accept_payments = EXCLUDED.accept_payments, "
-        "accept_invoices = EXCLUDED.accept_invoices, accept_messages = EXCLUDED.accept_messages");
-    c.prepare(
-        "topup",
-        "WITH t AS (INSERT INTO topups (card_id, purse, amount, request_id) VALUES ($1, $2, $3::numeric, 'baseline')) "
-        "UPDATE purses SET balance = balance + $3::numeric WHERE purse = $2 AND login_id = $4");
+    c.prepare("permits",
+              audit(audited, "SetAccountPermits", 1, 5) +
+                  "INSERT INTO account_permits (login_id, accept_payments, accept_invoices, accept_messages) "
+                  "VALUES ($1, $2, $3, $4) ON CONFLICT (login_id) DO UPDATE SET "
+                  "accept_payments = EXCLUDED.accept_payments, accept_invoices = EXCLUDED.accept_invoices, "
+                  "accept_messages = EXCLUDED.accept_messages");
+    c.prepare("topup", audit(audited, "TopupPurseFromAtmCard", 4, 5) +
+                           ", t AS (INSERT INTO topups (card_id, purse, amount, request_id) "
+                           "VALUES ($1, $2, $3::numeric, $5)) "
+                           "UPDATE purses SET balance = balance + $3::numeric WHERE purse = $2 AND login_id = $4");
     c.prepare("login", "SELECT id, shared_secret FROM logins WHERE login = $1");
-    c.prepare("bind",
-              "INSERT INTO sessions (session_hash, login_id, authenticated_at) VALUES (sha256(convert_to($1, 'UTF8')), "
-              "$2, now()) "
-              "ON CONFLICT (session_hash) DO UPDATE SET authenticated_at = now()");
+    c.prepare("bind", audit(audited, "Authenticate", 2, 3) +
+                          "INSERT INTO sessions (session_hash, login_id, authenticated_at) "
+                          "VALUES (sha256(convert_to($1, 'UTF8')), $2, now()) "
+                          "ON CONFLICT (session_hash) DO UPDATE SET authenticated_at = now()");
 }
 
 bool flag(const std::string& v) { return v == "true" || v == "1"; }
 
 // Runs one SOAP operation; returns its int result.
-int run(pqxx::connection& db, const soap_call& call) {
+int run(pqxx::connection& db, const soap_call& call, const std::string& request_id) {
     pqxx::nontransaction tx{db};
     if (call.operation == "Authenticate") {
         const auto login = lower(call.args.at("login"));
@@ -127,7 +141,7 @@ int run(pqxx::connection& db, const soap_call& call) {
         const auto session = lower(call.args.at("sessionId"));
         const auto expected = md5_hex(login + ":" + lower(r[0][1].as<std::string>()) + ":" + session);
         if (expected != lower(call.args.at("authHash"))) return 4;
-        tx.exec_prepared("bind", session, r[0][0].as<long long>());
+        tx.exec_prepared("bind", session, r[0][0].as<long long>(), request_id);
         return 0;
     }
     const auto s = tx.exec_prepared("session", lower(call.args.at("sessionId")));
@@ -135,11 +149,11 @@ int run(pqxx::connection& db, const soap_call& call) {
     const auto login_id = s[0][0].as<long long>();
     if (call.operation == "SetAccountPermits") {
         tx.exec_prepared("permits", login_id, flag(call.args.at("acceptPayments")),
-                         flag(call.args.at("acceptInvoices")), flag(call.args.at("acceptMessages")));
+                         flag(call.args.at("acceptInvoices")), flag(call.args.at("acceptMessages")), request_id);
         return 0;
     }
     const auto r = tx.exec_prepared("topup", std::stoll(call.args.at("cardId")), call.args.at("purseDest"),
-                                    call.args.at("amount"), login_id);
+                                    call.args.at("amount"), login_id, request_id);
     return r.affected_rows() == 1 ? 0 : 5;
 }
 
@@ -171,15 +185,16 @@ void serve(FCGX_Request& req, pqxx::connection& db) {
         return;
     }
     try {
-        answer(req, 200, soap_result(call.operation, std::to_string(run(db, call))));
+        const char* id = FCGX_GetParam("REQUEST_ID", req.envp);
+        answer(req, 200, soap_result(call.operation, std::to_string(run(db, call, id ? id : ""))));
     } catch (const std::exception&) {
         answer(req, 500, soap_result("Error", "server"));
     }
 }
 
-int worker(int fd, const std::string& conninfo) {
+int worker(int fd, const std::string& conninfo, bool audited) {
     pqxx::connection db{conninfo};
-    prepare(db);
+    prepare(db, audited);
     FCGX_Request req;
     FCGX_InitRequest(&req, fd, 0);
     while (FCGX_Accept_r(&req) >= 0) {
@@ -192,10 +207,11 @@ int worker(int fd, const std::string& conninfo) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 4) {
-        std::cerr << "usage: keeper-bench-baseline SOCKET_PATH PROCESSES DATABASE_URL\n";
+    if (argc < 4 || argc > 5 || (argc == 5 && std::string{argv[4]} != "plain")) {
+        std::cerr << "usage: keeper-bench-baseline SOCKET_PATH PROCESSES DATABASE_URL [plain]\n";
         return 2;
     }
+    const bool audited = argc == 4;
     FCGX_Init();
     const int fd = FCGX_OpenSocket(argv[1], 1024);
     if (fd < 0) return 1;
@@ -203,7 +219,7 @@ int main(int argc, char** argv) {
     for (int i = 0; i < processes; ++i) {
         if (fork() == 0) {
             prctl(PR_SET_PDEATHSIG, SIGTERM);  // stop with the parent
-            _exit(worker(fd, argv[3]));
+            _exit(worker(fd, argv[3], audited));
         }
     }
     while (wait(nullptr) > 0) {

@@ -1,7 +1,7 @@
 """The benchmark's load (bench/make_load.py) runs against this schema: its wrk scripts are written,
 and each pgbench script of the database's ceiling (docs/performance.md, "The database's ceiling")
 calls the same functions as the worker with a frame of every field the worker binds
-(db/store/statements.hpp, call_frame_fields), so a field added there, or a function's arguments
+(db/store/call_statement.hpp, call_frame_fields), so a field added there, or a function's arguments
 changed, fail here and not first in a benchmark run. The bench's users are not seeded: the calls
 answer "session not found" and change nothing but their audit rows.
 Needs scripts/test's stack (KEEPER_TEST_*).
@@ -37,7 +37,7 @@ class BenchLoad(unittest.TestCase):
             self.assertTrue((self.bench / f"{case}.lua").stat().st_size > 0, case)
 
     def test_the_frame_has_every_field_the_worker_binds(self):
-        fields = re.search(r"call_frame_fields\{([^}]*)\}", (ROOT / "db/store/statements.hpp").read_text()).group(1)
+        fields = re.search(r"call_frame_fields\{([^}]*)\}", (ROOT / "db/store/call_statement.hpp").read_text()).group(1)
         for case in ("R2", "R3", "R4"):
             row = re.search(r"ROW\((.*?)\)::keeper_call", (self.bench / f"{case}.pgbench").read_text()).group(1)
             self.assertEqual(len(row.split(",")), fields.count('"') // 2, (case, row))

@@ -13,7 +13,7 @@
 # Needs root, systemd-nspawn and debootstrap (scripts/test installs them); run through scripts/test.
 set -uo pipefail
 : "${KEEPER_TEST_BUILD_DIR:?run through scripts/test}" "${KEEPER_TEST_SOURCE_DIR:?run through scripts/test}"
-SRC=$KEEPER_TEST_SOURCE_DIR
+SRC=$(cd "$KEEPER_TEST_SOURCE_DIR" && pwd)  # absolute: the tiers change folder (docs run them with .)
 HERE=$SRC/tests/deploy
 DOC=$SRC/docs/operations.md
 WORK=$(mktemp -d /var/tmp/keeper-deploy.XXXXXX)

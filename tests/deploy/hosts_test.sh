@@ -34,7 +34,7 @@
 # Needs root, systemd-nspawn, debootstrap and iproute2 (scripts/test installs them).
 set -uo pipefail
 : "${KEEPER_TEST_BUILD_DIR:?run through scripts/test}" "${KEEPER_TEST_SOURCE_DIR:?run through scripts/test}"
-SRC=$KEEPER_TEST_SOURCE_DIR
+SRC=$(cd "$KEEPER_TEST_SOURCE_DIR" && pwd)  # absolute: the tiers change folder (docs run them with .)
 HERE=$SRC/tests/deploy
 OPS=$SRC/docs/operations.md
 SCALING=$SRC/docs/scaling.md
