@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <string_view>
 
-#include "core/pipeline/process_shared_mutex.hpp"
+#include "process_shared_mutex.hpp"
 #include "shared_memory.hpp"
 
 namespace keeper::fcgi {
@@ -35,7 +35,7 @@ private:
 
     // Taken over from a worker that died holding it: what that worker appended whole is counted in
     // m_used, a half-copied record is not.
-    core::process_shared_mutex m_mutex;
+    process_shared_mutex m_mutex;
     std::size_t m_used = 0;  // advanced only after a record is copied whole
     char m_data[capacity];
 };

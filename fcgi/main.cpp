@@ -180,8 +180,8 @@ int main(int argc, char** argv) {
         // SIGHUP re-reads the same file (and environment) for the next set of workers.
         const auto reload = [config_path] { return keeper::fcgi::check_for_reload(config_path).settings; };
         // Before the workers fork: they all share them.
-        keeper::fcgi::in_shared_memory<keeper::core::metrics_block> metrics{"metrics"};
-        keeper::fcgi::in_shared_memory<keeper::db::calls_in_flight> calls{"the calls in flight"};
+        keeper::fcgi::in_shared_memory<keeper::fcgi::shared_metrics> metrics{"metrics"};
+        keeper::fcgi::in_shared_memory<keeper::fcgi::calls_in_flight> calls{"the calls in flight"};
         keeper::fcgi::in_shared_memory<keeper::fcgi::refused_clients> refused_clients{"the refused clients"};
         return keeper::fcgi::run_pool(sockets, cfg, reload, {metrics.get(), calls.get(), refused_clients.get()});
     } catch (const std::exception& e) {

@@ -47,14 +47,14 @@ std::int64_t max_fds(const std::string& dir) {
 }
 
 // utime (field 14), stime 15, starttime 22, vsize 23, rss 24 of /proc/<pid>/stat (proc(5)).
-std::optional<core::process_sample> read_process(int pid, std::optional<std::size_t> slot, double booted) {
+std::optional<process_sample> read_process(int pid, std::optional<std::size_t> slot, double booted) {
     const std::string dir = "/proc/" + std::to_string(pid);
     const auto fields = db::proc_stat_fields(pid);
     if (!fields || fields->size() < 22) return std::nullopt;
     const auto& f = *fields;
     static const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
     static const std::int64_t page = sysconf(_SC_PAGESIZE);
-    core::process_sample s;
+    process_sample s;
     s.worker_slot = slot;
     s.cpu_seconds = (std::stod(f[11]) + std::stod(f[12])) / ticks;
     s.start_time_seconds = booted + std::stod(f[19]) / ticks;
@@ -67,10 +67,10 @@ std::optional<core::process_sample> read_process(int pid, std::optional<std::siz
 
 }  // namespace
 
-std::vector<core::process_sample> proc_process_probe::sample() const {
+std::vector<process_sample> proc_process_probe::sample() const {
     static const double booted = boot_time();
-    std::vector<core::process_sample> out;
-    for (std::size_t slot = 0; slot < core::runtime_gauges::process_slots; ++slot) {
+    std::vector<process_sample> out;
+    for (std::size_t slot = 0; slot < pool_gauges::process_slots; ++slot) {
         const int pid = m_gauges.process_ids[slot].load(std::memory_order_relaxed);
         if (pid == 0) continue;
         try {
@@ -83,19 +83,17 @@ std::vector<core::process_sample> proc_process_probe::sample() const {
     return out;
 }
 
-void record_supervisor(core::runtime_gauges& gauges, int pid) {
-    gauges.process_ids[0].store(pid, std::memory_order_relaxed);
-}
+void record_supervisor(pool_gauges& gauges, int pid) { gauges.process_ids[0].store(pid, std::memory_order_relaxed); }
 
-void record_worker(core::runtime_gauges& gauges, int pid) {
-    for (std::size_t slot = 1; slot < core::runtime_gauges::process_slots; ++slot) {
+void record_worker(pool_gauges& gauges, int pid) {
+    for (std::size_t slot = 1; slot < pool_gauges::process_slots; ++slot) {
         std::int32_t free = 0;
         if (gauges.process_ids[slot].compare_exchange_strong(free, pid, std::memory_order_relaxed)) return;
     }
 }
 
-void forget_worker(core::runtime_gauges& gauges, int pid) {
-    for (std::size_t slot = 1; slot < core::runtime_gauges::process_slots; ++slot) {
+void forget_worker(pool_gauges& gauges, int pid) {
+    for (std::size_t slot = 1; slot < pool_gauges::process_slots; ++slot) {
         std::int32_t was = pid;
         if (gauges.process_ids[slot].compare_exchange_strong(was, 0, std::memory_order_relaxed)) return;
     }

@@ -3,11 +3,9 @@
 #include <cstring>
 #include <mutex>
 
-#include "core/pipeline/shared_table.hpp"
+#include "shared_table.hpp"
 
 namespace keeper::fcgi {
-
-using core::steady_ns;
 
 bool refused_clients::refused(std::string_view client, clock::time_point now, std::chrono::seconds told) {
     if (client.empty() || client.size() > name_capacity) return false;
@@ -27,7 +25,7 @@ bool refused_clients::refused(std::string_view client, clock::time_point now, st
 // The client's own entry if it has one; else a free one or one whose wait ran out; else the one
 // whose wait ends first.
 refused_clients::entry& refused_clients::slot_for(std::string_view client, std::int64_t now) {
-    const auto home = static_cast<std::size_t>(core::stable_hash(client) % slots);
+    const auto home = static_cast<std::size_t>(stable_hash(client) % slots);
     entry* reusable = nullptr;
     entry* ends_first = nullptr;
     for (std::size_t i = 0; i < probes; ++i) {

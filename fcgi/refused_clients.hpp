@@ -8,7 +8,7 @@
 // One object in shared memory (fcgi/shared_memory.hpp), mapped by the supervisor before it forks:
 // nginx spreads one client's calls over every worker process's connections, so a record of each
 // worker's own would know a client only once each worker had refused it. Every worker's refuser
-// reads and writes it under a robust lock (core/pipeline/process_shared_mutex.hpp). A fixed table,
+// reads and writes it under a robust lock (process_shared_mutex.hpp). A fixed table,
 // each client in a small neighbourhood of its hash's slot: when that is full of clients still
 // waiting, the one whose wait ends first is forgotten, and its next refusal counts as a first one.
 #include <array>
@@ -17,7 +17,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/pipeline/process_shared_mutex.hpp"
+#include "process_shared_mutex.hpp"
 
 namespace keeper::fcgi {
 
@@ -51,7 +51,7 @@ private:
 
     // Taken over from a worker that died holding it: an entry it left half written names a client
     // wrongly at worst, which then has one refusal counted as a first one, or held.
-    core::process_shared_mutex m_mutex;
+    process_shared_mutex m_mutex;
     std::array<entry, slots> m_entries{};
 };
 

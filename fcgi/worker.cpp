@@ -24,7 +24,6 @@
 #include "fcgi_exchange.hpp"
 #include "held_refusals.hpp"
 #include "log_writer.hpp"
-#include "process_probe.hpp"
 #include "refused_clients.hpp"
 
 namespace keeper::fcgi {
@@ -38,18 +37,18 @@ struct worker_state {
           clients(shared.refused),
           store(config::worker_conninfo(c), static_cast<std::size_t>(c.database_connections),
                 {c.lock_timeout, c.statement_timeout, c.call_budget, std::max(1, c.threads / 2)},
-                db::key_file::load(config::secret_key_path(c)), &metrics.runtime, &shared.calls),
-          queue(static_cast<std::size_t>(c.threads), c.admission_wait, &metrics.runtime.requests_waiting),
+                db::key_file::load(config::secret_key_path(c)), &metrics.database, &shared.calls),
+          queue(static_cast<std::size_t>(c.threads), c.admission_wait, &metrics.pool.requests_waiting),
           hub(sockets, queue),
-          processes(metrics.runtime) {}
+          page(metrics) {}
 
     const core::settings& cfg;
-    core::metrics_block& metrics;
+    shared_metrics& metrics;
     refused_clients& clients;  // the pool's
     db::pg_store store;
     admission_queue queue;
     connection_hub hub;
-    proc_process_probe processes;
+    pool_metrics page;  // GET /metrics
 };
 
 // Counts a thread as busy for its lifetime (keeper_worker_threads_busy).
@@ -70,7 +69,7 @@ void settle(const exchange& x, const waiting_request& r, worker_state& w) {
     if (x.answered) {
         const auto took =
             std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - r.ready_at);
-        core::record_request(w.metrics, x.answered->log, took);
+        core::record_request(w.metrics.requests, x.answered->log, took);
         write_log_record(core::format_log_line(x.request_id, *x.answered, took, log_format()));
     }
     if (x.closed) {
@@ -84,11 +83,10 @@ void settle(const exchange& x, const waiting_request& r, worker_state& w) {
 
 // Answers the call waiting on r's connection.
 void answer(FCGX_Request& request, const waiting_request& r, worker_state& w) {
-    settle(exchange_one(request, r.fd, w.cfg.body_limit, r.retried,
-                        [&](const core::http_request& req) {
-                            return core::handle_request(req, w.store, w.cfg, &w.metrics, &w.processes);
-                        }),
-           r, w);
+    settle(
+        exchange_one(request, r.fd, w.cfg.body_limit, r.retried,
+                     [&](const core::http_request& req) { return core::handle_request(req, w.store, w.cfg, &w.page); }),
+        r, w);
 }
 
 // A client by its connection, as nginx (or the front) names it: address and port.
@@ -100,7 +98,7 @@ std::string client_of(const core::http_request& req) {
 // Refuses the request waiting on r's connection: read, and answered at once, or held (its client
 // came back before the Retry-After it was told ran out).
 void refuse(const waiting_request& r, held_refusals& held, worker_state& w) {
-    w.metrics.runtime.requests_refused.fetch_add(1, std::memory_order_relaxed);
+    w.metrics.pool.requests_refused.fetch_add(1, std::memory_order_relaxed);
     auto request = held.request();
     auto begun = begin_exchange(*request, r.fd, w.cfg.body_limit, r.retried);
     if (!begun.request) {
@@ -112,7 +110,7 @@ void refuse(const waiting_request& r, held_refusals& held, worker_state& w) {
     const auto now = std::chrono::steady_clock::now();
     if (w.clients.refused(client_of(*begun.request), now, std::chrono::seconds{r.retry_after_s})) {
         w.queue.note_ignored();
-        w.metrics.runtime.refusals_held.fetch_add(1, std::memory_order_relaxed);
+        w.metrics.pool.refusals_held.fetch_add(1, std::memory_order_relaxed);
         held.hold(now, std::move(request), std::move(begun), std::move(refusal), r);
         return;
     }
@@ -138,7 +136,7 @@ void serve_thread(worker_state& w) {
     while (const auto r = w.hub.next_request()) {
         const auto started = std::chrono::steady_clock::now();
         {
-            const busy_thread busy{w.metrics.runtime.threads_busy};
+            const busy_thread busy{w.metrics.pool.threads_busy};
             answer(request, *r, w);
         }
         w.queue.served(

@@ -3,10 +3,10 @@
 // threads serving the requests that arrive on them in turn (fcgi/admission.hpp), a refuser answering
 // the ones refused on arrival; the calls share a pool of `database_connections` PostgreSQL
 // connections.
+#include "calls_in_flight.hpp"
 #include "connection_hub.hpp"
-#include "core/pipeline/metrics.hpp"
 #include "core/api/settings.hpp"
-#include "db/store/calls_in_flight.hpp"
+#include "pool_metrics.hpp"
 #include "refused_clients.hpp"
 
 namespace keeper::fcgi {
@@ -14,9 +14,9 @@ namespace keeper::fcgi {
 // What the pool's processes share, mapped by the supervisor before its first fork
 // (fcgi/shared_memory.hpp), so every worker and every replacement sees the same objects.
 struct pool_memory {
-    core::metrics_block& metrics;
-    db::calls_in_flight& calls;  // the host's record of the write calls in flight
-    refused_clients& refused;    // the clients refused lately, by their connections
+    shared_metrics& metrics;   // every part's series for /metrics
+    calls_in_flight& calls;    // the host's record of the write calls in flight
+    refused_clients& refused;  // the clients refused lately, by their connections
 };
 
 // Returns when asked to stop (SIGTERM/SIGINT): accepts no new connection, serves the kept ones

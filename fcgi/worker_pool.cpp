@@ -69,14 +69,14 @@ void spawn_worker(pool& p, worker_set& into) {
         return;
     }
     into[pid] = {clock::now(), std::move(log)};
-    p.shared.metrics.runtime.workers_alive.fetch_add(1, std::memory_order_relaxed);
-    record_worker(p.shared.metrics.runtime, pid);
+    p.shared.metrics.pool.workers_alive.fetch_add(1, std::memory_order_relaxed);
+    record_worker(p.shared.metrics.pool, pid);
 }
 
 // What /metrics says the configuration asks for.
 void publish_configuration(pool& p) {
-    p.shared.metrics.runtime.workers_configured.store(p.cfg.workers, std::memory_order_relaxed);
-    p.shared.metrics.runtime.threads_per_worker.store(p.cfg.threads, std::memory_order_relaxed);
+    p.shared.metrics.pool.workers_configured.store(p.cfg.workers, std::memory_order_relaxed);
+    p.shared.metrics.pool.threads_per_worker.store(p.cfg.threads, std::memory_order_relaxed);
 }
 
 void spawn_workers(pool& p, worker_set& into) {
@@ -126,11 +126,10 @@ void reap(pool& p, pid_t pid, int status) {
         it->second.log->get().drain(STDERR_FILENO);
         const auto started = it->second.started;
         set->erase(it);
-        p.shared.metrics.runtime.workers_alive.fetch_sub(1, std::memory_order_relaxed);
-        forget_worker(p.shared.metrics.runtime, pid);
+        p.shared.metrics.pool.workers_alive.fetch_sub(1, std::memory_order_relaxed);
+        forget_worker(p.shared.metrics.pool, pid);
         if (set == &p.retiring || p.stopping) return;
-        p.shared.metrics.runtime.worker_replacements[WIFSIGNALED(status) ? 0 : 1].fetch_add(1,
-                                                                                            std::memory_order_relaxed);
+        p.shared.metrics.pool.worker_replacements[WIFSIGNALED(status) ? 0 : 1].fetch_add(1, std::memory_order_relaxed);
         log_event("pool", "worker " + std::to_string(pid) + " " + describe_exit(status) + "; replacing it");
         // A worker that dies at once (bad config, broken library) must not make us spin.
         if (clock::now() - started < std::chrono::seconds{1}) std::this_thread::sleep_for(std::chrono::seconds{1});
@@ -164,10 +163,10 @@ int run_pool(listen_sockets sockets, core::settings cfg, const settings_loader& 
     sigprocmask(SIG_BLOCK, &signals, nullptr);  // workers inherit it: they sigwait for their stop
     pool p{sockets, std::move(cfg), loader, shared, {}, {}, false};
     auto& metrics = shared.metrics;
-    metrics.runtime.start_time_seconds.store(
+    metrics.pool.start_time_seconds.store(
         std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
     publish_configuration(p);
-    record_supervisor(metrics.runtime, getpid());
+    record_supervisor(metrics.pool, getpid());
     use_log_format(p.cfg.log_format);
     spawn_workers(p, p.workers);
     log_event("pool", std::to_string(p.workers.size()) + " workers started");

@@ -11,7 +11,6 @@
 #include "core/api/fault_texts.hpp"
 #include "core/wire/media_type.hpp"
 #include "core/pipeline/metrics.hpp"
-#include "core/pipeline/process_metrics.hpp"
 #include "core/domain/operation_table.hpp"
 #include "core/wire/response_writer.hpp"
 #include "core/pages/openapi_writer.hpp"
@@ -81,24 +80,24 @@ decoded_call decode_request(const http_request& req, const endpoint_path& ep, co
     return row->decode(req, ep, op, media, cfg);
 }
 
-// GET /metrics: the pool's counters, what each of its processes costs, whether the database's
-// commits wait for a second copy, and how far its clock is from this host's.
-http_response metrics_page(const metrics_block& metrics, const process_probe* processes, store& st, request_log& log) {
+// GET /metrics: every part's series (the requests', the pool's, its processes', its database
+// connections'), whether the database's commits wait for a second copy, and how far its clock is
+// from this host's.
+http_response metrics_page(const metrics_source& metrics, store& st, request_log& log) {
     log.group = "metrics";
     log.outcome = "page";
-    auto text = format_metrics(metrics);
-    if (processes) text += format_process_metrics(processes->sample());
+    auto text = metrics.text();
     text += format_synchronous_standby(st.names_synchronous_standby());
     text += format_database_clock(st.database_clock_offset());
     return {200, "text/plain; version=0.0.4; charset=utf-8", {}, std::move(text)};
 }
 
 http_response route(const http_request& req, transport via, store& st, const settings& cfg,
-                    const metrics_block* metrics, const process_probe* processes, request_log& log) {
+                    const metrics_source* metrics, request_log& log) {
     log.retried = req.retried;
     if (is_host_check(req.path)) return answer_host_check(req, st, log);
     if (is_call_outcome(req.path)) return answer_call_outcome(req, st, cfg, call_deadline(req, cfg.call_budget), log);
-    if (req.path == "/metrics" && req.method == "GET" && metrics) return metrics_page(*metrics, processes, st, log);
+    if (req.path == "/metrics" && req.method == "GET" && metrics) return metrics_page(*metrics, st, log);
     if (req.path == "/openapi.json" && req.method == "GET") {
         log.group = "openapi";
         log.outcome = "page";
@@ -195,13 +194,13 @@ handled_request refuse_request(const http_request& request, refusal why, std::st
 }
 
 handled_request handle_request(const http_request& request, store& st, const settings& cfg,
-                               const metrics_block* metrics, const process_probe* processes) {
+                               const metrics_source* metrics) {
     handled_request out;
     const transport via = answering_transport(request);
     out.log.via = via;
     out.log.trace_id = request_trace_id(request);
     try {
-        out.response = route(request, via, st, cfg, metrics, processes, out.log);
+        out.response = route(request, via, st, cfg, metrics, out.log);
         return out;
     } catch (const fault& f) {
         answer_fault(out, via, f);

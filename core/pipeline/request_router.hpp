@@ -10,13 +10,12 @@
 
 namespace keeper::core {
 
-struct metrics_block;
-class process_probe;
+class metrics_source;
 
-// Never throws. With metrics, GET /metrics renders them (Prometheus text format), and with
-// processes, what each process of the pool costs (core/pipeline/process_metrics.hpp).
+// Never throws. With metrics, GET /metrics renders them (Prometheus text format,
+// core/pipeline/metrics.hpp).
 handled_request handle_request(const http_request& request, store& st, const settings& cfg,
-                               const metrics_block* metrics = nullptr, const process_probe* processes = nullptr);
+                               const metrics_source* metrics = nullptr);
 
 // Why a request is refused before it starts: no thread would be free soon enough
 // (fcgi/admission.hpp), or the pool is not ready to serve at all (it waits for its database

@@ -12,7 +12,7 @@
 -- A first attempt whose host vouches for it (p_call.host_recorded) comes here only so late, and
 -- takes the lock shared (attempts of one call do not wait for each other for it): its worker
 -- recorded it, with the server process that runs it, in the host's record of calls in flight
--- before it sent this statement (db/store/calls_in_flight.hpp), and nginx sends a call again only
+-- before it sent this statement (db/store/call_record.hpp), and nginx sends a call again only
 -- to the host that had it, where the retry marks the call there, ends that server process and
 -- waits until it is gone before it looks for the call's audit row; a first attempt that finds the
 -- mark does not begin unvouched. So the common call does not come here at all: every operation's

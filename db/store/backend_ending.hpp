@@ -39,7 +39,7 @@ void list_as_retried(pqxx::connection& conn, std::string_view request_id);
 bool end_claim_holder(pqxx::connection& conn, std::string_view request_id, const core::deadline& until);
 // And: ends every server process a dead worker of this host left, and waits until they are gone;
 // false at the deadline. A first attempt its host vouched for holds no claim, and the host's record
-// of it is gone with a pool that stopped whole (calls_in_flight.hpp); its server process may still
+// of it is gone with a pool that stopped whole (call_record.hpp); its server process may still
 // run its statement, named for its dead worker.
 bool end_left_by_dead_workers(pqxx::connection& conn, const core::deadline& until);
 

@@ -24,13 +24,13 @@ static_assert(decltype(std::declval<const call_frame_values&>().apply(field_coun
 
 }  // namespace
 
-// A first attempt in the host's record for as long as its statement runs (calls_in_flight.hpp),
+// A first attempt in the host's record for as long as its statement runs (call_record.hpp),
 // with the server process that runs it; the frame says whether it is, so keeper_claim takes the
 // call's lock for one that is not. Each statement of the call is recorded anew: a call run again
 // after its connection broke finds the mark of a retry that came meanwhile.
 class call_executor::host_record {
 public:
-    host_record(calls_in_flight* calls, const call_ref& call, const backend_identity& backend)
+    host_record(call_record* calls, const call_ref& call, const backend_identity& backend)
         : m_calls(calls), m_request_id(call.request_id) {
         if (!call.host_recorded) return;
         m_recorded = m_calls->begin_first(m_request_id, backend, call.until);
@@ -43,13 +43,13 @@ public:
     host_record& operator=(const host_record&) = delete;
 
 private:
-    calls_in_flight* m_calls;
+    call_record* m_calls;
     std::string_view m_request_id;
     bool m_recorded = false;
 };
 
 call_executor::call_executor(std::string conninfo, std::size_t connections, connection_pool::preparer prepare,
-                             database_timeouts bounds, core::runtime_gauges* gauges, calls_in_flight* calls)
+                             database_timeouts bounds, database_gauges* gauges, call_record* calls)
     : m_pool(std::move(conninfo), connections, std::move(prepare), gauges),
       m_bounds(bounds),
       m_gauges(gauges),
@@ -112,10 +112,10 @@ statement_answer call_executor::attempt(std::string_view name, const call_frame_
 // still commit, so it never answers "not applied": what it cannot settle or run is outcome unknown.
 statement_answer call_executor::run(std::string_view name, call_ref call, const bound_statement& statement) {
     if (!call.retried || call.request_id.empty()) return run_until_answered(name, call, statement);
-    const auto mark = m_calls ? m_calls->mark_retried(call.request_id, call.until) : calls_in_flight::retry_mark{};
+    const auto mark = m_calls ? m_calls->mark_retried(call.request_id, call.until) : call_record::retry_mark{};
     for (int attempt = 0;; ++attempt) {
         if (const auto recorded = settle_retried(call.request_id, call.until, mark.first_attempt)) {
-            count(&core::runtime_gauges::db_in_doubt_recorded);
+            count(&database_gauges::in_doubt_recorded);
             return {std::nullopt, *recorded};
         }
         try {
@@ -142,7 +142,7 @@ statement_answer call_executor::run_until_answered(std::string_view name, call_r
     for (int attempt = 0;; ++attempt) {
         try {
             auto rows = once(name, call, statement);
-            if (waited_for_primary) count(&core::runtime_gauges::db_waited_for_primary);
+            if (waited_for_primary) count(&database_gauges::waited_for_primary);
             return {std::move(rows)};
         } catch (const not_done& e) {
             if (!pause_before_retry(call.until, attempt)) throw core::not_applied(e.what());
@@ -153,10 +153,10 @@ statement_answer call_executor::run_until_answered(std::string_view name, call_r
                 continue;
             }
             if (const auto recorded = settle(e.backend, call.request_id, call.until)) {
-                count(&core::runtime_gauges::db_in_doubt_recorded);
+                count(&database_gauges::in_doubt_recorded);
                 return {std::nullopt, *recorded};
             }
-            count(&core::runtime_gauges::db_in_doubt_rerun);
+            count(&database_gauges::in_doubt_rerun);
         }
     }
 }
@@ -169,8 +169,8 @@ pqxx::result call_executor::once(std::string_view name, call_ref call, const bou
     const auto started = std::chrono::steady_clock::now();
     auto result = lease.run(name, statement);
     if (m_gauges) {
-        core::record_database_call(*m_gauges, std::chrono::duration_cast<std::chrono::microseconds>(
-                                                  std::chrono::steady_clock::now() - started));
+        record_database_call(*m_gauges, std::chrono::duration_cast<std::chrono::microseconds>(
+                                            std::chrono::steady_clock::now() - started));
     }
     // A write that answered although it was cancelled had committed, and its commit stopped
     // waiting for the synchronous standby: on the primary only, so neither done nor undone.
@@ -192,7 +192,7 @@ std::optional<pqxx::result> call_executor::answer(const read_statement& statemen
 }
 
 void call_executor::give_up_unknown(std::string_view request_id, std::string_view why) {
-    count(&core::runtime_gauges::db_outcome_unknown);
+    count(&database_gauges::outcome_unknown);
     throw core::outcome_unknown(request_id, why);
 }
 
@@ -214,7 +214,7 @@ bool call_executor::pause_before_retry(const core::deadline& until, int attempt)
     return true;
 }
 
-void call_executor::count(std::atomic<std::uint64_t> core::runtime_gauges::*counter) {
+void call_executor::count(std::atomic<std::uint64_t> database_gauges::*counter) {
     if (m_gauges) (m_gauges->*counter).fetch_add(1, std::memory_order_relaxed);
 }
 

@@ -24,9 +24,9 @@
 #include "core/api/result_code.hpp"
 #include "core/domain/deadline.hpp"
 #include "core/domain/store.hpp"
-#include "core/pipeline/metrics.hpp"
+#include "db/store/database_gauges.hpp"
 #include "db/store/backend_identity.hpp"
-#include "db/store/calls_in_flight.hpp"
+#include "db/store/call_record.hpp"
 #include "db/store/connection_pool.hpp"
 #include "db/store/statement_watch.hpp"
 #include "db/store/statements.hpp"
@@ -60,7 +60,7 @@ public:
     // conninfo, connections, prepare: the pool's (connection_pool.hpp). gauges may be null; so may
     // calls, the host's record of calls in flight: without it every attempt takes the call's lock.
     call_executor(std::string conninfo, std::size_t connections, connection_pool::preparer prepare,
-                  database_timeouts bounds, core::runtime_gauges* gauges, calls_in_flight* calls = nullptr);
+                  database_timeouts bounds, database_gauges* gauges, call_record* calls = nullptr);
 
     // A read: run again, whatever happened, until it answers or the deadline comes.
     pqxx::result read(std::string_view name, const core::deadline& until, const read_statement& statement);
@@ -124,14 +124,14 @@ private:
     bool pause_before_retry(const core::deadline& until, int attempt);
     // The cancel point: what a statement must finish by to leave time to answer.
     core::deadline cancel_point(const core::deadline& until) const;
-    void count(std::atomic<std::uint64_t> core::runtime_gauges::*counter);
+    void count(std::atomic<std::uint64_t> database_gauges::*counter);
 
     connection_pool m_pool;
     statement_watch m_watch;
     database_timeouts m_bounds;
     std::atomic<int> m_waiting{0};
-    core::runtime_gauges* m_gauges;
-    calls_in_flight* m_calls;
+    database_gauges* m_gauges;
+    call_record* m_calls;
 };
 
 // Why a commit the call made, or found recorded, is not acknowledged (docs/design.md, "No

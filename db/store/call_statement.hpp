@@ -22,7 +22,7 @@ namespace keeper::db {
 // call_frame_values::apply and an attribute of the type. "key" is the Idempotency-Key, '' without
 // one; "trace_id" the call's W3C trace id, '' without one; "deadline" when the call must be
 // answered by; "host_recorded" whether this attempt is in its host's record of calls in flight
-// (db/store/calls_in_flight.hpp), so that keeper_claim takes no lock for it.
+// (db/store/call_record.hpp), so that keeper_claim takes no lock for it.
 inline constexpr std::array<std::string_view, 8> call_frame_fields{
     "request_id", "operation", "key", "fingerprint", "key_used", "trace_id", "deadline", "host_recorded",
 };

@@ -6,7 +6,7 @@
 
 namespace keeper::db {
 
-connection_pool::connection_pool(std::string conninfo, std::size_t size, preparer prepare, core::runtime_gauges* gauges)
+connection_pool::connection_pool(std::string conninfo, std::size_t size, preparer prepare, database_gauges* gauges)
     // Room for every slot's opening plus as many given up by their calls.
     : m_opener(std::move(conninfo), std::move(prepare), 2 * (size == 0 ? 1 : size)),
       m_gauges(gauges),
@@ -14,15 +14,15 @@ connection_pool::connection_pool(std::string conninfo, std::size_t size, prepare
 
 connection_pool::~connection_pool() {
     for (const auto& s : m_slots) {
-        if (s.conn) count(&core::runtime_gauges::db_connections_open, -1);
+        if (s.conn) count(&database_gauges::connections_open, -1);
     }
 }
 
-void connection_pool::count(std::atomic<std::int64_t> core::runtime_gauges::*gauge, std::int64_t by) {
+void connection_pool::count(std::atomic<std::int64_t> database_gauges::*gauge, std::int64_t by) {
     if (m_gauges) (m_gauges->*gauge).fetch_add(by, std::memory_order_relaxed);
 }
 
-void connection_pool::count(std::atomic<std::uint64_t> core::runtime_gauges::*counter) {
+void connection_pool::count(std::atomic<std::uint64_t> database_gauges::*counter) {
     if (m_gauges) (m_gauges->*counter).fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -41,9 +41,9 @@ connection_pool::lease connection_pool::acquire(const core::deadline& until) {
     }
     waiter me;
     m_waiters.push_back(&me);
-    count(&core::runtime_gauges::db_calls_waiting, 1);
+    count(&database_gauges::calls_waiting, 1);
     const bool handed = me.handed.wait_until(lock, until.at(), [&] { return me.slot != no_slot; });
-    count(&core::runtime_gauges::db_calls_waiting, -1);
+    count(&database_gauges::calls_waiting, -1);
     if (!handed) {
         std::erase(m_waiters, &me);  // under the lock: no release hands it a slot any more
         throw wait_expired();
@@ -64,8 +64,8 @@ void connection_pool::release(std::size_t index) {
         dead = std::move(s.conn);
         s.broken = false;
         if (dead) {
-            count(&core::runtime_gauges::db_connections_open, -1);
-            count(&core::runtime_gauges::db_connections_lost);
+            count(&database_gauges::connections_open, -1);
+            count(&database_gauges::connections_lost);
         }
     }
     if (m_waiters.empty()) {
@@ -101,18 +101,18 @@ pqxx::connection& connection_pool::lease::connection(const core::deadline& until
     if (s.conn && s.conn->is_open() && !closed_by_server(*s.conn)) return *s.conn;
     if (s.conn) {
         s.conn.reset();
-        m_pool->count(&core::runtime_gauges::db_connections_open, -1);
-        m_pool->count(&core::runtime_gauges::db_connections_lost);
+        m_pool->count(&database_gauges::connections_open, -1);
+        m_pool->count(&database_gauges::connections_lost);
     }
     try {
         auto opened = m_pool->m_opener.open(until);
         s.identity = opened.identity;
         s.conn = std::move(opened.conn);
     } catch (...) {
-        m_pool->count(&core::runtime_gauges::db_connect_failures);
+        m_pool->count(&database_gauges::connect_failures);
         throw;
     }
-    m_pool->count(&core::runtime_gauges::db_connections_open, 1);
+    m_pool->count(&database_gauges::connections_open, 1);
     return *s.conn;
 }
 

@@ -18,7 +18,7 @@
 #include "db/store/connection_opening.hpp"
 #include "core/domain/deadline.hpp"
 #include "core/domain/store.hpp"
-#include "core/pipeline/metrics.hpp"
+#include "db/store/database_gauges.hpp"
 
 namespace keeper::db {
 
@@ -27,7 +27,7 @@ public:
     using preparer = connection_preparer;
 
     // gauges (may be null): connections open, calls waiting, connect failures, connections lost.
-    connection_pool(std::string conninfo, std::size_t size, preparer prepare, core::runtime_gauges* gauges = nullptr);
+    connection_pool(std::string conninfo, std::size_t size, preparer prepare, database_gauges* gauges = nullptr);
     ~connection_pool();
     connection_pool(const connection_pool&) = delete;
     connection_pool& operator=(const connection_pool&) = delete;
@@ -86,11 +86,11 @@ private:
 
     void release(std::size_t index);
 
-    void count(std::atomic<std::int64_t> core::runtime_gauges::*gauge, std::int64_t by);
-    void count(std::atomic<std::uint64_t> core::runtime_gauges::*counter);
+    void count(std::atomic<std::int64_t> database_gauges::*gauge, std::int64_t by);
+    void count(std::atomic<std::uint64_t> database_gauges::*counter);
 
     connection_opener m_opener;
-    core::runtime_gauges* m_gauges;
+    database_gauges* m_gauges;
     std::mutex m_mutex;
     std::deque<waiter*> m_waiters;  // guarded by m_mutex; each lives on its waiting thread's stack
     std::vector<slot> m_slots;

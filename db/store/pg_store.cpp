@@ -48,7 +48,7 @@ std::string pg_store::stored_fingerprints(std::string_view fingerprint) const {
 }
 
 pg_store::pg_store(std::string conninfo, std::size_t connections, database_timeouts bounds,
-                   std::shared_ptr<const key_file> keys, core::runtime_gauges* gauges, calls_in_flight* calls)
+                   std::shared_ptr<const key_file> keys, database_gauges* gauges, call_record* calls)
     : m_calls(std::move(conninfo), connections, connection_setup(bounds), bounds, gauges, calls),
       m_keys(std::move(keys)) {}
 

@@ -21,10 +21,10 @@ public:
     // At most `connections` open at once; callers beyond that wait for one to be given back.
     // keys open the sealed shared secrets; without them only secrets still in clear can be read.
     // gauges (may be null): the pool's and the database's series of /metrics. calls (may be null): the
-    // host's record of calls in flight, shared by its workers (calls_in_flight.hpp).
+    // host's record of calls in flight, shared by its workers (call_record.hpp).
     explicit pg_store(std::string conninfo, std::size_t connections = 1, database_timeouts bounds = {},
-                      std::shared_ptr<const key_file> keys = nullptr, core::runtime_gauges* gauges = nullptr,
-                      calls_in_flight* calls = nullptr);
+                      std::shared_ptr<const key_file> keys = nullptr, database_gauges* gauges = nullptr,
+                      call_record* calls = nullptr);
     ~pg_store() override;
 
     std::optional<std::string> find_login_secret(std::string_view login, const core::deadline& until) override;

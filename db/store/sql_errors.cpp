@@ -7,13 +7,13 @@ namespace {
 
 std::string during(std::string_view what) { return " during " + std::string{what}; }
 
-void count(core::runtime_gauges* gauges, std::atomic<std::uint64_t> core::runtime_gauges::*counter) {
+void count(database_gauges* gauges, std::atomic<std::uint64_t> database_gauges::*counter) {
     if (gauges) (gauges->*counter).fetch_add(1, std::memory_order_relaxed);
 }
 
 // A statement the server answered with an error: typed by its SQLSTATE alone.
 [[noreturn]] void throw_sql_error(const pqxx::sql_error& e, std::string_view what, const backend_identity& backend,
-                                  connection_after& after, core::runtime_gauges* gauges) {
+                                  connection_after& after, database_gauges* gauges) {
     const std::string_view state = e.sqlstate();
     // docs/operations.md ("Logs") names these texts.
     const std::string sql_error = "SQL error " + std::string{state} + " in " + std::string{what};
@@ -40,12 +40,12 @@ void count(core::runtime_gauges* gauges, std::atomic<std::uint64_t> core::runtim
     // keeper_audit: /call-outcome decided the call as not applied; this attempt rolled back.
     if (state == "KD002") throw decided_not_applied(sql_error);
     if (state == "55P03") {
-        count(gauges, &core::runtime_gauges::db_lock_timeouts);
+        count(gauges, &database_gauges::lock_timeouts);
         throw lock_timed_out(sql_error);
     }
     if (state == "57014") {
         // Cancelled (statement_timeout, or the call's cancel point) and rolled back.
-        count(gauges, &core::runtime_gauges::db_statement_timeouts);
+        count(gauges, &database_gauges::statement_timeouts);
         throw core::not_applied(sql_error);
     }
     throw core::store_error(sql_error);
@@ -63,7 +63,7 @@ std::optional<core::result_code> replayed_result(std::string_view sqlstate) {
 }
 
 void throw_typed(const pqxx::failure& e, std::string_view what, const backend_identity& backend,
-                 connection_after& after, core::runtime_gauges* gauges) {
+                 connection_after& after, database_gauges* gauges) {
     if (const auto* sql = dynamic_cast<const pqxx::sql_error*>(&e)) throw_sql_error(*sql, what, backend, after, gauges);
     after = connection_after::broken;
     if (dynamic_cast<const pqxx::in_doubt_error*>(&e)) {

@@ -12,7 +12,7 @@
 
 #include "core/api/result_code.hpp"
 #include "core/domain/store.hpp"
-#include "core/pipeline/metrics.hpp"
+#include "db/store/database_gauges.hpp"
 #include "db/store/backend_identity.hpp"
 
 namespace keeper::db {
@@ -78,7 +78,7 @@ enum class connection_after { usable, broken };
 // is `backend`; says through `after` whether the connection can serve another call (set before
 // it throws). Counts lock and statement timeouts in gauges (may be null).
 [[noreturn]] void throw_typed(const pqxx::failure& e, std::string_view what, const backend_identity& backend,
-                              connection_after& after, core::runtime_gauges* gauges);
+                              connection_after& after, database_gauges* gauges);
 
 // The recorded result a replay's SQLSTATE carries in its last two digits (KI200 to KI212, KC200 to
 // KC212).

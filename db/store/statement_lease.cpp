@@ -15,7 +15,7 @@ pqxx::connection& opened(connection_pool::lease& lease, const core::deadline& un
 }  // namespace
 
 statement_lease::statement_lease(connection_pool& pool, statement_watch& watch, const core::deadline& cancel_at,
-                                 const core::deadline& until, core::runtime_gauges* gauges)
+                                 const core::deadline& until, database_gauges* gauges)
     : m_lease(pool.acquire(until)), m_conn(&opened(m_lease, until)), m_gauges(gauges) {
     m_watched.emplace(watch, m_lease.shared(), cancel_at, until);
 }

@@ -11,7 +11,7 @@
 #include <pqxx/except>
 
 #include "core/domain/deadline.hpp"
-#include "core/pipeline/metrics.hpp"
+#include "db/store/database_gauges.hpp"
 #include "db/store/connection_pool.hpp"
 #include "db/store/sql_errors.hpp"
 #include "db/store/statement_watch.hpp"
@@ -23,7 +23,7 @@ public:
     // Waits for a connection until `until` (connection_pool::wait_expired), opens it if it was not
     // (not_done when no server answers), and watches it: a cancel at cancel_at, the cut at until.
     statement_lease(connection_pool& pool, statement_watch& watch, const core::deadline& cancel_at,
-                    const core::deadline& until, core::runtime_gauges* gauges);
+                    const core::deadline& until, database_gauges* gauges);
     ~statement_lease();
     statement_lease(const statement_lease&) = delete;
     statement_lease& operator=(const statement_lease&) = delete;
@@ -53,7 +53,7 @@ public:
 private:
     connection_pool::lease m_lease;
     pqxx::connection* m_conn;
-    core::runtime_gauges* m_gauges;
+    database_gauges* m_gauges;
     std::optional<statement_watch::guard> m_watched;
 };
 

@@ -116,25 +116,25 @@ BOOST_AUTO_TEST_CASE(an_unreachable_database_is_not_applied_once_the_budget_is_s
 // than given back to the pool: a cancel request still on its way could otherwise reach the next
 // call's statement (db/store/statement_lease.hpp). The next call opens a new connection.
 BOOST_AUTO_TEST_CASE(a_connection_whose_statement_was_interrupted_never_serves_another_call) {
-    keeper::core::runtime_gauges gauges;
+    keeper::db::database_gauges gauges;
     const keeper::db::database_timeouts bounds{std::chrono::milliseconds{5000}, std::chrono::milliseconds{5000},
                                                std::chrono::milliseconds{1000}, 4};
     keeper::db::pg_store one{keeper::test::shared_database().url(), 1, bounds, nullptr, &gauges};
     const auto login = unique("held");
     add_login(login, "secret");
     BOOST_TEST(one.find_login_secret(login, keeper::core::deadline::after(bounds.budget)).has_value());
-    BOOST_TEST(gauges.db_connections_open.load() == 1);
+    BOOST_TEST(gauges.connections_open.load() == 1);
     {
         pqxx::work holder{sql()};
         holder.exec("LOCK TABLE logins IN ACCESS EXCLUSIVE MODE");
         BOOST_CHECK_THROW(one.find_login_secret(login, keeper::core::deadline::after(bounds.budget)),
                           keeper::core::not_applied);
-        BOOST_TEST(gauges.db_statement_timeouts.load() == 1u);
-        BOOST_TEST(gauges.db_connections_open.load() == 0);  // closed, not pooled
-        BOOST_TEST(gauges.db_connections_lost.load() == 1u);
+        BOOST_TEST(gauges.statement_timeouts.load() == 1u);
+        BOOST_TEST(gauges.connections_open.load() == 0);  // closed, not pooled
+        BOOST_TEST(gauges.connections_lost.load() == 1u);
     }
     BOOST_TEST(one.find_login_secret(login, keeper::core::deadline::after(bounds.budget)).has_value());
-    BOOST_TEST(gauges.db_connections_open.load() == 1);
+    BOOST_TEST(gauges.connections_open.load() == 1);
 }
 
 // A server that accepted the connection and then hung: opening a connection ends at the call's
@@ -215,7 +215,7 @@ BOOST_AUTO_TEST_CASE(a_call_a_standby_refused_runs_again_on_a_new_connection) {
 // that process (as a crash, a restart or a failover would) and lets go of the lock.
 struct in_doubt_topup {
     db_fixture& f;
-    keeper::core::runtime_gauges gauges;
+    keeper::db::database_gauges gauges;
     keeper::db::pg_store one_connection{keeper::test::shared_database().url(), 1, {}, nullptr, &gauges};
     std::string request_id = db_fixture::unique("rid");
     std::string purse =
@@ -267,8 +267,8 @@ BOOST_AUTO_TEST_CASE(a_call_whose_server_process_ended_before_it_committed_runs_
     BOOST_TEST(static_cast<int>(result.code) == 0);
     BOOST_TEST(t.topups() == 1);  // applied once: the first run never committed
     BOOST_TEST(t.audit_rows() == 1);
-    BOOST_TEST(t.gauges.db_in_doubt_rerun.load() == 1u);
-    BOOST_TEST(t.gauges.db_in_doubt_recorded.load() == 0u);
+    BOOST_TEST(t.gauges.in_doubt_rerun.load() == 1u);
+    BOOST_TEST(t.gauges.in_doubt_recorded.load() == 0u);
     BOOST_TEST(scalar("SELECT balance::text FROM purses WHERE purse = '" + t.purse + "'") == "10.50");
 }
 
@@ -282,8 +282,8 @@ BOOST_AUTO_TEST_CASE(a_call_that_committed_before_its_answer_was_lost_answers_it
     BOOST_TEST(static_cast<int>(result.code) == 9);
     BOOST_TEST(t.topups() == 0);
     BOOST_TEST(t.audit_rows() == 1);
-    BOOST_TEST(t.gauges.db_in_doubt_recorded.load() == 1u);
-    BOOST_TEST(t.gauges.db_in_doubt_rerun.load() == 0u);
+    BOOST_TEST(t.gauges.in_doubt_recorded.load() == 1u);
+    BOOST_TEST(t.gauges.in_doubt_rerun.load() == 0u);
 }
 
 // A request nginx sent again because the connection that carried it broke (docs/design.md, "In-doubt

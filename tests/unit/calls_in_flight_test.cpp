@@ -1,4 +1,4 @@
-// The host's record of calls in flight (db/store/calls_in_flight.cpp): a retry finds the server
+// The host's record of calls in flight (fcgi/calls_in_flight.cpp): a retry finds the server
 // process of a first attempt another worker process recorded, and once a call is marked no first
 // attempt of it is recorded again, whichever came first; a mark with no room locks every call. And
 // the server processes a retry ends beside it: those named for a dead worker of this host
@@ -13,12 +13,12 @@
 #include <string>
 
 #include "db/store/backend_ending.hpp"
-#include "db/store/calls_in_flight.hpp"
+#include "fcgi/calls_in_flight.hpp"
 #include "fcgi/shared_memory.hpp"
 
 using keeper::core::deadline;
 using keeper::db::backend_identity;
-using keeper::db::calls_in_flight;
+using keeper::fcgi::calls_in_flight;
 using namespace std::chrono_literals;
 
 namespace {

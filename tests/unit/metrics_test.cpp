@@ -5,9 +5,10 @@
 #include <memory>
 #include <vector>
 
-#include "core/pipeline/metrics.hpp"
-#include "core/pipeline/process_metrics.hpp"
 #include "core/domain/operation_table.hpp"
+#include "core/pipeline/metrics.hpp"
+#include "fcgi/pool_metrics.hpp"
+#include "fcgi/process_metrics.hpp"
 
 using namespace keeper::core;
 
@@ -68,24 +69,27 @@ BOOST_AUTO_TEST_CASE(durations_form_a_cumulative_histogram) {
     BOOST_TEST(text.find(R"(operation="Authenticate",le=)") == std::string::npos);  // no series for unused operations
 }
 
+// The pool's page composes each part's series (fcgi/pool_metrics.hpp): the requests', the pool's
+// gauges, its database connections'.
 BOOST_AUTO_TEST_CASE(pool_and_database_series_follow_prometheus_conventions) {
-    auto block = std::make_unique<metrics_block>();
-    auto& g = block->runtime;
+    auto shared = std::make_unique<keeper::fcgi::shared_metrics>();
+    auto& g = shared->pool;
     g.start_time_seconds = 1800000000;
     g.workers_configured = 8;
     g.workers_alive = 7;
     g.threads_per_worker = 24;
     g.threads_busy = 3;
     g.worker_replacements[0] = 2;
-    g.db_connections_open = 15;
-    g.db_connect_failures = 4;
-    g.db_connections_lost = 5;
-    g.db_lock_timeouts = 1;
     g.requests_refused = 9;
     g.refusals_held = 6;
-    record_database_call(g, std::chrono::microseconds{700});    // le 0.001
-    record_database_call(g, std::chrono::microseconds{30000});  // le 0.05
-    const auto text = format_metrics(*block);
+    auto& d = shared->database;
+    d.connections_open = 15;
+    d.connect_failures = 4;
+    d.connections_lost = 5;
+    d.lock_timeouts = 1;
+    keeper::db::record_database_call(d, std::chrono::microseconds{700});    // le 0.001
+    keeper::db::record_database_call(d, std::chrono::microseconds{30000});  // le 0.05
+    const auto text = keeper::fcgi::pool_metrics{*shared}.text();
     BOOST_TEST(has_line(text, R"(keeper_build_info{version=")" KEEPER_VERSION R"("} 1)"));
     BOOST_TEST(has_line(text, "keeper_start_time_seconds 1800000000"));
     BOOST_TEST(has_line(text, "keeper_workers_configured 8"));
@@ -118,16 +122,16 @@ BOOST_AUTO_TEST_CASE(pool_and_database_series_follow_prometheus_conventions) {
 
 // The series every Prometheus client library exports, once per process of the pool.
 BOOST_AUTO_TEST_CASE(process_series_name_each_process_of_the_pool) {
-    process_sample supervisor;
+    keeper::fcgi::process_sample supervisor;
     supervisor.cpu_seconds = 1.5;
     supervisor.resident_bytes = 4096;
     supervisor.start_time_seconds = 1795755932;
-    process_sample worker = supervisor;
+    keeper::fcgi::process_sample worker = supervisor;
     worker.worker_slot = 3;
     worker.open_fds = 12;
     worker.max_fds = 65536;
-    const std::vector<process_sample> processes{supervisor, worker};
-    const auto text = format_process_metrics(processes);
+    const std::vector<keeper::fcgi::process_sample> processes{supervisor, worker};
+    const auto text = keeper::fcgi::format_process_metrics(processes);
     BOOST_TEST(has_line(text, "# TYPE process_cpu_seconds_total counter"));
     BOOST_TEST(has_line(text, R"(process_cpu_seconds_total{process="supervisor"} 1.5)"));
     BOOST_TEST(has_line(text, R"(process_resident_memory_bytes{process="worker",slot="3"} 4096)"));
@@ -138,7 +142,7 @@ BOOST_AUTO_TEST_CASE(process_series_name_each_process_of_the_pool) {
                                    "process_max_fds", "process_start_time_seconds"}) {
         BOOST_TEST(has_line(text, "# TYPE " + name + " gauge"), name);
     }
-    BOOST_TEST(format_process_metrics({}).empty());
+    BOOST_TEST(keeper::fcgi::format_process_metrics({}).empty());
 }
 
 // Whether acknowledgements are two copies: a gauge read at the scrape, absent when the database

@@ -1,19 +1,19 @@
-#include "db/store/calls_in_flight.hpp"
+#include "calls_in_flight.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <mutex>
 
-#include "core/pipeline/shared_table.hpp"
+#include "shared_table.hpp"
 
-namespace keeper::db {
+namespace keeper::fcgi {
 
-using core::steady_ns;
+using db::backend_identity;
 
 namespace {
 
 std::size_t home_of(std::string_view request_id) {
-    return static_cast<std::size_t>(core::stable_hash(request_id) % calls_in_flight::slots);
+    return static_cast<std::size_t>(stable_hash(request_id) % calls_in_flight::slots);
 }
 
 }  // namespace
@@ -91,4 +91,4 @@ calls_in_flight::retry_mark calls_in_flight::mark_retried(std::string_view reque
     return out;
 }
 
-}  // namespace keeper::db
+}  // namespace keeper::fcgi

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace keeper::core {
+namespace keeper::fcgi {
 
 constexpr std::uint64_t stable_hash(std::string_view text) {
     std::uint64_t h = 14695981039346656037ULL;
@@ -22,4 +22,4 @@ inline std::int64_t steady_ns(std::chrono::steady_clock::time_point t) {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
 }
 
-}  // namespace keeper::core
+}  // namespace keeper::fcgi

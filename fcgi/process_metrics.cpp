@@ -1,8 +1,8 @@
-#include "core/pipeline/process_metrics.hpp"
+#include "process_metrics.hpp"
 
 #include <cstdio>
 
-namespace keeper::core {
+namespace keeper::fcgi {
 namespace {
 
 struct series {
@@ -50,4 +50,4 @@ std::string format_process_metrics(std::span<const process_sample> processes) {
     return out;
 }
 
-}  // namespace keeper::core
+}  // namespace keeper::fcgi

@@ -8,7 +8,7 @@
 
 #include <cerrno>
 
-namespace keeper::core {
+namespace keeper::fcgi {
 
 class process_shared_mutex {
 public:
@@ -33,4 +33,4 @@ private:
     pthread_mutex_t m_mutex;
 };
 
-}  // namespace keeper::core
+}  // namespace keeper::fcgi

@@ -1,0 +1,53 @@
+#include "pool_gauges.hpp"
+
+#include "core/pipeline/prometheus_text.hpp"
+
+namespace keeper::fcgi {
+namespace {
+
+using core::prometheus::value;
+using core::prometheus::write_one;
+
+template <typename T>
+struct series_line {
+    const char* name;
+    const char* help;
+    std::atomic<T> pool_gauges::*field;
+};
+constexpr series_line<std::int64_t> gauges[] = {
+    {"keeper_start_time_seconds", "When the pool started, seconds since the epoch.", &pool_gauges::start_time_seconds},
+    {"keeper_workers_configured", "Worker processes the configuration asks for.", &pool_gauges::workers_configured},
+    {"keeper_workers_alive", "Worker processes running (retiring ones of a reload included).",
+     &pool_gauges::workers_alive},
+    {"keeper_worker_threads_busy", "Threads handling a request now.", &pool_gauges::threads_busy},
+    {"keeper_requests_waiting", "Requests waiting for a worker's thread now.", &pool_gauges::requests_waiting},
+};
+constexpr series_line<std::uint64_t> counters[] = {
+    {"keeper_requests_refused_total",
+     "Requests refused on arrival (503, not applied): no thread would have been free within admission_wait_ms.",
+     &pool_gauges::requests_refused},
+    {"keeper_requests_refusals_held_total",
+     "Of the refused requests, those answered a second late: the client asked again before its Retry-After ran out.",
+     &pool_gauges::refusals_held},
+};
+
+}  // namespace
+
+std::string format_pool_gauges(const pool_gauges& g) {
+    std::string out;
+    for (const auto& line : gauges) write_one(out, line.name, "gauge", line.help, value(g.*line.field));
+    for (const auto& line : counters) write_one(out, line.name, "counter", line.help, value(g.*line.field));
+    write_one(out, "keeper_worker_threads", "gauge",
+              "Threads of all workers, each serving one FastCGI connection at a time.",
+              std::to_string(g.threads_per_worker.load(std::memory_order_relaxed) *
+                             g.workers_configured.load(std::memory_order_relaxed)));
+    out +=
+        "# HELP keeper_worker_replacements_total Workers that died and were replaced, by cause.\n"
+        "# TYPE keeper_worker_replacements_total counter\n"
+        "keeper_worker_replacements_total{cause=\"signal\"} " +
+        value(g.worker_replacements[0]) + "\nkeeper_worker_replacements_total{cause=\"exit\"} " +
+        value(g.worker_replacements[1]) + "\n";
+    return out;
+}
+
+}  // namespace keeper::fcgi
