@@ -85,7 +85,7 @@ bool connection_hub::watch_listening(int listen_fd) {
 // burst of clients arrives at once (a push to every phone, the bench's 2 048 connections opening
 // together), nginx opens a connection to the pool for each request, and one accept per wake-up,
 // each followed by the listening socket's removal and return, drained the backlog slowly enough
-// that the burst's refusals waited there (docs/performance-history.md, "What each change bought").
+// that the burst's refusals waited there (bench/history.md, "What each change bought").
 // EAGAIN: another process (or thread) took the rest; ECONNABORTED and friends: the peer gave up.
 constexpr int accepts_per_wakeup = 8;
 

@@ -20,7 +20,7 @@ namespace {
 
 // The FastCGI parameters a request is read from, each found in one pass over the request's list:
 // FCGX_GetParam walks the whole list with strncmp for each name: for 16 names over nginx's 30-odd
-// parameters, a twentieth of a worker's CPU on a GetUtcNow (docs/performance-history.md, "The
+// parameters, a twentieth of a worker's CPU on a GetUtcNow (bench/history.md, "The
 // fixed costs of every call").
 enum class param : std::size_t {
     request_method,

@@ -23,7 +23,7 @@ void write_response(FCGX_Request& request, const core::http_response& response, 
 // open, unless nginx closed it or the stream broke: then libfcgi has closed it, plainly (detached:
 // its own close would select() on the descriptor, past FD_SETSIZE in a worker holding many
 // connections), and says so in `closed`. A duplicate for libfcgi would cost every request two
-// system calls (docs/performance-history.md, "The worker's system calls").
+// system calls (bench/history.md, "The worker's system calls").
 struct exchange {
     std::optional<core::handled_request> answered;  // none: closed before a request came, or nginx went away
     std::string request_id;

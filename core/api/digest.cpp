@@ -19,7 +19,7 @@ using fetched_md = std::unique_ptr<EVP_MD, md_free>;
 // Each algorithm fetched from OpenSSL's default provider once per process (an EVP_MD is shared
 // between threads). EVP_sha256() names an algorithm that every EVP_Digest call would fetch again:
 // a lookup in the provider's store under its lock, which costs more than digesting a session id
-// (docs/performance-history.md, "The session's hash in the worker").
+// (bench/history.md, "The session's hash in the worker").
 fetched_md fetched(const char* name) {
     fetched_md md{EVP_MD_fetch(nullptr, name, nullptr)};
     if (!md) throw std::runtime_error("digest unavailable");
@@ -42,7 +42,7 @@ struct ctx_free {
 
 // One digest context per thread, initialised again for each digest: EVP_Digest allocates a
 // context, and the algorithm's state within it, and frees both, on every call; the digest of a
-// session id on every call was twice as long so (docs/performance-history.md, "The worker's
+// session id on every call was twice as long so (bench/history.md, "The worker's
 // digests and hex checks").
 EVP_MD_CTX* thread_context() {
     thread_local const std::unique_ptr<EVP_MD_CTX, ctx_free> ctx{EVP_MD_CTX_new()};

@@ -24,7 +24,7 @@ BEGIN
     -- Most calls carry no key and name their login by id, if at all: for them this one condition
     -- and the INSERT are the whole function. PL/pgSQL sets up each expression it evaluates again
     -- in every transaction, so each one skipped here (an initializer, a condition) is work spared
-    -- on every call (docs/performance-history.md, "The audit row's common path"). A call with its
+    -- on every call (bench/history.md, "The audit row's common path"). A call with its
     -- login's name at hand (an Authenticate) and no key takes one condition more. The parameters
     -- p_login_id and p_login become the row's columns on the way.
     IF p_call.key <> '' OR p_login IS NOT NULL THEN

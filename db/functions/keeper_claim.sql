@@ -41,7 +41,7 @@
 -- (the worker's, db/store/backend_ending.cpp) is back once it ends. One set_config in a function
 -- the call runs anyway, a few microseconds; a comment in the statement's text (sqlcommenter)
 -- would make every call's text unique and unpreparable, a quarter of the database's work on a
--- short call (docs/performance-history.md). A trace nginx started (its id the request id) and a
+-- short call (bench/history.md). A trace nginx started (its id the request id) and a
 -- call without a trace id (the previous release's workers) leave the name alone. A call so
 -- renamed is never one its host vouches for: a retry finds the server processes a dead worker
 -- left by their name (db/store/backend_ending.hpp), so a renamed one must hold the lock instead.

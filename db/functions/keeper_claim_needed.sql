@@ -10,7 +10,7 @@
 -- END IF;`: plain SQL, so PL/pgSQL inlines it into that IF and evaluates it as a simple
 -- expression, without an executor or a call of a function of its own, which the PERFORM of
 -- keeper_claim costs every call: 6 % of SetAccountPermits' instructions in the database, of which
--- this spares the common call, with nothing to do there, 70 % (docs/performance-history.md, "The
+-- this spares the common call, with nothing to do there, 70 % (bench/history.md, "The
 -- fixed costs of every call"). VOLATILE, as clock_timestamp is: PostgreSQL inlines no function
 -- whose body is more volatile than it says. keeper_claim makes the same checks again, so it stays
 -- whole when called alone. NULL fields (the previous release's workers, a call by hand) need the

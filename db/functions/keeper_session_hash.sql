@@ -8,7 +8,7 @@
 -- that both give the same bytes. Plain SQL, inlined where it is called: so STABLE, as convert_to is. PostgreSQL
 -- inlines no function whose body is more volatile than it says, and an IMMUTABLE one around
 -- convert_to runs as its own SQL function, parsed and planned again at every call: a tenth of
--- SetAccountPermits' database time (docs/performance-history.md, "The session's hash inlined").
+-- SetAccountPermits' database time (bench/history.md, "The session's hash inlined").
 CREATE OR REPLACE FUNCTION keeper_session_hash(p_session text)
 RETURNS bytea LANGUAGE sql STABLE STRICT PARALLEL SAFE AS $$
     SELECT sha256(convert_to(p_session, 'UTF8'))

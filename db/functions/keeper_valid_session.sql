@@ -4,7 +4,7 @@
 -- PostgreSQL inlines it there, and the common call (a valid session) runs one statement for the
 -- session and the write together. Only a write that found no valid session asks keeper_session
 -- why (2 or 3): an executor's start-up per statement is a large part of a short call's database
--- work (docs/performance-history.md, "The session read in the write").
+-- work (bench/history.md, "The session read in the write").
 CREATE OR REPLACE FUNCTION keeper_valid_session(p_session_hash bytea, p_ttl_seconds integer)
 RETURNS TABLE (login_id bigint)
 LANGUAGE sql STABLE AS $$

@@ -3,7 +3,7 @@
 -- (docs/schema.md, "What to know"). A table's CHECK constraint is read back from its stored text
 -- and planned again by every statement that writes the table, and checked for every row it
 -- writes, whether or not the statement sets that column: a top-up's three cost an eighth of its
--- work in the database (docs/performance-history.md, "The table checks as domains"). A
+-- work in the database (bench/history.md, "The table checks as domains"). A
 -- domain's constraint is planned once per server process and checked where a value is written to
 -- the column. The rules and their SQLSTATE (23514, check_violation) stay.
 -- Without rewriting a table, rebuilding an index or reading a row, all in one transaction that

@@ -1,5 +1,5 @@
 -- The single-column CHECKs of the tables the other operations write become domains, as migration
--- 0026 did for the frequent writes, and for the same reason (docs/performance-history.md, "The
+-- 0026 did for the frequent writes, and for the same reason (bench/history.md, "The
 -- table checks as domains"): a code confirmation's UPDATE of its transfer or task planned and
 -- checked all six of its table's constraints, a subscription's upsert three or four. The same
 -- order, in one transaction: each table's CHECK dropped first, the column given a domain with no

@@ -5,7 +5,7 @@
 -- are conditions on its leading columns after the hour. Every call's insert opens each index of
 -- its partition and tests each partial index's predicate, also those its row does not enter: one
 -- index instead of two spares a SetAccountPermits 2.6 % of its database instructions
--- (docs/performance-history.md, "The audit row's one caller index"). A row that names no caller
+-- (bench/history.md, "The audit row's one caller index"). A row that names no caller
 -- (an unknown session) now has an entry too: a few bytes, at the same current hour's pages.
 --
 -- Declared ON ONLY the parent, as 0011's and 0017's were: keeperctl migrate builds each existing

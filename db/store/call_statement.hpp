@@ -30,7 +30,7 @@ inline constexpr std::array<std::string_view, 8> call_frame_fields{
 // How a frame field's parameter enters the keeper_call value: as it is, but the deadline, which
 // travels as whole microseconds since the Unix epoch and becomes the type's timestamptz in the
 // statement. PostgreSQL reads a timestamp's text in about 3 900 instructions, on every write; the
-// integer and this sum take about 1 400 (docs/performance-history.md, "The deadline as a number").
+// integer and this sum take about 1 400 (bench/history.md, "The deadline as a number").
 consteval void append_frame_field(sql_text& sql, std::size_t field, std::size_t number) {
     const bool deadline = call_frame_fields[field] == "deadline";
     sql.append(deadline ? "timestamptz 'epoch' + $" : "$");

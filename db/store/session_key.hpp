@@ -3,7 +3,7 @@
 // operations pass it), which sessions.session_hash holds (db/functions/keeper_session_hash.sql
 // computes the same digest for a DBA). The worker computes it, so the id, a bearer credential,
 // reaches no statement, log or pg_stat_activity row of the database, and the database spends
-// nothing on the digest (docs/performance-history.md, "The session's hash in the worker").
+// nothing on the digest (bench/history.md, "The session's hash in the worker").
 #include <string>
 #include <string_view>
 
