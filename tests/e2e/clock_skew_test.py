@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -45,9 +46,12 @@ class SkewedPool:
                    FAKETIME_DONT_FAKE_MONOTONIC="1",
                    # libfaketime is preloaded before the sanitizers' runtime in the ASan pass.
                    ASAN_OPTIONS="verify_asan_link_order=0:detect_leaks=0")
+        # A session of its own: faketime runs the pool as its child, so the pool and its workers are
+        # stopped as a group (stop), not through faketime, which a signal ends alone.
         self.process = subprocess.Popen(["faketime", "-f", offset, FCGI, "--listen", self.socket,
                                          "--retry-listen", f"{self.dir}/keeper-retry.sock"],
-                                        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                        start_new_session=True)
         for _ in range(200):
             if os.path.exists(self.socket) and "ok" in self.get("/health", ""):
                 return
@@ -66,7 +70,18 @@ class SkewedPool:
         return float(found.group(1)) if found else None
 
     def stop(self):
-        self.process.terminate()
+        """The pool's whole process group, SIGTERM and then, past 10 s, SIGKILL; returns once no
+        process of it is left."""
+        group = self.process.pid
+        try:
+            os.killpg(group, signal.SIGTERM)
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                os.killpg(group, 0)
+                time.sleep(0.05)
+            os.killpg(group, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
         self.process.wait(10)
         shutil.rmtree(self.dir, ignore_errors=True)
 
