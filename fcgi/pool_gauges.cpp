@@ -7,13 +7,10 @@ namespace {
 
 using core::prometheus::value;
 using core::prometheus::write_one;
-
+using core::prometheus::write_series;
 template <typename T>
-struct series_line {
-    const char* name;
-    const char* help;
-    std::atomic<T> pool_gauges::*field;
-};
+using series_line = core::prometheus::series_line<pool_gauges, T>;
+
 constexpr series_line<std::int64_t> gauges[] = {
     {"keeper_start_time_seconds", "When the pool started, seconds since the epoch.", &pool_gauges::start_time_seconds},
     {"keeper_workers_configured", "Worker processes the configuration asks for.", &pool_gauges::workers_configured},
@@ -35,8 +32,8 @@ constexpr series_line<std::uint64_t> counters[] = {
 
 std::string format_pool_gauges(const pool_gauges& g) {
     std::string out;
-    for (const auto& line : gauges) write_one(out, line.name, "gauge", line.help, value(g.*line.field));
-    for (const auto& line : counters) write_one(out, line.name, "counter", line.help, value(g.*line.field));
+    write_series(out, "gauge", gauges, g);
+    write_series(out, "counter", counters, g);
     write_one(out, "keeper_worker_threads", "gauge",
               "Threads of all workers, each serving one FastCGI connection at a time.",
               std::to_string(g.threads_per_worker.load(std::memory_order_relaxed) *

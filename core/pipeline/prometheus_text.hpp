@@ -30,6 +30,22 @@ std::string value(const std::atomic<T>& a) {
 void write_one(std::string& out, std::string_view name, std::string_view type, std::string_view help,
                std::string_view value);
 
+// A single-valued series of a block of gauges (db/store/database_gauges.cpp, fcgi/pool_gauges.cpp):
+// its name, its help and the atomic it reads.
+template <typename Block, typename T>
+struct series_line {
+    const char* name;
+    const char* help;
+    std::atomic<T> Block::*field;
+};
+
+// Each of `lines`, of TYPE `type`, its value read from `block`.
+template <typename Block, typename T, std::size_t N>
+void write_series(std::string& out, std::string_view type, const series_line<Block, T> (&lines)[N],
+                  const Block& block) {
+    for (const auto& line : lines) write_one(out, line.name, type, line.help, value(block.*line.field));
+}
+
 // One histogram's series (buckets cumulative, then sum and count), labelled with `labels` ("" for
 // none); nothing when it is empty and skip_empty.
 void write_histogram(std::string& out, std::string_view name, std::string_view labels,

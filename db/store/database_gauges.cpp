@@ -3,15 +3,10 @@
 namespace keeper::db {
 namespace {
 
-using core::prometheus::value;
-using core::prometheus::write_one;
-
+using core::prometheus::write_series;
 template <typename T>
-struct series_line {
-    const char* name;
-    const char* help;
-    std::atomic<T> database_gauges::*field;
-};
+using series_line = core::prometheus::series_line<database_gauges, T>;
+
 constexpr series_line<std::int64_t> gauges[] = {
     {"keeper_database_connections_open", "PostgreSQL connections the workers hold open.",
      &database_gauges::connections_open},
@@ -50,8 +45,8 @@ void record_database_call(database_gauges& g, std::chrono::microseconds took) {
 
 std::string format_database_gauges(const database_gauges& g) {
     std::string out;
-    for (const auto& line : gauges) write_one(out, line.name, "gauge", line.help, value(g.*line.field));
-    for (const auto& line : counters) write_one(out, line.name, "counter", line.help, value(g.*line.field));
+    write_series(out, "gauge", gauges, g);
+    write_series(out, "counter", counters, g);
     out +=
         "# HELP keeper_database_call_duration_seconds One database call: its one statement, which is its whole "
         "transaction, commit included.\n"
