@@ -24,9 +24,6 @@ struct waiting_request {
     bool retried = false;  // from the retry socket
     std::chrono::steady_clock::time_point ready_at{};
     int retry_after_s = 1;  // a refused one: the Retry-After its answer gives (retry_pushback)
-    // The connection's accept, counted per process: fd's number is reused once it is closed, and
-    // this tells the next connection with it from this one (fcgi/connection_hub.hpp, forget).
-    std::uint64_t generation = 0;
 };
 
 // The Retry-After a refusal gives. A client that waits what it is told comes back once per wait,

@@ -1,6 +1,5 @@
 #include "answer_while_waiting.hpp"
 
-#include <fcgiapp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -33,9 +32,7 @@ void answer_one(int listen_fd, bool retried, std::size_t body_limit, const std::
     if (fd < 0) return;
     const timeval patience{2, 0};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
-    FCGX_Request request;
-    FCGX_InitRequest(&request, -1, 0);
-    const auto x = exchange_one(request, fd, body_limit, retried, [&](const core::http_request& req) {
+    const auto x = exchange_one(fd, body_limit, retried, [&](const core::http_request& req) {
         auto seen = req;
         forget_a_mark_no_worker_saw(seen);
         return core::refuse_request(seen, core::refusal::not_ready, why);
@@ -43,7 +40,7 @@ void answer_one(int listen_fd, bool retried, std::size_t body_limit, const std::
     if (!x.aborted.empty()) log_event("keeper-fcgi", "request aborted while waiting: " + x.aborted);
     if (x.answered)
         write_log_record(core::format_log_line(x.request_id, *x.answered, std::chrono::microseconds{0}, log_format()));
-    if (!x.closed) close(fd);
+    close(fd);
 }
 
 }  // namespace

@@ -98,7 +98,7 @@ void connection_hub::accept_from(int listen_fd, bool retried) {
             break;
         }
         std::lock_guard lock{m_mutex};
-        m_connections[fd] = {++m_accepted, retried, true};
+        m_connections[fd] = {retried, true};
         if (!watch_connection(m_epoll_fd, fd, EPOLL_CTL_ADD)) {
             m_connections.erase(fd);
             close(fd);
@@ -113,10 +113,7 @@ bool connection_hub::claim(int fd, waiting_request* out) {
     const auto c = m_connections.find(fd);
     if (c == m_connections.end()) return false;
     c->second.idle = false;
-    *out = {.fd = fd,
-            .retried = c->second.retried,
-            .ready_at = std::chrono::steady_clock::now(),
-            .generation = c->second.generation};
+    *out = {.fd = fd, .retried = c->second.retried, .ready_at = std::chrono::steady_clock::now()};
     return true;
 }
 
@@ -199,12 +196,6 @@ void connection_hub::close_connection(int fd) {
     std::lock_guard lock{m_mutex};
     m_connections.erase(fd);
     close(fd);
-}
-
-void connection_hub::forget(int fd, std::uint64_t generation) {
-    std::lock_guard lock{m_mutex};
-    const auto c = m_connections.find(fd);
-    if (c != m_connections.end() && c->second.generation == generation) m_connections.erase(c);
 }
 
 // Idle connections end: each reads as closed, and the thread that takes it closes it.

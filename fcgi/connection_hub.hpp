@@ -18,7 +18,6 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <cstdint>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
@@ -49,9 +48,6 @@ public:
     void give_back(int fd);
     // A serving thread is done with a connection (closed by nginx, or a retry socket's one).
     void close_connection(int fd);
-    // libfcgi closed the connection itself (nginx went away, or a stream error): forgotten unless
-    // its number already names a newer connection (generation, waiting_request::generation).
-    void forget(int fd, std::uint64_t generation);
 
 private:
     enum class seen { nothing, request, wake, done };
@@ -79,11 +75,9 @@ private:
     int m_idle = 0;                      // serving threads waiting in the set; guarded by m_gate_mutex
 
     struct connection {
-        std::uint64_t generation;
         bool retried;  // from the retry socket
         bool idle;     // waiting in the epoll set for a request
     };
-    std::uint64_t m_accepted = 0;  // guarded by m_mutex
     std::mutex m_mutex;
     std::unordered_map<int, connection> m_connections;  // guarded by m_mutex
 };

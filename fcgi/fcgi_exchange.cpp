@@ -1,27 +1,31 @@
 #include "fcgi_exchange.hpp"
 
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <array>
 #include <atomic>
 #include <charconv>
 #include <chrono>
+#include <cerrno>
 #include <cstdio>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
+#include <vector>
 
 #include "core/api/date_time.hpp"
 #include "core/api/http_status.hpp"
 #include "core/api/request_id.hpp"
+#include "protocol.hpp"
 
 namespace keeper::fcgi {
 namespace {
 
-// The FastCGI parameters a request is read from, each found in one pass over the request's list:
-// FCGX_GetParam walks the whole list with strncmp for each name: for 16 names over nginx's 30-odd
-// parameters, a twentieth of a worker's CPU on a GetUtcNow (bench/history.md, "The
-// fixed costs of every call").
+// The FastCGI parameters a request is read from, each found in one pass over the request's list
+// (a lookup of each name in turn, as libfcgi's FCGX_GetParam did, cost a twentieth of a worker's
+// CPU on a GetUtcNow: bench/history.md, "The fixed costs of every call").
 enum class param : std::size_t {
     request_method,
     document_uri,
@@ -49,15 +53,11 @@ constexpr std::array<std::string_view, static_cast<std::size_t>(param::count)> n
 
 class params {
 public:
-    explicit params(const FCGX_Request& r) {
-        for (char** entry = r.envp; entry != nullptr && *entry != nullptr; ++entry) {
-            const std::string_view text{*entry};
-            const auto equals = text.find('=');
-            if (equals == std::string_view::npos) continue;
-            const auto key = text.substr(0, equals);
+    explicit params(const std::vector<protocol::param>& list) {
+        for (const auto& [key, value] : list) {
             for (std::size_t i = 0; i < names.size(); ++i) {
                 if (key != names[i]) continue;
-                if (!m_values[i]) m_values[i] = text.substr(equals + 1);  // the first, as FCGX_GetParam
+                if (!m_values[i]) m_values[i] = value;  // the first, as CGI's getenv would
                 break;
             }
         }
@@ -85,26 +85,43 @@ std::string make_request_id() {
     return buf;
 }
 
-std::string read_body(FCGX_Request& r, std::size_t limit, bool& too_large) {
-    std::string body;
-    char buf[8192];
-    while (true) {
-        const int n = FCGX_GetStr(buf, sizeof buf, r.in);
-        if (n <= 0) break;
-        if (body.size() + static_cast<std::size_t>(n) > limit) {
-            too_large = true;
-            return {};
+using progress = protocol::request_decoder::progress;
+
+bool send_all(int fd, std::string_view bytes, std::string& aborted) {
+    while (!bytes.empty()) {
+        const auto n = send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            aborted = "writing the answer: " + std::system_category().message(errno);
+            return false;
         }
-        body.append(buf, static_cast<std::size_t>(n));
+        bytes.remove_prefix(static_cast<std::size_t>(n));
     }
-    return body;
+    return true;
 }
 
-}  // namespace
+// Reads until the decoder has news: the parameters whole, the request complete, or the stream
+// broken (said in `aborted`; nothing said when nginx closed a connection between requests).
+progress read_more(int fd, protocol::request_decoder& decoder, std::string& aborted) {
+    char buf[16384];
+    for (;;) {
+        const auto n = read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) aborted = "reading the request: " + std::system_category().message(errno);
+        if (n == 0 && decoder.started()) aborted = "the web server closed the connection mid-request";
+        if (n <= 0) return progress::failed;
+        const auto p = decoder.feed({buf, static_cast<std::size_t>(n)});
+        if (const auto replies = decoder.take_replies(); !replies.empty() && !send_all(fd, replies, aborted)) {
+            return progress::failed;
+        }
+        if (p == progress::failed) aborted = decoder.error();
+        if (p != progress::reading) return p;
+    }
+}
 
-core::http_request read_request(FCGX_Request& r, std::size_t body_limit) {
+// What nginx says of the call, from its parameters.
+core::http_request request_of(const params& p) {
     core::http_request req;
-    const params p{r};
     req.method = p.text(param::request_method);
     req.path = p.text(param::document_uri);
     if (req.path.empty()) req.path = p.text(param::script_name) + p.text(param::path_info);
@@ -129,19 +146,18 @@ core::http_request read_request(FCGX_Request& r, std::size_t body_limit) {
     } else {
         req.request_id = make_request_id();
     }
-
-    const auto length_text = p.text(param::content_length);
-    unsigned long long declared = 0;
-    std::from_chars(length_text.data(), length_text.data() + length_text.size(), declared);
-    if (declared > body_limit) {
-        req.body_too_large = true;  // refused before reading a byte of it
-    } else {
-        req.body = read_body(r, body_limit, req.body_too_large);
-    }
     return req;
 }
 
-void write_response(FCGX_Request& r, const core::http_response& res, const std::string& request_id) {
+// The declared length, to refuse a body too long before reading a byte of it.
+bool declares_too_much(const params& p, std::size_t body_limit) {
+    const auto length_text = p.text(param::content_length);
+    unsigned long long declared = 0;
+    std::from_chars(length_text.data(), length_text.data() + length_text.size(), declared);
+    return declared > body_limit;
+}
+
+std::string response_head(const core::http_response& res, const std::string& request_id) {
     // A status without a phrase would still be read by its code (a unit test keeps the table whole).
     const auto phrase = core::reason_phrase(res.status);
     std::string head;  // appended in place: one allocation, not one a header
@@ -153,63 +169,51 @@ void write_response(FCGX_Request& r, const core::http_response& res, const std::
     head.append("\r\nX-Request-Id: ").append(request_id).append("\r\n");
     for (const auto& [name, value] : res.headers) head.append(name).append(": ").append(value).append("\r\n");
     head.append("\r\n");
-    FCGX_PutStr(head.data(), static_cast<int>(head.size()), r.out);
-    FCGX_PutStr(res.body.data(), static_cast<int>(res.body.size()), r.out);
+    return head;
 }
 
-exchange exchange_one(FCGX_Request& request, int fd, std::size_t body_limit, bool retried, const responder& respond) {
-    auto begun = begin_exchange(request, fd, body_limit, retried);
+}  // namespace
+
+exchange exchange_one(int fd, std::size_t body_limit, bool retried, const responder& respond) {
+    auto begun = begin_exchange(fd, body_limit, retried);
     if (!begun.request) return std::move(begun.out);
     auto answered = respond(*begun.request);
-    return finish_exchange(request, std::move(begun), std::move(answered));
+    return finish_exchange(fd, std::move(begun), std::move(answered));
 }
 
-begun_exchange begin_exchange(FCGX_Request& request, int fd, std::size_t body_limit, bool retried) {
+begun_exchange begin_exchange(int fd, std::size_t body_limit, bool retried) {
     begun_exchange begun;
-    request.ipcFd = fd;
-    request.keepConnection = 1;  // Accept_r first "finishes" the previous request: keep this fd open
-    request.detached = 1;
-    if (FCGX_Accept_r(&request) != 0) {  // nginx closed it, and libfcgi closed fd
-        begun.out.closed = request.ipcFd < 0;
-        request.ipcFd = -1;
-        return begun;
+    protocol::request_decoder decoder{body_limit};
+    if (read_more(fd, decoder, begun.out.aborted) != progress::params_read) return begun;
+    const auto started = std::chrono::steady_clock::now();
+    const params p{decoder.params()};
+    auto req = request_of(p);
+    req.retried = retried;
+    req.arrived = started;
+    if (declares_too_much(p, body_limit)) {
+        req.body_too_large = true;  // refused before reading a byte of it; the connection ends after the answer
+    } else {
+        auto got = decoder.feed({});
+        if (got == progress::reading) got = read_more(fd, decoder, begun.out.aborted);
+        if (got == progress::failed) return begun;
+        req.body = decoder.take_body();
+        req.body_too_large = decoder.body_too_large();
+        begun.keep = decoder.reusable();
     }
-    // Whether nginx keeps the connection is the caller's to act on: libfcgi closes nothing when
-    // the request ends well.
-    begun.keep = request.keepConnection;
-    request.keepConnection = 1;
-    try {
-        const auto started = std::chrono::steady_clock::now();
-        auto req = read_request(request, body_limit);
-        req.retried = retried;
-        req.arrived = started;
-        begun.request = std::move(req);
-    } catch (const std::exception& e) {
-        // Only the FastCGI stream can get here: nginx is gone.
-        begun.out.aborted = e.what();
-        FCGX_Finish_r(&request);
-        begun.out.closed = request.ipcFd < 0;
-        request.ipcFd = -1;
-    }
+    begun.fastcgi_id = decoder.request_id();
+    begun.request = std::move(req);
     return begun;
 }
 
-exchange finish_exchange(FCGX_Request& request, begun_exchange begun, core::handled_request answered) {
+exchange finish_exchange(int fd, begun_exchange begun, core::handled_request answered) {
     exchange out = std::move(begun.out);
-    try {
-        out.request_id = begun.request->request_id;
+    out.request_id = begun.request->request_id;
+    const auto& res = answered.response;
+    if (send_all(fd, protocol::encode_response(begun.fastcgi_id, response_head(res, out.request_id), res.body),
+                 out.aborted)) {
         out.answered = std::move(answered);
-        write_response(request, out.answered->response, out.request_id);
-        FCGX_Finish_r(&request);
-        out.open = request.ipcFd >= 0 && begun.keep;
-    } catch (const std::exception& e) {
-        // Only the FastCGI stream can get here (the responders never throw): nginx is gone.
-        out.answered.reset();
-        out.aborted = e.what();
-        FCGX_Finish_r(&request);
+        out.open = begun.keep;
     }
-    out.closed = request.ipcFd < 0;
-    request.ipcFd = -1;
     return out;
 }
 

@@ -1,16 +1,12 @@
 #pragma once
 // The refusals a worker's refuser holds before it answers them (docs/design.md, "Overload"): a
 // client that asks again before the Retry-After it was told ran out (fcgi/refused_clients.hpp)
-// gets its next refusal refusal_hold (a second) after it came. Each is read and answered on a FastCGI request of
-// its own, and its answer written when its time comes; in the order they came, which is the order
-// of their times, each being held as long.
-#include <fcgiapp.h>
-
+// gets its next refusal refusal_hold (a second) after it came. Each is read at once, and its answer
+// written when its time comes; in the order they came, which is the order of their times, each
+// being held as long.
 #include <chrono>
 #include <deque>
-#include <memory>
 #include <optional>
-#include <vector>
 
 #include "admission.hpp"
 #include "fcgi_exchange.hpp"
@@ -24,28 +20,22 @@ public:
 
     struct held {
         clock::time_point answer_at;
-        std::unique_ptr<FCGX_Request> request;
         begun_exchange begun;
         core::handled_request answer;
         waiting_request waiting;
     };
 
-    // A FastCGI request to read a refused request on: a spare one, or a new one.
-    std::unique_ptr<FCGX_Request> request();
     // One whose answer is written later; the caller read it at `now`.
-    void hold(clock::time_point now, std::unique_ptr<FCGX_Request> request, begun_exchange begun,
-              core::handled_request answer, const waiting_request& waiting);
+    void hold(clock::time_point now, begun_exchange begun, core::handled_request answer,
+              const waiting_request& waiting);
     // The first held, once its time has come.
     std::optional<held> due(clock::time_point now);
     // When the first held one is due, if one is held.
     std::optional<clock::time_point> next() const;
-    // A request answered and finished, to read the next one on.
-    void give_back(std::unique_ptr<FCGX_Request> request);
     std::size_t size() const { return m_held.size(); }
 
 private:
     std::deque<held> m_held;
-    std::vector<std::unique_ptr<FCGX_Request>> m_spare;
 };
 
 }  // namespace keeper::fcgi

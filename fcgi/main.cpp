@@ -148,12 +148,9 @@ int main(int argc, char** argv) {
         if (!retry_listen.empty()) setenv("KEEPER_RETRY_LISTEN", retry_listen.c_str(), 1);
         if (!workers.empty()) setenv("KEEPER_WORKERS", workers.c_str(), 1);
         if (check_only) return check_config(config_path);
-        FCGX_Init();
-        // libfcgi's init catches SIGTERM and SIGINT only to set a flag for an accept loop keeper does
-        // not use: a stop while the pool waits (answer_while_waiting.hpp) must end it. The pool itself blocks
-        // both and takes them by sigtimedwait / sigwait.
-        signal(SIGTERM, SIG_DFL);
-        signal(SIGINT, SIG_DFL);
+        // A peer gone is an error a write returns (the answers' sends say MSG_NOSIGNAL; the logs'
+        // pipe may close too), never the end of the process.
+        signal(SIGPIPE, SIG_IGN);
         // The sockets need no file when they come from systemd or --listen: with a file that does not
         // load, they are opened all the same, and the pool answers on them while it waits for a
         // good one, instead of exiting into systemd's start limit.

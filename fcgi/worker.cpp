@@ -1,6 +1,5 @@
 #include "worker.hpp"
 
-#include <fcgiapp.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -63,7 +62,7 @@ struct busy_thread {
 // Counts and logs an answered request, and hands its connection back to the hub: to wait for its
 // next request, closed (nginx asked to, or it came from the retry socket, whose connections serve
 // one request: nginx keeps none of them, since a kept one could be to a worker that dies, and a
-// retry sent on it would fail again), or forgotten when libfcgi closed it.
+// retry sent on it would fail again).
 void settle(const exchange& x, const waiting_request& r, worker_state& w) {
     if (!x.aborted.empty()) log_event("worker", "request aborted: " + x.aborted);
     if (x.answered) {
@@ -72,9 +71,7 @@ void settle(const exchange& x, const waiting_request& r, worker_state& w) {
         core::record_request(w.metrics.requests, x.answered->log, took);
         write_log_record(core::format_log_line(x.request_id, *x.answered, took, log_format()));
     }
-    if (x.closed) {
-        w.hub.forget(r.fd, r.generation);
-    } else if (x.open && !r.retried) {
+    if (x.open && !r.retried) {
         w.hub.give_back(r.fd);
     } else {
         w.hub.close_connection(r.fd);
@@ -82,9 +79,9 @@ void settle(const exchange& x, const waiting_request& r, worker_state& w) {
 }
 
 // Answers the call waiting on r's connection.
-void answer(FCGX_Request& request, const waiting_request& r, worker_state& w) {
+void answer(const waiting_request& r, worker_state& w) {
     settle(
-        exchange_one(request, r.fd, w.cfg.body_limit, r.retried,
+        exchange_one(r.fd, w.cfg.body_limit, r.retried,
                      [&](const core::http_request& req) { return core::handle_request(req, w.store, w.cfg, &w.page); }),
         r, w);
 }
@@ -99,11 +96,9 @@ std::string client_of(const core::http_request& req) {
 // came back before the Retry-After it was told ran out).
 void refuse(const waiting_request& r, held_refusals& held, worker_state& w) {
     w.metrics.pool.requests_refused.fetch_add(1, std::memory_order_relaxed);
-    auto request = held.request();
-    auto begun = begin_exchange(*request, r.fd, w.cfg.body_limit, r.retried);
+    auto begun = begin_exchange(r.fd, w.cfg.body_limit, r.retried);
     if (!begun.request) {
         settle(begun.out, r, w);
-        held.give_back(std::move(request));
         return;
     }
     auto refusal = core::refuse_request(*begun.request, core::refusal::busy, {}, r.retry_after_s);
@@ -111,18 +106,16 @@ void refuse(const waiting_request& r, held_refusals& held, worker_state& w) {
     if (w.clients.refused(client_of(*begun.request), now, std::chrono::seconds{r.retry_after_s})) {
         w.queue.note_ignored();
         w.metrics.pool.refusals_held.fetch_add(1, std::memory_order_relaxed);
-        held.hold(now, std::move(request), std::move(begun), std::move(refusal), r);
+        held.hold(now, std::move(begun), std::move(refusal), r);
         return;
     }
-    settle(finish_exchange(*request, std::move(begun), std::move(refusal)), r, w);
-    held.give_back(std::move(request));
+    settle(finish_exchange(r.fd, std::move(begun), std::move(refusal)), r, w);
 }
 
 // Writes the answers of the held refusals whose time has come.
 void answer_due(held_refusals& held, worker_state& w) {
     while (auto h = held.due(std::chrono::steady_clock::now())) {
-        settle(finish_exchange(*h->request, std::move(h->begun), std::move(h->answer)), h->waiting, w);
-        held.give_back(std::move(h->request));
+        settle(finish_exchange(h->waiting.fd, std::move(h->begun), std::move(h->answer)), h->waiting, w);
     }
 }
 
@@ -131,13 +124,11 @@ void name_thread(const char* name) { pthread_setname_np(pthread_self(), name); }
 
 void serve_thread(worker_state& w) {
     name_thread("keeper-serve");
-    FCGX_Request request;
-    FCGX_InitRequest(&request, -1, 0);
     while (const auto r = w.hub.next_request()) {
         const auto started = std::chrono::steady_clock::now();
         {
             const busy_thread busy{w.metrics.pool.threads_busy};
-            answer(request, *r, w);
+            answer(*r, w);
         }
         w.queue.served(
             std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started));

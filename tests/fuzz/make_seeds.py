@@ -19,6 +19,27 @@ def write(target, data):
         f.write(data)
 
 
+def fastcgi_record(kind, request_id, content):
+    return bytes([1, kind, request_id >> 8, request_id & 0xff, len(content) >> 8, len(content) & 0xff, 0, 0]) + content
+
+
+def fastcgi_pair(name, value):
+    def length(n):
+        return bytes([n]) if n < 128 else (n | 0x80000000).to_bytes(4, "big")
+    return length(len(name)) + length(len(value)) + name + value
+
+
+# A request as nginx sends it to the workers (fuzz_fastcgi.cpp): begin (keep the connection),
+# parameters, body, each stream ended by an empty record; the first byte cuts the feed.
+def fastcgi_request(method, path, query, ctype, action, body):
+    params = [("REQUEST_METHOD", method), ("DOCUMENT_URI", path), ("QUERY_STRING", query),
+              ("CONTENT_TYPE", ctype), ("CONTENT_LENGTH", str(len(body))), ("HTTP_SOAPACTION", action)]
+    pairs = b"".join(fastcgi_pair(k.encode(), v.encode()) for k, v in params)
+    stdin = [fastcgi_record(5, 1, body[i:i + 65535]) for i in range(0, len(body), 65535)]
+    return (fastcgi_record(1, 1, bytes([0, 1, 1, 0, 0, 0, 0, 0])) + fastcgi_record(4, 1, pairs)
+            + fastcgi_record(4, 1, b"") + b"".join(stdin) + fastcgi_record(5, 1, b""))
+
+
 def request_of(case):
     head, _, _ = case.partition("\n=== response")
     lines = head.split("\n")[1:]  # after the comment
@@ -53,6 +74,7 @@ for name in sorted(os.listdir(GOLDEN)):
             write("fuzz_form_decoders", bytes([len(name) % 13]) + value[0].encode())
     write("fuzz_media_path", ctype.encode() if ctype else path.encode())
     write("fuzz_media_path", path.encode())
+    write("fuzz_fastcgi", bytes([len(name)]) + fastcgi_request(method, path, query, ctype, action, body.encode()))
 
 # /call-outcome (core/pipeline/call_outcome.cpp), by GET and by form POST: a request id of keeper's
 # shape dated 2026, one dated far ahead (a client fault), past what utc_time holds (2262) and the last
@@ -63,3 +85,7 @@ for request_id in ["17966200000000123456789abcdef012", "20000000000000123456789a
     query = f"sessionId=abc&requestId={request_id}"
     write("fuzz_request", bytes([0x80 | 3]) + f"/call-outcome\n{query}\n\n".encode())
     write("fuzz_request", bytes([2]) + f"/call-outcome\n\n\n{query}".encode())
+
+# FastCGI's management records: the variables a web server may ask, and a type nobody knows.
+write("fuzz_fastcgi", bytes([63]) + fastcgi_record(9, 0, fastcgi_pair(b"FCGI_MPXS_CONNS", b"")
+                                                      + fastcgi_pair(b"FCGI_MAX_CONNS", b"")) + fastcgi_record(42, 0, b""))

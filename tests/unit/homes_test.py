@@ -32,7 +32,7 @@ ALLOWED = {
 KEPT_OUT = [
     (re.compile(r"#include <(libxml/|nlohmann/)"), {"core/api", "core/domain", "config"}),
     (re.compile(r"#include <pqxx/"), {*CORE_WINGS, "config"}),
-    (re.compile(r"#include <fcgi"), {*CORE_WINGS, "config", "db/secrets", "db/schema", "db/store", "keeperctl"}),
+    (re.compile(r"#include <(fcgi|fastcgi\.h)"), {*CORE_WINGS, "config", "db/secrets", "db/schema", "db/store", "keeperctl"}),
 ]
 INCLUDE = re.compile(r'#include "([^"]+)"')
 
