@@ -17,7 +17,7 @@ KEEPER_RUNTIME_PACKAGES=(
 # tools, clang-format (unit.format), TLS, the client stacks, monitoring, the browser, high
 # availability and backups, and the deploy tier's container (systemd-nspawn over a debootstrapped
 # Debian 12), and the test network of hosts (network namespaces, veth, nftables:
-# tests/net/hostnet.py) with its captures (tcpdump).
+# tests/harness/hostnet.py) with its captures (tcpdump).
 KEEPER_TEST_PACKAGES=(
   libboost-test-dev dpkg-dev man-db adduser systemd ssl-cert openssl libxml2-utils
   python3-zeep python3-jsonschema php-cli php-soap prometheus
@@ -81,16 +81,16 @@ keeper_build_dir() {
 # tests' OpenAPI validator. Node.js from Debian's packages unless the machine has it already.
 ensure_npm() { command -v npm >/dev/null || ensure_packages nodejs npm; }
 
-# The npm packages the tests run (tests/openapi/package-lock.json: the OpenAPI validator, the client
+# The npm packages the tests run (tests/e2e/openapi/package-lock.json: the OpenAPI validator, the client
 # generator, openapi-fetch and TypeScript), installed
 # with `npm ci` beside the build, again only when the lock file changed. Prints their directory.
 ensure_node_tools() {
   ensure_npm
   local dir
   dir="$(keeper_build_dir)/node-tools"
-  if [ ! -d "$dir/node_modules" ] || ! cmp -s "$KEEPER_ROOT/tests/openapi/package-lock.json" "$dir/package-lock.json"; then
+  if [ ! -d "$dir/node_modules" ] || ! cmp -s "$KEEPER_ROOT/tests/e2e/openapi/package-lock.json" "$dir/package-lock.json"; then
     mkdir -p "$dir"
-    cp "$KEEPER_ROOT/tests/openapi/package.json" "$KEEPER_ROOT/tests/openapi/package-lock.json" "$dir/"
+    cp "$KEEPER_ROOT/tests/e2e/openapi/package.json" "$KEEPER_ROOT/tests/e2e/openapi/package-lock.json" "$dir/"
     (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null) || die "npm ci of the test tools failed"
   fi
   printf '%s\n' "$dir"

@@ -7,7 +7,7 @@ a missing parameter's 400. Here the answers and their effects in the database ar
 must also refuse openapi_client/mistyped.ts, which passes a string as an int32, and
 openapi_client/unknown_locale.ts, which passes a locale the document's constraints exclude: the
 types the client is checked with are real, constraints included. The npm tools are those scripts/test installed
-(KEEPER_TEST_NODE_TOOLS, from tests/openapi/package-lock.json).
+(KEEPER_TEST_NODE_TOOLS, from tests/e2e/openapi/package-lock.json).
 """
 import datetime
 import json

@@ -28,8 +28,7 @@ import random
 import xml.dom.minidom
 
 SOURCE = os.environ["KEEPER_TEST_SOURCE_DIR"]
-sys.path.insert(0, f"{SOURCE}/scripts/lib")
-import nginx_conf  # noqa: E402  the one writer of a test nginx's files
+import nginx_conf  # the one writer of a test nginx's files (scripts/lib, on PYTHONPATH)
 PORT = 18084
 SLOW_PORT = 18085
 CUT_PORT = 18086

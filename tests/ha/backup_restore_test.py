@@ -17,7 +17,7 @@ import subprocess
 import time
 import unittest
 
-from keeper_stack import CARD, LOGIN, SOURCE, USER, KeeperFront, Writers, as_keeper, make_root
+from harness.keeper_stack import CARD, LOGIN, SOURCE, USER, KeeperFront, Writers, as_keeper, make_root
 
 PORT, RESTORED_PORT = 18651, 18652
 BIN = "/usr/lib/postgresql/15/bin"

@@ -1,6 +1,6 @@
 """keeper on a highly available PostgreSQL: failover and switchover under load (docs/scaling.md, "Measured").
 
-On a test network of hosts (tests/net/hostnet.py: each host a network namespace with an address
+On a test network of hosts (tests/harness/hostnet.py: each host a network namespace with an address
 of its own, everything between hosts TCP), as the unprivileged user keeper: a Patroni cluster
 (Debian's patroni and etcd-server; tests/ha/patroni_cluster.py) — three database hosts, each with
 an etcd member, two of them with a PostgreSQL node under its own `patroni` — built from the shipped
@@ -9,7 +9,7 @@ packaging/patroni/config.yml and packaging/etcd/etcd.default, so with synchronou
 run keeper's pool, which connects to both nodes with libpq's multi-host form and
 target_session_attrs=read-write, each behind its own nginx with the shipped keeper-tier.conf; an
 edge host runs the front, nginx with the shipped keeper-front-locations.conf and
-keeper-front-hosts.conf (tests/net/net_stack.py).
+keeper-front-hosts.conf (tests/harness/net_stack.py).
 
 While writers run top-ups (each a distinct amount) and contact permits (each a distinct WMID),
 recording every acknowledgement: with Patroni's default settings, kill -9 of the primary's
@@ -32,11 +32,10 @@ import sys
 import time
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "net"))
-from hostnet import Network  # noqa: E402
-from keeper_stack import CARD, CARD2, LOGIN, PURSE2, RetryingWriters, Writers, make_root, wall_clock  # noqa: E402
-from net_stack import keeper_on_cluster, verdict  # noqa: E402
-from patroni_cluster import HOSTS, PASSWORD, Cluster, settled  # noqa: E402
+from harness.hostnet import Network
+from harness.keeper_stack import CARD, CARD2, LOGIN, PURSE2, RetryingWriters, Writers, make_root, wall_clock
+from harness.net_stack import keeper_on_cluster, verdict
+from harness.patroni_cluster import HOSTS, PASSWORD, Cluster, settled
 
 # Bounds asserted here (the measured figures are printed; docs/scaling.md explains them). With the
 # shipped timings (ttl 20 s, loop_wait 5 s) a dead primary's leader key expires within 20 s and the

@@ -21,8 +21,7 @@ import urllib.request
 STATE = os.environ["KEEPER_TEST_STATE"]
 DATABASE_URL = os.environ["KEEPER_TEST_WORKER_DATABASE_URL"]  # the workers' own role
 SOURCE = os.environ["KEEPER_TEST_SOURCE_DIR"]
-sys.path.insert(0, f"{SOURCE}/scripts/lib")
-import nginx_conf  # noqa: E402  the one writer of a test nginx's files
+import nginx_conf  # the one writer of a test nginx's files (scripts/lib, on PYTHONPATH)
 PORT = 18083
 LOAD_THREADS = 8
 LOAD_SECONDS = 8

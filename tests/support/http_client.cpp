@@ -92,7 +92,7 @@ std::string json_quoted(const std::string& s) {
 }
 
 // With KEEPER_TEST_JSON_CAPTURE set, every JSON answer the tests receive is appended to that file,
-// one JSON line each, for tests/openapi to check against docs/openapi.json. One write() per line
+// one JSON line each, for tests/e2e/openapi to check against docs/openapi.json. One write() per line
 // with O_APPEND: test processes running side by side never interleave their lines.
 void capture_json_answer(const std::string& method, const std::string& target,
                          const std::map<std::string, std::string>& headers, const http_reply& reply) {

@@ -11,8 +11,7 @@ import unittest
 BENCH = pathlib.Path(__file__).resolve().parents[2] / "bench"
 os.environ.update(BENCH_STATE="/nonexistent", BENCH_AGAINST_STATE="/nonexistent", BENCH_AGAINST="REF",
                   BENCH_KEEPER_PORT="1", BENCH_AGAINST_PORT="2")
-sys.path.insert(0, str(BENCH))
-import run_against  # noqa: E402
+import run_against  # bench/, on PYTHONPATH
 
 
 def runs(*pairs, failed=0):

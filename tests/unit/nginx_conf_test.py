@@ -10,8 +10,7 @@ import tempfile
 import unittest
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
-import nginx_conf  # noqa: E402
+import nginx_conf  # scripts/lib, on PYTHONPATH
 
 
 class NginxConf(unittest.TestCase):

@@ -2,10 +2,10 @@
 every JSON answer the tests receive.
 
 - The document passes @seriousme/openapi-schema-validator (npm; scripts/test installs it with
-  `npm ci` from tests/openapi/package-lock.json into KEEPER_TEST_NODE_TOOLS), and a broken copy
+  `npm ci` from tests/e2e/openapi/package-lock.json into KEEPER_TEST_NODE_TOOLS), and a broken copy
   of it does not (the check can fail).
 - It passes Redocly's linter (@redocly/cli, pinned in the same lock file) with its recommended
-  rules (tests/openapi/redocly.yaml), with neither an error nor a warning; it warns of a copy with
+  rules (tests/e2e/openapi/redocly.yaml), with neither an error nor a warning; it warns of a copy with
   an operation that lacks its operationId.
 - GET /openapi.json through nginx answers the committed document byte for byte.
 - Every JSON answer is an instance of the document's schema for its operation and status (JSON
@@ -27,7 +27,7 @@ import urllib.parse
 
 import jsonschema
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 DOC_PATH = ROOT / "docs" / "openapi.json"
 PORT = int(os.environ["KEEPER_TEST_PORT"])
 VALIDATOR = pathlib.Path(os.environ["KEEPER_TEST_NODE_TOOLS"]) / "node_modules" / ".bin" / "validate-api"
@@ -37,7 +37,7 @@ REDOCLY = pathlib.Path(os.environ["KEEPER_TEST_NODE_TOOLS"]) / "node_modules" / 
 def redocly_lint(path):
     """(exit status, what it said) of Redocly's linter on the document at path; no telemetry."""
     env = dict(os.environ, REDOCLY_TELEMETRY="off", REDOCLY_SUPPRESS_UPDATE_NOTICE="true")
-    out = subprocess.run([str(REDOCLY), "lint", "--format=summary", "--config", str(ROOT / "tests/openapi/redocly.yaml"),
+    out = subprocess.run([str(REDOCLY), "lint", "--format=summary", "--config", str(ROOT / "tests/e2e/openapi/redocly.yaml"),
                           str(path)], capture_output=True, text=True, env=env, timeout=120)
     return out.returncode, out.stdout + out.stderr
 CAPTURE = os.environ.get("KEEPER_TEST_JSON_CAPTURE", "")

@@ -1,7 +1,7 @@
 """keeper's tiers as a hostile peer on their network finds them (docs/scaling.md, "Encryption and
 authentication between hosts", "The front").
 
-The HA test's hosts on a network of their own (tests/net/hostnet.py, 10.213.3.0/24): three
+The HA test's hosts on a network of their own (tests/harness/hostnet.py, 10.213.3.0/24): three
 database hosts running etcd, Patroni and PostgreSQL from the shipped files with certificates from
 scripts/make-certs, two worker hosts (the pool on Unix sockets behind nginx's shipped tier
 listener), the front on an edge host; and `intruder`, a host on the same network with no
@@ -29,12 +29,10 @@ import sys
 import time
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ha"))
-from hostnet import Network  # noqa: E402
-from keeper_stack import LOGIN, SESSION, Writers, make_root  # noqa: E402
-from net_stack import TIER_PORT, keeper_on_cluster  # noqa: E402
-from patroni_cluster import (ETCD_CLIENT, ETCD_HOSTS, ETCD_PEER, HOSTS, NODE_HOSTS, PASSWORD, PG_PORT,  # noqa: E402
+from harness.hostnet import Network
+from harness.keeper_stack import LOGIN, SESSION, Writers, make_root
+from harness.net_stack import TIER_PORT, keeper_on_cluster
+from harness.patroni_cluster import (ETCD_CLIENT, ETCD_HOSTS, ETCD_PEER, HOSTS, NODE_HOSTS, PASSWORD, PG_PORT,
                              REST_PORT, Cluster)
 
 

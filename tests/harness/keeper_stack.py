@@ -19,13 +19,12 @@ import time
 import urllib.parse
 
 SOURCE = os.environ["KEEPER_TEST_SOURCE_DIR"]
-sys.path.insert(0, f"{SOURCE}/scripts/lib")
-import nginx_conf  # noqa: E402  the one writer of a test nginx's files
+import nginx_conf  # the one writer of a test nginx's files (scripts/lib, on PYTHONPATH)
 BUILD = os.environ["KEEPER_TEST_BUILD_DIR"]
 USER = "keeper"
 HTTP_PORT = 18641
 # Where the clients find nginx: loopback, or the edge host's address on a test network
-# (tests/net/hostnet.py), set by the test before its clients start.
+# (tests/harness/hostnet.py), set by the test before its clients start.
 front = ("127.0.0.1", HTTP_PORT)
 SESSION = "{aaaaaaaa-bbbb-cccc-dddd-000000000012}"
 LOGIN, SECRET, PURSE, CARD = "ha-login", "ha-shared-secret-0001", "Z912000000001", 912001

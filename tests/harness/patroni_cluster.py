@@ -1,4 +1,4 @@
-"""A Patroni cluster for tests/ha on a test network of hosts (tests/net/hostnet.py): three database
+"""A Patroni cluster for tests/ha on a test network of hosts (tests/harness/hostnet.py): three database
 hosts db1, db2, db3, each running an etcd member, db1 and db2 each a PostgreSQL node under its own
 `patroni`; everything on the standard ports of its host's own address, as the user keeper under
 one directory. Built from the shipped files — packaging/etcd/etcd.default and
@@ -15,7 +15,7 @@ import urllib.request
 
 import yaml  # python3-yaml, which Debian's patroni depends on
 
-from keeper_stack import SOURCE, USER, descendants
+from harness.keeper_stack import SOURCE, USER, descendants
 
 ETCD_CLIENT, ETCD_PEER, PG_PORT, REST_PORT = 2379, 2380, 5432, 8008
 NAMES = ("node1", "node2")

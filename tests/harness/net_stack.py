@@ -12,10 +12,9 @@ import socket
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ha"))
-import keeper_stack  # noqa: E402
-from keeper_stack import SOURCE, USER, as_keeper, call_outcome  # noqa: E402
-import nginx_conf  # noqa: E402  the one writer of a test nginx's files (keeper_stack puts scripts/lib on the path)
+from harness import keeper_stack
+from harness.keeper_stack import SOURCE, USER, as_keeper, call_outcome
+import nginx_conf  # the one writer of a test nginx's files (scripts/lib, on PYTHONPATH)
 
 BIN = "/usr/lib/postgresql/15/bin"
 DB_PORT, TIER_PORT, HTTP_PORT = 5432, 8443, 8080
@@ -169,7 +168,7 @@ def start_worker_hosts(net, root, env, hosts=("w1", "w2"), edge="edge"):
 
 
 def keeper_on_cluster(net, root, cluster, password):
-    """keeper in front of a Patroni cluster (tests/ha/patroni_cluster.py) on net: the schema, roles
+    """keeper in front of a Patroni cluster (tests/harness/patroni_cluster.py) on net: the schema, roles
     and test login made through it, a pool on w1 and on w2, nginx on the edge. Returns the
     keeper_stack.KeeperFront that made the database (its sql() and keeperctl())."""
     front = keeper_stack.KeeperFront(root, cluster.libpq_hosts(), cluster.uri(), password)

@@ -1,4 +1,4 @@
-"""Two worker hosts behind one front, on a network of hosts (tests/net/hostnet.py): faults from the
+"""Two worker hosts behind one front, on a network of hosts (tests/harness/hostnet.py): faults from the
 network as well as from kill.
 
 Hosts, each a network namespace with an address of its own, all talking TCP: `edge` (the front:
@@ -55,12 +55,11 @@ import unittest
 import urllib.parse
 from pathlib import Path
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hostnet import Network  # noqa: E402
-from net_stack import (TIER_PORT, database_hosts, make_tier_certificates, restart_nginx, start_database,  # noqa: E402
+from harness.hostnet import Network
+from harness.net_stack import (TIER_PORT, database_hosts, make_tier_certificates, restart_nginx, start_database,
                        start_edge, start_pool, stop_nginx, verdict, workers_of)
-import keeper_stack  # noqa: E402
-from keeper_stack import (CARD, CARD2, LOGIN, PURSE2, SESSION, KeeperFront, Writers, call_outcome,  # noqa: E402
+from harness import keeper_stack
+from harness.keeper_stack import (CARD, CARD2, LOGIN, PURSE2, SESSION, KeeperFront, Writers, call_outcome,
                           make_root)
 
 HOSTS = {"edge": 10, "w1": 11, "w2": 12, "db": 30}
