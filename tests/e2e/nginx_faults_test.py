@@ -29,6 +29,7 @@ import xml.dom.minidom
 
 SOURCE = os.environ["KEEPER_TEST_SOURCE_DIR"]
 import nginx_conf  # the one writer of a test nginx's files (scripts/lib, on PYTHONPATH)
+from harness import nginx
 PORT = 18084
 SLOW_PORT = 18085
 CUT_PORT = 18086
@@ -80,20 +81,6 @@ def call(port, path, headers=None, body=None, source="127.0.0.1"):
         conn.close()
 
 
-def start_nginx(directory, http, port, error_log=None, **conf):
-    """An nginx of the test's own (nginx_conf.conf: prefix and files in directory, the http
-    block's own text http, the error log directory's unless error_log), once it accepts on port."""
-    os.makedirs(directory, exist_ok=True)
-    nginx_conf.conf(f"{directory}/nginx.conf", directory, error_log or f"{directory}/error.log", http, **conf)
-    subprocess.run(["nginx", "-p", directory, "-c", f"{directory}/nginx.conf", "-e", f"{directory}/error.log"], check=True)
-    for _ in range(50):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-
-
 def upstreams(directory, retry, pool):
     """The shipped keeper-upstream.conf, written into directory, with its retry socket at retry and
     its pool's (kept and fresh) at pool; returns its path."""
@@ -130,14 +117,6 @@ def cut_end(path):
     return end
 
 
-def stop_nginx(directory):
-    subprocess.run(["nginx", "-p", directory, "-c", f"{directory}/nginx.conf", "-e", f"{directory}/error.log", "-s", "stop"])
-    for _ in range(50):
-        if not os.path.exists(f"{directory}/nginx.pid"):
-            return
-        time.sleep(0.1)
-
-
 class NginxAnswersForKeeper(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -158,7 +137,7 @@ class NginxAnswersForKeeper(unittest.TestCase):
         # access log.
         logs = {"error_log": f"{cls.dir}/error.log", "access_log": f"{cls.dir}/access.log keeper"}
         cls.nginx = {name: f"{cls.dir}/{name}" for name in ("nobody", "cut", "timeout")}
-        start_nginx(cls.nginx["nobody"], f"""
+        nginx.start(cls.nginx["nobody"], f"""
     include {upstreams(cls.nginx["nobody"], f"{cls.dir}/nobody-listens-retry.sock", f"{cls.dir}/nobody-listens.sock")};
     upstream silent_pool {{ server unix:{cls.dir}/silent.sock; }}
     server {{
@@ -175,7 +154,7 @@ class NginxAnswersForKeeper(unittest.TestCase):
         # address from X-Forwarded-For (ngx_http_realip_module), so a test names any address, IPv6
         # ones too, and reads back the block the limits count it under.
         cls.nginx["proxied"] = f"{cls.dir}/proxied"
-        start_nginx(cls.nginx["proxied"], f"""
+        nginx.start(cls.nginx["proxied"], f"""
     include {upstreams(cls.nginx["proxied"], f"{cls.dir}/nobody-listens-retry.sock", f"{cls.dir}/nobody-listens.sock")};
     server {{
         listen 127.0.0.1:{BEHIND_PROXY_PORT};
@@ -185,14 +164,14 @@ class NginxAnswersForKeeper(unittest.TestCase):
         include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf;
     }}
 """, BEHIND_PROXY_PORT, **logs)
-        start_nginx(cls.nginx["cut"], f"""
+        nginx.start(cls.nginx["cut"], f"""
     include {upstreams(cls.nginx["cut"], f"{cls.dir}/cut-retry.sock", f"{cls.dir}/cut.sock")};
     server {{
         listen 127.0.0.1:{CUT_PORT};
         include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf;
     }}
 """, CUT_PORT, **logs)
-        start_nginx(cls.nginx["timeout"], f"""
+        nginx.start(cls.nginx["timeout"], f"""
     include {upstreams(cls.nginx["timeout"], f"{cls.dir}/silent.sock", f"{cls.dir}/silent.sock")};
     server {{
         # The shipped locations with a read timeout of 1 s instead of 30 s.
@@ -219,7 +198,7 @@ class NginxAnswersForKeeper(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         for directory in cls.nginx.values():
-            stop_nginx(directory)
+            nginx.stop(directory)
         cls.silent.close()
         for end in cls.cut.values():
             end["socket"].close()
@@ -470,12 +449,12 @@ class NginxOutOfConnections(unittest.TestCase):
         include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf;
     }}
 """
-        start_nginx(cls.dir, conf, SCARCE_PORT, workers=1, connections=3,
+        nginx.start(cls.dir, conf, SCARCE_PORT, workers=1, connections=3,
                     access_log=f"{cls.dir}/access.json keeper_json")
 
     @classmethod
     def tearDownClass(cls):
-        stop_nginx(cls.dir)
+        nginx.stop(cls.dir)
         cls.pool.close()
         shutil.rmtree(cls.dir, ignore_errors=True)
 
@@ -565,10 +544,10 @@ class CallsTheFrontSentBefore(unittest.TestCase):
         os.mkdir(cls.scarce)
         tier_certificates(cls.dir)
         shutil.copytree(f"{cls.dir}/tier", f"{cls.scarce}/tier")
-        start_nginx(cls.dir, cls.marked_http(cls.dir, MARKED_PORT), MARKED_PORT)
+        nginx.start(cls.dir, cls.marked_http(cls.dir, MARKED_PORT), MARKED_PORT)
         # Connections for its two listeners (the tier's and the host's loopback one), the channel to
         # the master and one client, none for a pool.
-        start_nginx(cls.scarce, cls.marked_http(cls.scarce, MARKED_SCARCE_PORT), MARKED_SCARCE_PORT, workers=1,
+        nginx.start(cls.scarce, cls.marked_http(cls.scarce, MARKED_SCARCE_PORT), MARKED_SCARCE_PORT, workers=1,
                     connections=4)
 
     @classmethod
@@ -580,8 +559,8 @@ class CallsTheFrontSentBefore(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        stop_nginx(cls.dir)
-        stop_nginx(cls.scarce)
+        nginx.stop(cls.dir)
+        nginx.stop(cls.scarce)
         cls.pool["socket"].close()
         shutil.rmtree(cls.dir, ignore_errors=True)
 

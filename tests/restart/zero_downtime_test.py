@@ -22,6 +22,7 @@ STATE = os.environ["KEEPER_TEST_STATE"]
 DATABASE_URL = os.environ["KEEPER_TEST_WORKER_DATABASE_URL"]  # the workers' own role
 SOURCE = os.environ["KEEPER_TEST_SOURCE_DIR"]
 import nginx_conf  # the one writer of a test nginx's files (scripts/lib, on PYTHONPATH)
+from harness import nginx
 PORT = 18083
 LOAD_THREADS = 8
 LOAD_SECONDS = 8
@@ -97,16 +98,13 @@ class Stack:
         tmp = os.path.join(self.work, "nginx")
         os.makedirs(os.path.join(tmp, "tmp"))
         os.chown(os.path.join(tmp, "tmp"), pwd.getpwnam("keeper").pw_uid, -1)
-        self.nginx_conf = os.path.join(tmp, "nginx.conf")
         # The shipped upstream (keepalive on), pointed at this harness's socket.
         upstream = nginx_conf.shipped("keeper-upstream.conf", os.path.join(tmp, "keeper-upstream.conf"),
                                       [("unix:/run/keeper/keeper.sock", f"unix:{self.socket_path}")])
-        nginx_conf.conf(self.nginx_conf, tmp, os.path.join(self.work, "nginx-error.log"), f"""
+        self.nginx_pid_file = nginx.start(tmp, f"""
     include {upstream};
     server {{ listen 127.0.0.1:{PORT}; include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf; }}
-""", user="keeper", workers=2, connections=1024)
-        subprocess.run(["nginx", "-p", tmp, "-c", self.nginx_conf, "-e", os.path.join(self.work, "nginx-error.log")], check=True)
-        self.nginx_pid_file = os.path.join(tmp, "nginx.pid")
+""", PORT, os.path.join(self.work, "nginx-error.log"), user="keeper", workers=2, connections=1024)
 
     def close(self):
         if self.pool and self.pool.poll() is None:
