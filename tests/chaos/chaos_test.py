@@ -14,7 +14,6 @@ the synchronous standby stalled, alone and under more clients than the pool has 
 Needs scripts/test's stack (KEEPER_TEST_*); it restarts that stack's PostgreSQL, so it runs alone.
 Bounded: about three and a half minutes. Prints a table (scenario, requests, failed, lost, recovery).
 """
-import hashlib
 import http.client
 import itertools
 import json
@@ -25,6 +24,8 @@ import subprocess
 import threading
 import time
 import unittest
+
+from harness.auth import auth_hash
 
 PORT = int(os.environ["KEEPER_TEST_PORT"])
 STATE = os.environ["KEEPER_TEST_STATE"]
@@ -264,7 +265,7 @@ class Who:
             sql(f"INSERT INTO purses (purse, login_id) SELECT '{purse}', id FROM logins WHERE login = '{self.login}'")
         for card in (self.card, self.card2):
             sql(f"INSERT INTO cards (id, login_id, daily_limit) SELECT {card}, id, 999999999 FROM logins WHERE login = '{self.login}'")
-        h = hashlib.md5(f"{self.login}:{self.secret}:{self.session}".lower().encode()).hexdigest()
+        h = auth_hash(self.login, self.secret, self.session)
         c = http.client.HTTPConnection("127.0.0.1", PORT, timeout=10)
         c.request("GET", f"/SimpleAuthApi.asmx/Authenticate?sessionId={self.session}&login={self.login}&authHash={h}")
         assert c.getresponse().read().rstrip().endswith(b">0</int>")
@@ -614,7 +615,7 @@ class Chaos(unittest.TestCase):
                        f"&cardId={who.card}&amount={amount}", key)
 
         def authenticate(session, secret, key):
-            h = hashlib.md5(f"{who.login}:{secret}:{session}".lower().encode()).hexdigest()
+            h = auth_hash(who.login, secret, session)
             return get(f"/SimpleAuthApi.asmx/Authenticate?sessionId={session}&login={who.login}&authHash={h}", key)
 
         base = f"edge-{os.getpid()}-{who.card}"

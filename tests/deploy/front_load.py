@@ -7,7 +7,6 @@ how they resolved, calls with no answer at all (the connection closed with none)
 few of each kind that is not 0. The deploy tier's rolling upgrade (tests/deploy/hosts_test.sh).
 
 Usage: front_load.py FRONT LOGIN SECRET STOP [WRITERS]"""
-import hashlib
 import http.client
 import json
 import os
@@ -18,13 +17,15 @@ import time
 import urllib.parse
 import uuid
 
+from harness.auth import auth_hash
+
 FRONT, LOGIN, SECRET, STOP = sys.argv[1:5]
 WRITERS = int(sys.argv[5]) if len(sys.argv) > 5 else 2
 TLS = ssl._create_unverified_context()  # the test front's own authority: verification is not what is tested
 
 
-def auth_hash(session):
-    return hashlib.md5(f"{LOGIN}:{SECRET}:{session}".lower().encode()).hexdigest()
+def session_hash(session):
+    return auth_hash(LOGIN, SECRET, session)
 
 
 class Writer:
@@ -59,7 +60,7 @@ class Writer:
         # keeper-limits.conf, as a client would not call it in a loop); then writes, paced as a
         # busy app's (about 50 a second a writer).
         session = f"roll-{uuid.uuid4().hex[:12]}"
-        q = urllib.parse.urlencode({"sessionId": session, "login": LOGIN, "authHash": auth_hash(session)})
+        q = urllib.parse.urlencode({"sessionId": session, "login": LOGIN, "authHash": session_hash(session)})
         self.call("Authenticate", session, f"/SimpleAuthApi.asmx/Authenticate?{q}")
         n = 0
         while not os.path.exists(STOP):

@@ -319,7 +319,7 @@ check "the newer package (one more migration)" next_package
 figure "newer package: $(since "$t") s"
 roll_start=$(db_query "SELECT now()")
 rm -f "$WORK/roll.stop"
-python3 "$HERE/front_load.py" "$FRONT" alice "$SECRET" "$WORK/roll.stop" 2 >"$WORK/roll.json" 2>"$WORK/roll.err" &
+PYTHONPATH="$SRC/tests" python3 "$HERE/front_load.py" "$FRONT" alice "$SECRET" "$WORK/roll.stop" 2 >"$WORK/roll.json" 2>"$WORK/roll.err" &
 roll_pid=$!
 sleep 3
 t=$(now)

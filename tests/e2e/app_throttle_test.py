@@ -5,7 +5,6 @@ address: thousands of phones share one behind a carrier's NAT, and neither a pho
 applications that do not exist nor an app build that sends wrong hashes for its user holds the
 other users there. What an address does meet is nginx's rate (tests/e2e/client_block_test.py).
 Authenticate's rule, per login, is the contract's (tests/e2e/sessions_test.cpp)."""
-import hashlib
 import http.client
 import os
 import subprocess
@@ -13,6 +12,8 @@ import threading
 import time
 import unittest
 import uuid
+
+from harness.auth import auth_hash
 
 PORT = int(os.environ["KEEPER_TEST_PORT"])
 DATABASE_URL = os.environ["KEEPER_TEST_DATABASE_URL"]
@@ -29,14 +30,14 @@ def add_app(app):
                    stdout=subprocess.DEVNULL)
 
 
-def auth_hash(app, user):
-    return hashlib.md5(f"{app.lower()}:{SECRET.lower()}:{user.lower()}".encode()).hexdigest()
+def app_hash(app, user):
+    return auth_hash(app, SECRET, user)
 
 
 def subscribe(app, user, right, source):
     """SubscribeAppWithTagAndLocale over HTTP GET from the address source; its result code."""
     path = (f"/PushApi.asmx/SubscribeAppWithTagAndLocale?appId={app}&userId={user}&pushServiceUserId={uuid.uuid4()}"
-            f"&tag=1&locale=1033&authHash={auth_hash(app, user) if right else '0' * 32}")
+            f"&tag=1&locale=1033&authHash={app_hash(app, user) if right else '0' * 32}")
     conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=15, source_address=(source, 0))
     try:
         conn.request("GET", path)

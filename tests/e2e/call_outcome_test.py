@@ -8,7 +8,6 @@ say "pending" while it does, and "recorded" once it commits.
 
 A request id is checked before any SQL: one dated far ahead, past what 13 digits hold, or fuzzed,
 is a 400 naming requestId or a look's answer, never a 500."""
-import hashlib
 import http.client
 import json
 import os
@@ -17,6 +16,8 @@ import subprocess
 import time
 import unittest
 import uuid
+
+from harness.auth import auth_hash
 
 PORT = int(os.environ["KEEPER_TEST_PORT"])
 DATABASE_URL = os.environ["KEEPER_TEST_DATABASE_URL"]
@@ -39,7 +40,7 @@ def new_session():
     env = dict(os.environ, KEEPER_PROVISION_DATABASE_URL=PROVISION_URL, KEEPER_CONFIG="/dev/null")
     subprocess.run([KEEPERCTL, "add-login", login, "-"], input=secret + "\n", text=True, env=env, check=True,
                    stdout=subprocess.DEVNULL)
-    digest = hashlib.md5(f"{login}:{secret}:{session}".lower().encode()).hexdigest()
+    digest = auth_hash(login, secret, session)
     status, body = get(f"/SimpleAuthApi.asmx/Authenticate?sessionId={session}&login={login}&authHash={digest}")
     assert status == 200 and ">0</int>" in body, body
     return session
