@@ -25,6 +25,7 @@ import threading
 import time
 import unittest
 
+import harness.threads
 from harness.auth import auth_hash
 
 PORT = int(os.environ["KEEPER_TEST_PORT"])
@@ -103,26 +104,12 @@ def wait_for(predicate, seconds):
     return predicate()
 
 
-class Threads:
-    """THREADS threads running self.run until the with block ends; then each may take up to
-    `join_seconds` to finish what it does."""
-    join_seconds = 30
+class Threads(harness.threads.Threads):
+    """THREADS threads, numbering their calls from one counter."""
 
     def __init__(self):
-        self.stop = threading.Event()
-        self.lock = threading.Lock()
+        super().__init__(THREADS)
         self.counter = itertools.count(1)
-        self.threads = [threading.Thread(target=self.run, daemon=True) for _ in range(THREADS)]
-
-    def __enter__(self):
-        for t in self.threads:
-            t.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop.set()
-        for t in self.threads:
-            t.join(timeout=self.join_seconds)
 
 
 class Load(Threads):
@@ -163,7 +150,7 @@ class Load(Threads):
                 break
         return False, time.monotonic() - started, False
 
-    def run(self):
+    def run(self, _):
         conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=30)
         s = self.who.session
         while not self.stop.is_set():
@@ -226,7 +213,7 @@ class RetryingClient(Threads):
         conn.close()
         return None
 
-    def run(self):
+    def run(self, _):
         conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=30)
         while not self.stop.is_set():
             n = next(self.counter)

@@ -22,6 +22,7 @@ STATE = os.environ["KEEPER_TEST_STATE"]
 DATABASE_URL = os.environ["KEEPER_TEST_WORKER_DATABASE_URL"]  # the workers' own role
 SOURCE = os.environ["KEEPER_TEST_SOURCE_DIR"]
 import nginx_conf  # the one writer of a test nginx's files (scripts/lib, on PYTHONPATH)
+import harness.threads
 from harness import nginx
 PORT = 18083
 LOAD_THREADS = 8
@@ -121,15 +122,14 @@ class Stack:
         self.sock.close()
 
 
-class Load:
+class Load(harness.threads.Threads):
     """Threads that call the stack until told to stop, counting proper and improper answers."""
+    join_seconds = None  # each ends its call, however long the restart makes it
 
     def __init__(self):
-        self.stop = threading.Event()
-        self.lock = threading.Lock()
+        super().__init__(LOAD_THREADS)
         self.good = 0
         self.bad = []
-        self.threads = [threading.Thread(target=self.run, args=(i,)) for i in range(LOAD_THREADS)]
 
     def run(self, i):
         n = 0
@@ -146,16 +146,6 @@ class Load:
                     self.good += 1
                 else:
                     self.bad.append(body or path)
-
-    def __enter__(self):
-        for t in self.threads:
-            t.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop.set()
-        for t in self.threads:
-            t.join()
 
 
 class ZeroDowntimeTest(unittest.TestCase):
