@@ -16,7 +16,7 @@
 namespace keeper::fcgi {
 namespace {
 
-constexpr std::uint64_t accept_tag = std::numeric_limits<std::uint64_t>::max();  // m_accept_fd in m_lanes_fd
+constexpr std::uint64_t stop_tag = std::numeric_limits<std::uint64_t>::max();  // m_stop_fd in the watcher's set
 
 bool watch_fd(int epoll_fd, int fd, std::uint32_t events) {
     epoll_event e{};
@@ -51,27 +51,27 @@ connection_hub::connection_hub(listen_sockets sockets, admission_queue& queue, i
       m_queue(queue),
       m_stop_fd(eventfd(0, EFD_CLOEXEC)),
       m_done_fd(eventfd(0, EFD_CLOEXEC)),
-      m_attention_fd(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
-      m_accept_fd(epoll_create1(EPOLL_CLOEXEC)),
       m_lanes_fd(epoll_create1(EPOLL_CLOEXEC)) {
-    bool ok = m_stop_fd >= 0 && m_done_fd >= 0 && m_attention_fd >= 0 && m_accept_fd >= 0 && m_lanes_fd >= 0 &&
-              watch_fd(m_accept_fd, m_stop_fd, EPOLLIN) && watch_fd(m_accept_fd, m_attention_fd, EPOLLIN) &&
-              watch_tagged(m_lanes_fd, m_accept_fd, EPOLLIN | EPOLLET, accept_tag);
+    bool ok =
+        m_stop_fd >= 0 && m_done_fd >= 0 && m_lanes_fd >= 0 && watch_tagged(m_lanes_fd, m_stop_fd, EPOLLIN, stop_tag);
     // EPOLLEXCLUSIVE may still wake more than one lane or process: non-blocking, accept() then says
     // EAGAIN instead of blocking where a stop cannot reach. (The flag is on the sockets all workers
     // share; all their users are keeper workers.)
     for (const int fd : {m_sockets.main_fd, m_sockets.retry_fd}) {
         if (fd < 0 || !ok) continue;
         const int flags = fcntl(fd, F_GETFL);
-        ok = flags >= 0 && fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0 && watch_listening(fd);
+        ok = flags >= 0 && fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0;
     }
     for (int i = 0; i < lanes && ok; ++i) {
-        auto& l = *m_lanes.emplace_back(std::make_unique<lane_set>());
+        auto& l = *m_lanes.emplace_back(std::make_unique<lane>());
         l.epoll_fd = epoll_create1(EPOLL_CLOEXEC);
         l.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
         ok = l.epoll_fd >= 0 && l.wake_fd >= 0 && watch_fd(l.epoll_fd, l.wake_fd, EPOLLIN) &&
              watch_fd(l.epoll_fd, m_done_fd, EPOLLIN) &&
              watch_tagged(m_lanes_fd, l.epoll_fd, EPOLLIN | EPOLLET, static_cast<std::uint64_t>(i));
+        for (const int fd : {m_sockets.main_fd, m_sockets.retry_fd}) {
+            if (fd >= 0 && ok) ok = watch_listening(l.epoll_fd, fd);
+        }
     }
     if (!ok) {
         close_all();
@@ -88,15 +88,15 @@ void connection_hub::close_all() {
             if (fd >= 0) close(fd);
         }
     }
-    for (const int fd : {m_stop_fd, m_done_fd, m_attention_fd, m_accept_fd, m_lanes_fd}) {
+    for (const int fd : {m_stop_fd, m_done_fd, m_lanes_fd}) {
         if (fd >= 0) close(fd);
     }
 }
 
 void connection_hub::stop() { signal(m_stop_fd); }
 
-bool connection_hub::watch_listening(int listen_fd) {
-    return watch_fd(m_accept_fd, listen_fd, EPOLLIN | EPOLLEXCLUSIVE);
+bool connection_hub::watch_listening(int epoll_fd, int listen_fd) {
+    return watch_fd(epoll_fd, listen_fd, EPOLLIN | EPOLLEXCLUSIVE);
 }
 
 int connection_hub::fewest_owned() const {
@@ -109,14 +109,8 @@ int connection_hub::fewest_owned() const {
 // between requests, since only its owner waits in that set and the owner is busy while it serves.
 bool connection_hub::register_in(int lane, int fd) {
     if (!watch_fd(m_lanes[lane]->epoll_fd, fd, EPOLLIN)) return false;
-    // A lane's second connection can wait behind its first: the watcher looks out from now on.
-    if (++m_lanes[lane]->owned == 2 && m_crowded.fetch_add(1) == 0) signal(m_attention_fd);
+    ++m_lanes[lane]->owned;
     return true;
-}
-
-// Under m_mutex: a connection left lane's set (the caller took it out, or closed it).
-void connection_hub::disown(int lane) {
-    if (m_lanes[lane]->owned-- == 2) m_crowded.fetch_sub(1);
 }
 
 // A few connections, then to the back of the socket's wait queue: the next go to another lane or
@@ -128,7 +122,7 @@ void connection_hub::disown(int lane) {
 // EAGAIN: another process (or lane) took the rest; ECONNABORTED and friends: the peer gave up.
 constexpr int accepts_per_wakeup = 8;
 
-void connection_hub::accept_from(int listen_fd, bool retried) {
+void connection_hub::accept_from(int lane, int listen_fd, bool retried) {
     int accepted = 0;
     for (; accepted < accepts_per_wakeup; ++accepted) {
         const int fd = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
@@ -144,7 +138,8 @@ void connection_hub::accept_from(int listen_fd, bool retried) {
             close(fd);
         }
     }
-    if (accepted > 0 && epoll_ctl(m_accept_fd, EPOLL_CTL_DEL, listen_fd, nullptr) == 0) watch_listening(listen_fd);
+    const int set = m_lanes[lane]->epoll_fd;
+    if (accepted > 0 && epoll_ctl(set, EPOLL_CTL_DEL, listen_fd, nullptr) == 0) watch_listening(set, listen_fd);
 }
 
 // A request arrived on fd, in its owner's lane (or nginx closed it, which the thread that reads it
@@ -165,7 +160,7 @@ bool connection_hub::take_over(int fd, int lane, waiting_request* out) {
     const auto c = m_connections.find(fd);
     if (c == m_connections.end() || c->second.busy || c->second.lane != lane) return false;
     epoll_ctl(m_lanes[lane]->epoll_fd, EPOLL_CTL_DEL, fd, nullptr);
-    disown(lane);
+    --m_lanes[lane]->owned;
     c->second.lane = -1;
     c->second.busy = true;
     *out = {.fd = fd, .retried = c->second.retried, .ready_at = std::chrono::steady_clock::now()};
@@ -183,15 +178,24 @@ void connection_hub::offer(const waiting_request& r) {
     }
 }
 
+bool connection_hub::every_lane_busy() const {
+    return std::none_of(m_lanes.begin(), m_lanes.end(), [](const auto& l) { return l->idle.load(); });
+}
+
 void connection_hub::begin_stop() {
     if (m_stopping.exchange(true)) return;
-    for (const int fd : {m_sockets.main_fd, m_sockets.retry_fd, m_stop_fd}) {
-        if (fd >= 0) epoll_ctl(m_accept_fd, EPOLL_CTL_DEL, fd, nullptr);
+    for (const auto& l : m_lanes) {
+        for (const int fd : {m_sockets.main_fd, m_sockets.retry_fd}) {
+            if (fd >= 0) epoll_ctl(l->epoll_fd, EPOLL_CTL_DEL, fd, nullptr);
+        }
     }
+    epoll_ctl(m_lanes_fd, EPOLL_CTL_DEL, m_stop_fd, nullptr);
 }
 
 connection_hub::seen connection_hub::handle(int fd, int lane, waiting_request* out) {
-    if (fd == m_lanes[lane]->wake_fd) {
+    if (fd == m_sockets.main_fd || fd == m_sockets.retry_fd) {
+        if (!m_stopping) accept_from(lane, fd, fd == m_sockets.retry_fd);
+    } else if (fd == m_lanes[lane]->wake_fd) {
         return seen::wake;
     } else if (fd == m_done_fd) {
         return seen::done;
@@ -207,12 +211,7 @@ std::optional<waiting_request> connection_hub::next_request(int lane) {
         // Idle first, then the queue: a request the watcher queues after this thread looked is
         // either seen here or rung on the lane's wake-up eventfd (the watcher reads `idle` after
         // it queues).
-        if (l.serving_queued) {
-            l.serving_queued = false;
-            m_serving_queued.fetch_sub(1);
-        }
         l.idle.store(true);
-        m_idle_lanes.fetch_add(1);
         auto r = m_queue.try_take();
         const bool from_lane = !r;
         if (from_lane) {
@@ -228,14 +227,7 @@ std::optional<waiting_request> connection_hub::next_request(int lane) {
         }
         l.busy_since.store(now_ticks());
         l.idle.store(false);
-        // The last idle lane busy now: the watcher waits on every lane from now on.
-        if (m_idle_lanes.fetch_sub(1) == 1) signal(m_attention_fd);
         if (!r) continue;
-        if (!from_lane) {
-            // Its own connections can wait behind a queued request: the watcher looks out meanwhile.
-            l.serving_queued = true;
-            m_serving_queued.fetch_add(1);
-        }
         // A request taken from the lane while others are queued has waited less than they have:
         // it joins them (or is refused), out of the lane, and the loop takes the oldest.
         if (from_lane && m_queue.waiting() > 0 && hand_over(r->fd)) {
@@ -254,7 +246,7 @@ bool connection_hub::hand_over(int fd) {
     const auto c = m_connections.find(fd);
     if (c == m_connections.end() || c->second.lane < 0) return c != m_connections.end();
     epoll_ctl(m_lanes[c->second.lane]->epoll_fd, EPOLL_CTL_DEL, fd, nullptr);
-    disown(c->second.lane);
+    --m_lanes[c->second.lane]->owned;
     c->second.lane = -1;
     return true;
 }
@@ -279,7 +271,7 @@ void connection_hub::close_connection(int fd) {
     std::lock_guard lock{m_mutex};
     const auto c = m_connections.find(fd);
     if (c != m_connections.end()) {
-        if (c->second.lane >= 0) disown(c->second.lane);
+        if (c->second.lane >= 0) --m_lanes[c->second.lane]->owned;
         m_connections.erase(c);
     }
     close(fd);
@@ -306,66 +298,43 @@ void connection_hub::look_into(int lane) {
     for (int i = 0; i < n; ++i) {
         const int fd = ready[i].data.fd;
         waiting_request r;
-        if (fd != m_done_fd && fd != m_lanes[lane]->wake_fd && take_over(fd, lane, &r)) {
+        if (fd == m_sockets.main_fd || fd == m_sockets.retry_fd) {
+            if (!m_stopping) accept_from(lane, fd, fd == m_sockets.retry_fd);
+        } else if (fd != m_done_fd && fd != m_lanes[lane]->wake_fd && take_over(fd, lane, &r)) {
             offer(r);
         }
     }
 }
 
-// New connections, a stop, or a ring of m_attention_fd, waited for up to timeout_ms.
-void connection_hub::serve_accept_set(int timeout_ms) {
-    epoll_event ready[4];
-    const int n = epoll_wait(m_accept_fd, ready, 4, timeout_ms);
-    for (int i = 0; i < n; ++i) {
-        const int fd = ready[i].data.fd;
-        if (fd == m_stop_fd) {
-            begin_stop();
-        } else if (fd == m_attention_fd) {
-            take_one(m_attention_fd);
-        } else if (!m_stopping) {
-            accept_from(fd, fd == m_sockets.retry_fd);
-        }
-    }
-}
-
-// The watcher's three ways of waiting, the cheapest that serves:
-// - every lane busy: on all of them at once, each request that arrives going to the admission
-//   queue: queued for the next thread to finish, or refused at once;
-// - a lane owning more than one connection, or serving a queued request (its own connections may
-//   wait behind it): every take_over_after, taking over what waits in the lanes busy that long;
-// - neither: no request can wait behind another, and the watcher sleeps until a lane's second
-//   connection, the last idle lane's request or a stop rings it (m_attention_fd).
-void connection_hub::wait_once() {
-    const auto period = static_cast<int>(take_over_after.count());
-    if (m_idle_lanes.load() == 0) {
-        epoll_event ready[16];
-        const int n = epoll_wait(m_lanes_fd, ready, 16, period);
-        for (int i = 0; i < n; ++i) {
-            if (ready[i].data.u64 == accept_tag) {
-                serve_accept_set(0);
-            } else {
-                look_into(static_cast<int>(ready[i].data.u64));
-            }
-        }
-        return;
-    }
-    const bool look_out = m_crowded.load() > 0 || m_serving_queued.load() > 0 || m_stopping;
-    serve_accept_set(look_out ? period : 1000);
-    if (!look_out) return;
-    const auto late = now_ticks() - std::chrono::steady_clock::duration{take_over_after}.count();
-    for (std::size_t i = 0; i < m_lanes.size(); ++i) {
-        if (!m_lanes[i]->idle.load() && m_lanes[i]->busy_since.load() < late) look_into(static_cast<int>(i));
-    }
-}
-
-// After a stop, kept connections serve on until nginx closes them (its upstream keepalive_timeout
-// and keepalive_time bound that, see nginx/keeper-upstream.conf). Past the drain time, idle ones
-// are shut down; busy ones finish first. (A request nginx sends on one just then would get 502;
-// nginx closes its connections well before.)
+// While some lane is idle, the watcher looks every take_over_after into the lanes busy for longer
+// than that; while every lane is busy (and through a drain), it waits on all of them, each request
+// that arrives going to the admission queue: queued for the next thread to finish, or refused at
+// once. After a stop, kept connections serve on until nginx closes them (its upstream
+// keepalive_timeout and keepalive_time bound that, see nginx/keeper-upstream.conf). Past the drain
+// time, idle ones are shut down; busy ones finish first. (A request nginx sends on one just then
+// would get 502; nginx closes its connections well before.)
 void connection_hub::watch(std::chrono::seconds drain) {
     std::optional<std::chrono::steady_clock::time_point> drain_ends;
+    const auto period = static_cast<int>(take_over_after.count());
     while (true) {
-        wait_once();
+        if (every_lane_busy()) {
+            epoll_event ready[16];
+            const int n = epoll_wait(m_lanes_fd, ready, 16, period);
+            for (int i = 0; i < n; ++i) {
+                if (ready[i].data.u64 == stop_tag) {
+                    begin_stop();
+                } else {
+                    look_into(static_cast<int>(ready[i].data.u64));
+                }
+            }
+        } else {
+            pollfd stop{m_stopping ? -1 : m_stop_fd, POLLIN, 0};
+            if (poll(&stop, 1, period) > 0) begin_stop();
+            const auto late = now_ticks() - std::chrono::steady_clock::duration{take_over_after}.count();
+            for (std::size_t i = 0; i < m_lanes.size(); ++i) {
+                if (!m_lanes[i]->idle.load() && m_lanes[i]->busy_since.load() < late) look_into(static_cast<int>(i));
+            }
+        }
         if (!m_stopping) continue;
         const auto now = std::chrono::steady_clock::now();
         if (!drain_ends) drain_ends = now + drain;

@@ -13,9 +13,9 @@
 // (fcgi/admission.hpp), which queues it for the next thread to finish or refuses it at once. A
 // connection taken over joins the lane of the thread that served it.
 //
-// The watcher accepts. The listening sockets are shared by every worker process, registered with
-// EPOLLEXCLUSIVE in the watcher's set and registered again after each wake-up's few accepts, so new
-// connections go to the processes in turn. A connection from the retry socket marks its request as sent before and
+// The listening sockets are shared by every worker process and every lane, registered with
+// EPOLLEXCLUSIVE and registered again after each wake-up's few accepts, so new connections go to
+// the processes in turn. A connection from the retry socket marks its request as sent before and
 // serves only that one.
 #include <atomic>
 #include <chrono>
@@ -57,13 +57,12 @@ public:
     void close_connection(int fd);
 
 private:
-    struct lane_set {
-        int epoll_fd = -1;  // its connections, its wake-up and the done eventfds
+    struct lane {
+        int epoll_fd = -1;  // its connections, the listening sockets, its wake-up and the done eventfds
         int wake_fd = -1;   // an eventfd: a request was queued while this lane sat idle
         std::atomic<bool> idle{false};
         std::atomic<std::chrono::steady_clock::rep> busy_since{0};
-        bool serving_queued = false;  // its thread's request came from the admission queue
-        int owned = 0;                // connections registered in it; guarded by m_mutex
+        int owned = 0;  // connections registered in it; guarded by m_mutex
     };
     struct connection {
         int lane;      // whose set it is registered in; -1 while taken over
@@ -73,9 +72,8 @@ private:
     enum class seen { nothing, request, wake, done };
 
     seen handle(int fd, int lane, waiting_request* out);
-    bool watch_listening(int listen_fd);
-    void accept_from(int listen_fd, bool retried);
-    void serve_accept_set(int timeout_ms);
+    bool watch_listening(int epoll_fd, int listen_fd);
+    void accept_from(int lane, int listen_fd, bool retried);
     bool register_in(int lane, int fd);
     int fewest_owned() const;
     bool claim(int fd, waiting_request* out);
@@ -83,8 +81,7 @@ private:
     bool hand_over(int fd);
     void look_into(int lane);
     void offer(const waiting_request& r);
-    void disown(int lane);
-    void wait_once();
+    bool every_lane_busy() const;
     void begin_stop();
     void shut_down_idle();
     std::size_t open_connections();
@@ -92,17 +89,12 @@ private:
 
     listen_sockets m_sockets;
     admission_queue& m_queue;
-    int m_stop_fd;       // an eventfd: readable once stop() ran
-    int m_done_fd;       // an eventfd: readable once the hub is done, for every thread
-    int m_attention_fd;  // an eventfd: the watcher has work (see wait_once)
-    int m_accept_fd;     // the watcher's epoll set: the listening sockets, m_stop_fd, m_attention_fd
-    int m_lanes_fd;      // the watcher's while every lane is busy: every lane's set and m_accept_fd (edge-triggered)
-    std::vector<std::unique_ptr<lane_set>> m_lanes;
+    int m_stop_fd;   // an eventfd: readable once stop() ran
+    int m_done_fd;   // an eventfd: readable once the hub is done, for every thread
+    int m_lanes_fd;  // the watcher's epoll set: every lane's set (edge-triggered) and m_stop_fd
+    std::vector<std::unique_ptr<lane>> m_lanes;
     std::atomic<bool> m_stopping{false};
     std::atomic<bool> m_done{false};
-    std::atomic<int> m_idle_lanes{0};
-    std::atomic<int> m_crowded{0};         // lanes owning two connections or more
-    std::atomic<int> m_serving_queued{0};  // lanes whose thread serves a queued request
 
     mutable std::mutex m_mutex;
     std::unordered_map<int, connection> m_connections;  // guarded by m_mutex
