@@ -2,7 +2,8 @@
 at 16x and 64x of it, against keeper and the baseline. Per run: goodput (answers 200 per second)
 as a ratio of the same target's goodput at the peak, the p50 and p99 of the calls answered 200
 and the p99 of the refusals (from nginx's access log: the server's side, not wrk's, whose latency
-mixes the two; again past the run's first two seconds; then from keeper's log, the time from nginx's first look at a refusal to its answer
+mixes the two; beside them "p99 clnt", every answer's p99 as the clients timed it, which counts a
+wait in a socket before nginx reads the request; again past the run's first two seconds; then from keeper's log, the time from nginx's first look at a refusal to its answer
 ("nginx→") and the worker's own share of it, from reading it to its answer), the answers by kind,
 and the CPU per answer.
 
@@ -179,6 +180,16 @@ def forget_recent_topups():
                    capture_output=True)
 
 
+def client_p99(wrk_output):
+    """The p99 of every answer as the clients timed it (wrk's --latency distribution): from the
+    request's write to its answer, so a wait in a socket before nginx reads it counts, which
+    nginx's log cannot see."""
+    found = re.search(r"^\s*99%\s+([\d.]+)(us|ms|s)\s*$", wrk_output, re.M)
+    if not found:
+        return float("nan")
+    return float(found.group(1)) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[found.group(2)]
+
+
 def wrk_threads(connections):
     """Polite clients each wait on the connection that was refused, as the contract asks: wrk's Lua
     state is its thread's, and its callbacks do not say which connection they are for, so a
@@ -191,7 +202,7 @@ def run(case, target, connections):
     log = ACCESS_LOGS[target]
     offset = os.path.getsize(log) if os.path.exists(log) else 0
     keeper_offset = os.path.getsize(KEEPER_LOG) if os.path.exists(KEEPER_LOG) else 0
-    args = [*measure.WRK, "-t", str(wrk_threads(connections)), "-c", str(connections), "-d", f"{DURATION}s", "--timeout", "10s", "-s", script_for(case),
+    args = [*measure.WRK, "-t", str(wrk_threads(connections)), "-c", str(connections), "-d", f"{DURATION}s", "--latency", "--timeout", "10s", "-s", script_for(case),
             f"http://127.0.0.1:{TARGETS[target]}"]
     before = measure.cpu_ticks(PIDS)
     settled_ms = int(time.time() * 1000) + SETTLING_MS
@@ -205,6 +216,7 @@ def run(case, target, connections):
     inside, since_nginx = refusal_durations(KEEPER_LOG, keeper_offset) if target == "keeper" else ([], [])
     result = {"case": case, "target": target, "connections": connections, "clients": CLIENTS, **kinds,
               "goodput": kinds["ok"] / DURATION, "p50_ok": percentile(ok, 0.5), "p99_ok": percentile(ok, 0.99),
+              "p99_client": client_p99(out),
               "p99_shed": percentile(shed, 0.99), "p99_shed_settled": percentile(settled, 0.99),
               "p99_shed_worker": percentile(inside, 0.99), "p99_shed_since_nginx": percentile(since_nginx, 0.99),
               "retried": retried_calls(KEEPER_LOG, keeper_offset) if target == "keeper" else 0}
@@ -218,7 +230,7 @@ def run(case, target, connections):
 def line(r):
     cpu = "|".join(f"{r.get('cpu_' + n, 0):.0f}" for n in (r["target"], "nginx", "postgres"))
     return (f"{r['case']:5} {r['target']:8} {r['connections']:>5} {r['goodput']:>7.0f} {r['ratio']:>5.2f}x "
-            f"{r['p50_ok']:>6.0f}ms {r['p99_ok']:>6.0f}ms {r['p99_shed']:>6.0f}ms {r['p99_shed_settled']:>6.0f}ms "
+            f"{r['p50_ok']:>6.0f}ms {r['p99_ok']:>6.0f}ms {r['p99_client']:>7.0f}ms {r['p99_shed']:>6.0f}ms {r['p99_shed_settled']:>6.0f}ms "
             f"{r['p99_shed_since_nginx']:>5.0f}ms {r['p99_shed_worker']:>5.1f}ms {r['ok']:>7} {r['not_applied']:>7} "
             f"{r['unknown']:>7} {r['other']:>6} {r['closed']:>6} {cpu:>22} {r['retried']:>7}")
 
@@ -241,7 +253,7 @@ def main():
     print(f"overload: {', '.join(CASES)}, {DURATION} s a run, {REPEATS} repeat(s), clients {CLIENTS}"
           f"{', a worker of keeper killed halfway' if CRASH else ''}; goodput ÷ the same "
           f"target's at {PEAK} in the same repeat; with repeats, each figure is the median")
-    header = (f"{'case':5} {'target':8} {'conns':>5} {'ok/s':>7} {'÷peak':>6} {'p50 ok':>8} {'p99 ok':>8} {'p99 shed':>8} "
+    header = (f"{'case':5} {'target':8} {'conns':>5} {'ok/s':>7} {'÷peak':>6} {'p50 ok':>8} {'p99 ok':>8} {'p99 clnt':>9} {'p99 shed':>8} "
               f"{'after 2s':>8} {'nginx→':>7} {'in wkr':>7} {'ok':>7} {'n/appl':>7} {'unknown':>7} {'other':>6} {'closed':>6} "
               f"{'cpu µs/answer k|n|pg':>22} {'retried':>7}")
     print(header)
@@ -267,6 +279,7 @@ def main():
         json.dump(results, f, indent=1)
     worst = min((r["ratio"] for r in summary if r["target"] == "keeper"), default=float("nan"))
     print(f"OVERLOAD clients={CLIENTS} keeper_worst_goodput_ratio={worst:.2f} "
+          f"keeper_worst_client_p99_ms={max((r['p99_client'] for r in summary if r['target'] == 'keeper'), default=float('nan')):.0f} "
           f"keeper_unknown={sum(r['unknown'] for r in results if r['target'] == 'keeper')} "
           f"keeper_closed={sum(r['closed'] for r in results if r['target'] == 'keeper')}")
 
