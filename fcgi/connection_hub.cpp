@@ -10,14 +10,21 @@
 #include <cerrno>
 #include <cstdint>
 #include <stdexcept>
+#include <utility>
 
 namespace keeper::fcgi {
 namespace {
 
+// A connection's events name it and its generation, so that an event taken just before its
+// connection closed cannot claim a later connection that got the same number.
+std::uint64_t tag_of(int fd, std::uint32_t generation) {
+    return (std::uint64_t{generation} << 32) | static_cast<std::uint32_t>(fd);
+}
+
 bool watch_readable(int epoll_fd, int fd) {
     epoll_event e{};
     e.events = EPOLLIN;
-    e.data.fd = fd;
+    e.data.u64 = tag_of(fd, 0);
     return epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &e) == 0;
 }
 
@@ -32,10 +39,13 @@ void take_one(int event_fd) {
     [[maybe_unused]] const auto got = read(event_fd, &one, sizeof one);
 }
 
-bool watch_connection(int epoll_fd, int fd, int op) {
+// Edge-triggered, registered once: nginx sends a connection's next request only after it read the
+// answer to the last, so each request is one edge and wakes one thread, and the connection needs
+// no re-arming after each answer (one system call a request fewer than a one-shot registration).
+bool watch_connection(int epoll_fd, int fd, std::uint32_t generation, int op) {
     epoll_event e{};
-    e.events = EPOLLIN | EPOLLONESHOT;  // one thread at a time reads it: given back after its answer
-    e.data.fd = fd;
+    e.events = EPOLLIN | EPOLLET;
+    e.data.u64 = tag_of(fd, generation);
     return epoll_ctl(epoll_fd, op, fd, &e) == 0;
 }
 
@@ -76,7 +86,7 @@ void connection_hub::stop() { signal(m_stop_fd); }
 bool connection_hub::watch_listening(int listen_fd) {
     epoll_event e{};
     e.events = EPOLLIN | EPOLLEXCLUSIVE;
-    e.data.fd = listen_fd;
+    e.data.u64 = tag_of(listen_fd, 0);
     return epoll_ctl(m_epoll_fd, EPOLL_CTL_ADD, listen_fd, &e) == 0;
 }
 
@@ -98,8 +108,9 @@ void connection_hub::accept_from(int listen_fd, bool retried) {
             break;
         }
         std::lock_guard lock{m_mutex};
-        m_connections[fd] = {retried, true};
-        if (!watch_connection(m_epoll_fd, fd, EPOLL_CTL_ADD)) {
+        const auto generation = ++m_generation;
+        m_connections[fd] = {.retried = retried, .idle = true, .rung = false, .generation = generation};
+        if (!watch_connection(m_epoll_fd, fd, generation, EPOLL_CTL_ADD)) {
             m_connections.erase(fd);
             close(fd);
         }
@@ -108,10 +119,16 @@ void connection_hub::accept_from(int listen_fd, bool retried) {
 }
 
 // A request arrived on fd (or nginx closed it, which the thread that reads it finds): busy now.
-bool connection_hub::claim(int fd, waiting_request* out) {
+// An edge on a busy connection (the rest of a request its reader is still reading, or nginx
+// closing it) is remembered, and looked at again when the connection is given back.
+bool connection_hub::claim(int fd, std::uint32_t generation, waiting_request* out) {
     std::lock_guard lock{m_mutex};
     const auto c = m_connections.find(fd);
-    if (c == m_connections.end()) return false;
+    if (c == m_connections.end() || c->second.generation != generation) return false;
+    if (!c->second.idle) {
+        c->second.rung = true;
+        return false;
+    }
     c->second.idle = false;
     *out = {.fd = fd, .retried = c->second.retried, .ready_at = std::chrono::steady_clock::now()};
     return true;
@@ -126,7 +143,8 @@ void connection_hub::begin_stop() {
     m_all_busy.notify_all();  // the watcher drains from now on
 }
 
-connection_hub::seen connection_hub::handle(int fd, waiting_request* out) {
+connection_hub::seen connection_hub::handle(std::uint64_t tag, waiting_request* out) {
+    const auto fd = static_cast<int>(tag & 0xffffffffu);
     if (fd == m_stop_fd) {
         begin_stop();
     } else if (fd == m_sockets.main_fd || fd == m_sockets.retry_fd) {
@@ -135,7 +153,7 @@ connection_hub::seen connection_hub::handle(int fd, waiting_request* out) {
         return seen::wake;
     } else if (fd == m_done_fd) {
         return seen::done;
-    } else if (claim(fd, out)) {
+    } else if (claim(fd, static_cast<std::uint32_t>(tag >> 32), out)) {
         return seen::request;
     }
     return seen::nothing;
@@ -161,7 +179,7 @@ std::optional<waiting_request> connection_hub::next_request() {
         set_idle(-1);
         if (n != 1) continue;
         waiting_request r;
-        switch (handle(e.data.fd, &r)) {
+        switch (handle(e.data.u64, &r)) {
             case seen::request:
                 // Requests queued before it have waited longer: it joins them (or is refused),
                 // and the loop takes the oldest.
@@ -185,7 +203,10 @@ void connection_hub::give_back(int fd) {
     const auto c = m_connections.find(fd);
     if (c == m_connections.end()) return;
     c->second.idle = true;
-    if (!watch_connection(m_epoll_fd, fd, EPOLL_CTL_MOD)) {
+    // Rung while busy: registered again, which reports it at once if it is readable now (a
+    // request that came before this, or nginx's close), and not if its reader took every byte.
+    if (std::exchange(c->second.rung, false) &&
+        !watch_connection(m_epoll_fd, fd, c->second.generation, EPOLL_CTL_MOD)) {
         m_connections.erase(c);
         close(fd);
     }
@@ -231,7 +252,7 @@ void connection_hub::watch(std::chrono::seconds drain) {
         const int n = epoll_wait(m_epoll_fd, ready, 16, 100);
         for (int i = 0; i < n; ++i) {
             waiting_request r;
-            const auto what = handle(ready[i].data.fd, &r);
+            const auto what = handle(ready[i].data.u64, &r);
             if (what == seen::request && m_queue.offer(r)) {
                 std::lock_guard gate{m_gate_mutex};
                 if (m_idle > 0) signal(m_wake_fd);

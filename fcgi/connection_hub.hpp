@@ -13,11 +13,12 @@
 //
 // The listening sockets are shared by every worker process and registered with EPOLLEXCLUSIVE,
 // registered again after each wake-up's few accepts, so new connections go to the processes in
-// turn. A
-// connection from the retry socket marks its request as sent before and serves only that one.
+// turn. A connection from the retry socket marks its request as sent before and serves only that
+// one. Connections are registered once, edge-triggered (connection_hub.cpp, watch_connection).
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
@@ -52,10 +53,10 @@ public:
 private:
     enum class seen { nothing, request, wake, done };
     // What one event was, after its bookkeeping (accepts, the stop) is done. request: *out is it.
-    seen handle(int fd, waiting_request* out);
+    seen handle(std::uint64_t tag, waiting_request* out);
     bool watch_listening(int listen_fd);
     void accept_from(int listen_fd, bool retried);
-    bool claim(int fd, waiting_request* out);
+    bool claim(int fd, std::uint32_t generation, waiting_request* out);
     void begin_stop();
     void shut_down_idle();
     std::size_t open_connections();
@@ -75,11 +76,14 @@ private:
     int m_idle = 0;                      // serving threads waiting in the set; guarded by m_gate_mutex
 
     struct connection {
-        bool retried;  // from the retry socket
-        bool idle;     // waiting in the epoll set for a request
+        bool retried;              // from the retry socket
+        bool idle;                 // waiting in the epoll set for a request
+        bool rung;                 // an edge came while it was busy
+        std::uint32_t generation;  // its events' tag, unique among the process's connections
     };
     std::mutex m_mutex;
     std::unordered_map<int, connection> m_connections;  // guarded by m_mutex
+    std::uint32_t m_generation = 0;                     // guarded by m_mutex
 };
 
 }  // namespace keeper::fcgi
