@@ -77,8 +77,17 @@ request_decoder::progress request_decoder::feed(std::string_view bytes) {
         return progress::complete;
     }
     if (m_stage == stage::failed) return progress::failed;
+    if (m_at == m_pending.size() && !bytes.empty()) {
+        // Nothing pending (a request that fits one read): decoded where the bytes lie, and only
+        // what is left (a record cut short, or records after the news) kept for the next feed.
+        std::size_t at = 0;
+        const auto p = step(bytes, at);
+        m_pending.assign(bytes.substr(at));
+        m_at = 0;
+        return p;
+    }
     m_pending.append(bytes);
-    const auto p = step();
+    const auto p = step(m_pending, m_at);
     // Compacted once a feed, not once a record.
     if (m_stage != stage::done) {
         m_pending.erase(0, m_at);
@@ -87,9 +96,10 @@ request_decoder::progress request_decoder::feed(std::string_view bytes) {
     return p;
 }
 
-request_decoder::progress request_decoder::step() {
-    while (m_pending.size() - m_at >= FCGI_HEADER_LEN) {
-        const std::string_view rest = std::string_view{m_pending}.substr(m_at);
+// Decodes the whole records of buffer from `at` on, moving `at` past each.
+request_decoder::progress request_decoder::step(std::string_view buffer, std::size_t& at) {
+    while (buffer.size() - at >= FCGI_HEADER_LEN) {
+        const std::string_view rest = buffer.substr(at);
         if (rest[0] != FCGI_VERSION_1) {
             fail("not a FastCGI 1 record");
             return progress::failed;
@@ -98,7 +108,7 @@ request_decoder::progress request_decoder::step() {
         const auto padding = static_cast<unsigned char>(rest[6]);
         const std::size_t whole = FCGI_HEADER_LEN + length + padding;
         if (rest.size() < whole) break;
-        m_at += whole;
+        at += whole;
         if (!record(static_cast<std::uint8_t>(rest[1]), two_bytes(rest, 2), rest.substr(FCGI_HEADER_LEN, length))) {
             return progress::failed;
         }

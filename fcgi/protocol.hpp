@@ -56,7 +56,7 @@ public:
 
 private:
     enum class stage { begin, params, body, done, failed };
-    progress step();
+    progress step(std::string_view buffer, std::size_t& at);
     bool record(std::uint8_t type, std::uint16_t id, std::string_view content);
     bool begin_request(std::uint16_t id, std::string_view content);
     bool params_record(std::string_view content);
@@ -68,7 +68,7 @@ private:
     stage m_stage = stage::begin;
     bool m_started = false;
     bool m_params_announced = false;
-    std::string m_pending;  // bytes of records not yet whole
+    std::string m_pending;  // bytes of records not yet decoded (a record cut short, or after the news)
     std::size_t m_at = 0;   // where in m_pending the next record starts
     std::uint16_t m_id = 0;
     bool m_keep = false;
