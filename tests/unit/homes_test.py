@@ -4,7 +4,8 @@
 The order, lowest first:
   core/api  <-  core/domain  <-  core/wire  <-  core/pages  <-  core/pipeline
   config/          the configuration file, over core/api's settings
-  db/secrets/      sealing secrets at rest; db/schema/  the migrator and roles
+  db/secrets/      sealing secrets at rest
+  db/schema/       the migrator, roles and the database's start-up check, over db/secrets/
   db/store/        the PostgreSQL store, over core/ and db/secrets/
   keeperctl/       the operator's tool, over core/, config/, db/secrets/ and db/schema/
   fcgi/            keeper-fcgi, over core/, config/ and db/ but not keeperctl
@@ -23,7 +24,7 @@ ALLOWED = {
     **{wing: set(CORE_WINGS[: i + 1]) for i, wing in enumerate(CORE_WINGS)},
     "config": {"core/api", "config"},
     "db/secrets": {"db/secrets"},
-    "db/schema": {"core/api", "db/schema"},
+    "db/schema": {"core/api", "db/secrets", "db/schema"},
     "db/store": {*CORE_WINGS, "db/secrets", "db/store"},
     "keeperctl": {*CORE_WINGS, "config", "db/secrets", "db/schema", "keeperctl"},
     "fcgi": {*CORE_WINGS, "config", "db/secrets", "db/schema", "db/store", "fcgi"},
