@@ -11,14 +11,13 @@ import json
 import os
 import re
 import shutil
-import signal
-import subprocess
 import tempfile
 import time
 import unittest
 import urllib.request
 import uuid
 
+import harness.pool
 from pool_socket_test import fastcgi_get, sql
 
 FCGI = os.environ["KEEPER_TEST_FCGI"]
@@ -46,14 +45,12 @@ class SkewedPool:
                    FAKETIME_DONT_FAKE_MONOTONIC="1",
                    # libfaketime is preloaded before the sanitizers' runtime in the ASan pass.
                    ASAN_OPTIONS="verify_asan_link_order=0:detect_leaks=0")
-        # A session of its own: faketime runs the pool as its child, so the pool and its workers are
-        # stopped as a group (stop), not through faketime, which a signal ends alone.
-        self.process = subprocess.Popen(["faketime", "-f", offset, FCGI, "--listen", self.socket,
-                                         "--retry-listen", f"{self.dir}/keeper-retry.sock"],
-                                        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                        start_new_session=True)
+        # faketime runs the pool as its child: the pool's group is stopped, not faketime alone.
+        self.pool = harness.pool.Pool(["faketime", "-f", offset, FCGI, "--listen", self.socket,
+                                       "--retry-listen", f"{self.dir}/keeper-retry.sock"],
+                                      env=env, socket=self.socket)
         for _ in range(200):
-            if os.path.exists(self.socket) and "ok" in self.get("/health", ""):
+            if "ok" in self.get("/health", ""):
                 return
             time.sleep(0.05)
         self.stop()
@@ -70,19 +67,7 @@ class SkewedPool:
         return float(found.group(1)) if found else None
 
     def stop(self):
-        """The pool's whole process group, SIGTERM and then, past 10 s, SIGKILL; returns once no
-        process of it is left."""
-        group = self.process.pid
-        try:
-            os.killpg(group, signal.SIGTERM)
-            deadline = time.monotonic() + 10
-            while time.monotonic() < deadline:
-                os.killpg(group, 0)
-                time.sleep(0.05)
-            os.killpg(group, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.process.wait(10)
+        self.pool.stop(10)
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def __enter__(self):

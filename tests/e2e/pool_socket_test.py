@@ -18,6 +18,8 @@ import time
 import unittest
 import uuid
 
+import harness.pool
+
 STATE = os.environ["KEEPER_TEST_STATE"]
 DATABASE_URL = os.environ["KEEPER_TEST_DATABASE_URL"]
 KEEPER_ID = re.compile(r"^\d{13}[0-9a-f]{19}$")
@@ -95,19 +97,14 @@ class APoolThatWaits(unittest.TestCase):
         with open(f"{cls.dir}/keeper.conf", "w") as f:
             f.write("workers = many\n")
         cls.started = time.time()
-        cls.pool = subprocess.Popen([os.environ["KEEPER_TEST_FCGI"], "--config", f"{cls.dir}/keeper.conf", "--listen",
-                                     f"{cls.dir}/keeper.sock", "--retry-listen", f"{cls.dir}/keeper-retry.sock"],
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for _ in range(100):
-            if os.path.exists(f"{cls.dir}/keeper-retry.sock"):
-                break
-            time.sleep(0.05)
+        cls.pool = harness.pool.Pool([os.environ["KEEPER_TEST_FCGI"], "--config", f"{cls.dir}/keeper.conf", "--listen",
+                                      f"{cls.dir}/keeper.sock", "--retry-listen", f"{cls.dir}/keeper-retry.sock"],
+                                     socket=f"{cls.dir}/keeper-retry.sock")
         cls.began = time.time()
 
     @classmethod
     def tearDownClass(cls):
-        cls.pool.terminate()
-        cls.pool.wait(10)
+        cls.pool.stop(10)
         shutil.rmtree(cls.dir, ignore_errors=True)
 
     def resend(self, first_passed_at):

@@ -11,7 +11,6 @@ import os
 import pwd
 import shlex
 import shutil
-import signal
 import subprocess
 import sys
 import threading
@@ -19,6 +18,7 @@ import time
 import urllib.parse
 
 SOURCE = os.environ["KEEPER_TEST_SOURCE_DIR"]
+from harness import nginx, pool
 import nginx_conf  # the one writer of a test nginx's files (scripts/lib, on PYTHONPATH)
 BUILD = os.environ["KEEPER_TEST_BUILD_DIR"]
 USER = "keeper"
@@ -112,27 +112,21 @@ class KeeperFront:
 
     def start(self):
         with open(f"{self.root}/log/keeper.log", "a") as log:
-            self.pool = subprocess.Popen(["runuser", "-u", USER, "--", f"{self.root}/bin/keeper-fcgi", "--listen",
-                                          f"{self.root}/sock/keeper.sock", "--workers", "4"], env=self.env, stdout=log,
-                                         stderr=log, start_new_session=True)
-        for _ in range(100):
-            if os.path.exists(f"{self.root}/sock/keeper.sock"):
-                break
-            time.sleep(0.1)
+            self.pool = pool.Pool(["runuser", "-u", USER, "--", f"{self.root}/bin/keeper-fcgi", "--listen",
+                                   f"{self.root}/sock/keeper.sock", "--workers", "4"], env=self.env, log=log,
+                                  socket=f"{self.root}/sock/keeper.sock")
         # The shipped upstreams with no retry socket: a request cut off after it left nginx is
         # answered "outcome unknown".
         upstream = nginx_conf.shipped("keeper-upstream.conf", f"{self.root}/nginx/keeper-upstream.conf",
                                       [("unix:/run/keeper/keeper-retry.sock", f"unix:{self.root}/sock/no-retry.sock"),
                                        ("unix:/run/keeper/", f"unix:{self.root}/sock/")])
-        nginx_conf.conf(f"{self.root}/nginx/nginx.conf", f"{self.root}/nginx", f"{self.root}/log/nginx-error.log", f"""
+        self.nginx = nginx.start(f"{self.root}/nginx", f"""
     include {upstream};
     server {{
         listen 127.0.0.1:{HTTP_PORT};
         include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf;
     }}
-""", user=USER)
-        run(["nginx", "-c", f"{self.root}/nginx/nginx.conf", "-e", f"{self.root}/log/nginx-error.log"])
-        self.nginx = True
+""", HTTP_PORT, f"{self.root}/log/nginx-error.log", user=USER)
         for _ in range(50):
             if Writers.call("/GlobalApi.asmx/GetUtcNow", {})[0] == 200:
                 return
@@ -141,14 +135,9 @@ class KeeperFront:
 
     def stop(self):
         if self.nginx:
-            subprocess.run(["nginx", "-c", f"{self.root}/nginx/nginx.conf", "-e", f"{self.root}/log/nginx-error.log",
-                            "-s", "stop"], check=False)
-        if self.pool and self.pool.poll() is None:
-            os.killpg(self.pool.pid, signal.SIGTERM)
-            try:
-                self.pool.wait(20)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.pool.pid, signal.SIGKILL)
+            nginx.stop(f"{self.root}/nginx")
+        if self.pool:
+            self.pool.stop(20)
 
 
 class Threads:

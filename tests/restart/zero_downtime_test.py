@@ -10,7 +10,6 @@ import os
 import pwd
 import signal
 import socket
-import subprocess
 import sys
 import tempfile
 import threading
@@ -22,6 +21,7 @@ STATE = os.environ["KEEPER_TEST_STATE"]
 DATABASE_URL = os.environ["KEEPER_TEST_WORKER_DATABASE_URL"]  # the workers' own role
 SOURCE = os.environ["KEEPER_TEST_SOURCE_DIR"]
 import nginx_conf  # the one writer of a test nginx's files (scripts/lib, on PYTHONPATH)
+import harness.pool
 import harness.threads
 from harness import nginx
 PORT = 18083
@@ -86,14 +86,13 @@ class Stack:
     def start_pool(self):
         env = dict(os.environ, KEEPER_CONFIG=self.config, KEEPER_DATABASE_URL=DATABASE_URL)
         env.pop("KEEPER_WORKERS", None)
-        self.pool = subprocess.Popen(
+        self.pool = harness.pool.Pool(
             ["setpriv", "--reuid=keeper", "--regid=keeper", "--init-groups", "--",
              os.path.join(STATE, "install/usr/sbin/keeper-fcgi")],
-            stdin=self.sock.fileno(), stdout=self.log, stderr=self.log, env=env)
+            env=env, log=self.log, stdin=self.sock.fileno())
 
     def stop_pool(self):
-        self.pool.send_signal(signal.SIGTERM)
-        self.pool.wait(timeout=40)
+        self.pool.stop(40)
 
     def start_nginx(self):
         tmp = os.path.join(self.work, "nginx")
@@ -108,7 +107,7 @@ class Stack:
 """, PORT, os.path.join(self.work, "nginx-error.log"), user="keeper", workers=2, connections=1024)
 
     def close(self):
-        if self.pool and self.pool.poll() is None:
+        if self.pool and self.pool.running():
             self.stop_pool()
         try:
             with open(self.nginx_pid_file) as f:
@@ -165,7 +164,7 @@ class ZeroDowntimeTest(unittest.TestCase):
                     for workers in (3, 5):
                         time.sleep(LOAD_SECONDS / 8)
                         stack.write_config(workers)
-                        stack.pool.send_signal(signal.SIGHUP)  # systemctl reload
+                        stack.pool.process.send_signal(signal.SIGHUP)  # systemctl reload
                     time.sleep(LOAD_SECONDS / 8)
                     # The reloaded configuration is in force once the old workers have drained
                     # (nginx closes their kept connections within its keepalive_time).
@@ -226,8 +225,8 @@ class ZeroDowntimeTest(unittest.TestCase):
                 with open(f"/proc/{stack.pool.pid}/task/{stack.pool.pid}/children") as f:
                     workers = [int(p) for p in f.read().split()]
                 self.assertEqual(len(workers), 4)
-                stack.pool.send_signal(signal.SIGKILL)
-                stack.pool.wait(timeout=10)
+                stack.pool.process.send_signal(signal.SIGKILL)
+                stack.pool.process.wait(timeout=10)
 
                 def alive(pid):
                     try:
