@@ -84,6 +84,44 @@ class PeerOfThePoolsSockets(unittest.TestCase):
         self.assertEqual(sql(f"SELECT request_id FROM audit_calls WHERE login = '{login}'"), own)
 
 
+def read_answer(conn):
+    """One answer's records from a kept connection, up to its FCGI_END_REQUEST; its stdout as text."""
+    data, out = b"", b""
+    while True:
+        while len(data) < 8 or len(data) < 8 + struct.unpack(">H", data[4:6])[0] + data[6]:
+            chunk = conn.recv(65536)
+            if not chunk:
+                raise AssertionError(f"the pool closed a kept connection; read so far: {out!r}")
+            data += chunk
+        _, kind, _, length, padding = struct.unpack(">BBHHB", data[:7])
+        if kind == 6:
+            out += data[8:8 + length]
+        data = data[8 + length + padding:]
+        if kind == 3:
+            return out.decode()
+
+
+class AKeptConnection(unittest.TestCase):
+    """A connection nginx keeps is registered once, edge-triggered (docs/design.md, "The process
+    model"): a request that arrives in parts, the rest while its reader is busy, leaves no edge
+    unseen, and the connection's next requests are each answered."""
+
+    def test_a_request_in_two_parts_then_more_on_the_same_connection(self):
+        params = record(4, pairs({"REQUEST_METHOD": "GET", "DOCUMENT_URI": "/GlobalApi.asmx/GetUtcNow",
+                                  "QUERY_STRING": "", "REMOTE_ADDR": "127.0.0.1", "CONTENT_LENGTH": "0"}))
+        begin = record(1, struct.pack(">HB5x", 1, 1))  # the responder role, FCGI_KEEP_CONN
+        with socket.socket(socket.AF_UNIX) as conn:
+            conn.settimeout(15)
+            conn.connect(os.path.join(STATE, "run", "keeper.sock"))
+            conn.sendall(begin + params)
+            time.sleep(0.3)  # the reader waits in read() for the rest: busy when it comes
+            conn.sendall(record(4) + record(5))
+            self.assertIn("Status: 200", read_answer(conn))
+            for _ in range(300):  # each sent as its answer is read: some while its reader settles
+                conn.sendall(begin + params + record(4) + record(5))
+                self.assertIn("Status: 200", read_answer(conn))
+
+
 class APoolThatWaits(unittest.TestCase):
     """A pool waiting for a configuration it refuses runs nothing (fcgi/answer_while_waiting.hpp). A call
     nginx sends again to its retry socket is "outcome unknown" when nginx first passed it on before
