@@ -56,8 +56,6 @@ ensure_service_user() {
 # Runs a command as the service user (setpriv execs it: no extra process in between).
 as_service() { setpriv --reuid="$SERVICE_USER" --regid="$SERVICE_USER" --init-groups -- "$@"; }
 
-pg_bin() { ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1; }
-
 # The state directory for a stack named $1: var/$1 in the checkout when the service user can
 # reach it, else under /var/tmp (a checkout under /root is not reachable by other users).
 state_dir() {
@@ -133,28 +131,19 @@ install_keeper() {
 # keeper_provision; the socket trusts local connections of this private cluster.
 database_url() { printf 'host=%s/run dbname=keeper user=%s' "$1" "${2:-$SERVICE_USER}"; }
 
-# Starts (creating on first use) a private PostgreSQL listening only on a unix socket in $1/run.
-# Extra server settings may follow, e.g. "-c fsync=off" for throw-away test data.
+# The one starter and stopper of a private stack's processes (PostgreSQL, the pool, nginx), shared
+# with the Python tests.
+private_stack() { python3 "$KEEPER_ROOT/scripts/lib/private_stack.py" "$@"; }
+
+# Starts (creating on first use) a private PostgreSQL listening only on a unix socket in $1/run,
+# with the database keeper. Extra server settings may follow, e.g. "-c fsync=off" for throw-away
+# test data.
 start_postgres() {
   local state=$1; shift
-  local bin; bin=$(pg_bin)
-  mkdir -p "$state/pg" "$state/run" "$state/log"
-  chown "$SERVICE_USER:" "$state/pg" "$state/run" "$state/log"
-  chmod 700 "$state/pg"
-  if [ ! -f "$state/pg/PG_VERSION" ]; then
-    (cd "$state" && as_service "$bin/initdb" -D "$state/pg" -U "$SERVICE_USER" --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null)
-  fi
-  (cd "$state" && as_service "$bin/pg_ctl" -D "$state/pg" -l "$state/log/postgres.log" -w -s \
-      -o "-c listen_addresses='' -c unix_socket_directories='$state/run' $*" start)
-  as_service psql -h "$state/run" -d postgres -qtAc "SELECT 1 FROM pg_database WHERE datname = 'keeper'" | grep -q 1 ||
-    as_service "$bin/createdb" -h "$state/run" keeper
+  private_stack start-postgres "$state/pg" "$state/log/postgres.log" "$state/run" "$@" || die "PostgreSQL did not start"
 }
 
-stop_postgres() {
-  local state=$1
-  [ -f "$state/pg/postmaster.pid" ] || return 0
-  (cd "$state" && as_service "$(pg_bin)/pg_ctl" -D "$state/pg" -m fast -w -s stop) || true
-}
+stop_postgres() { private_stack stop-postgres "$1/pg"; }
 
 # The key file that seals this stack's shared secrets (made once, kept with the state).
 secret_key_file() { printf '%s/secret.keys' "$1"; }
@@ -187,39 +176,18 @@ prepare_database() {
   keeperctl "$state" rotate-key >/dev/null
 }
 
-# Starts the worker pool on $1/run/keeper.sock, logging to $1/log/keeper.log.
+# Starts the worker pool on $1/run/keeper.sock, logging to $1/log/keeper.log; its pid (keeper-fcgi's
+# own, leading the pool's process group) in $1/run/keeper.pid.
 start_pool() {
   local state=$1 workers=${2:-}
-  local args=(--listen "$state/run/keeper.sock" --retry-listen "$state/run/keeper-retry.sock")
-  [ -n "$workers" ] && args+=(--workers "$workers")
-  # exec all the way down, so the recorded pid is keeper-fcgi's own and `kill` reaches the pool.
-  (
-    cd "$state"
-    export KEEPER_DATABASE_URL KEEPER_CONFIG=/dev/null KEEPER_SECRET_KEY_FILE
-    KEEPER_DATABASE_URL=$(database_url "$state" keeper_worker)
-    KEEPER_SECRET_KEY_FILE=$(secret_key_file "$state")
-    exec setpriv --reuid="$SERVICE_USER" --regid="$SERVICE_USER" --init-groups -- \
-      "$state/install/usr/sbin/keeper-fcgi" "${args[@]}" >>"$state/log/keeper.log" 2>&1
-  ) &
-  echo $! >"$state/run/keeper.pid"
-  local i
-  for i in $(seq 100); do
-    [ -S "$state/run/keeper.sock" ] && return 0
-    kill -0 "$(cat "$state/run/keeper.pid")" 2>/dev/null || { tail -n 5 "$state/log/keeper.log" >&2; die "keeper-fcgi did not start"; }
-    sleep 0.1
-  done
-  die "keeper-fcgi did not create its socket"
+  KEEPER_CONFIG=/dev/null KEEPER_DATABASE_URL=$(database_url "$state" keeper_worker) \
+    KEEPER_SECRET_KEY_FILE=$(secret_key_file "$state") \
+    private_stack start-pool "$state/run/keeper.pid" "$state/log/keeper.log" "$state/run/keeper.sock" \
+    "$state/install/usr/sbin/keeper-fcgi" --listen "$state/run/keeper.sock" --retry-listen "$state/run/keeper-retry.sock" \
+    ${workers:+--workers "$workers"} || die "keeper-fcgi did not start"
 }
 
-stop_pool() {
-  local state=$1 pid
-  [ -f "$state/run/keeper.pid" ] || return 0
-  pid=$(cat "$state/run/keeper.pid")
-  if kill "$pid" 2>/dev/null; then
-    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  fi
-  rm -f "$state/run/keeper.pid" "$state/run/keeper.sock" "$state/run/keeper-retry.sock"
-}
+stop_pool() { private_stack stop-pool "$1/run/keeper.pid"; }
 
 # A self-signed certificate for 127.0.0.1 and localhost in $1/tls (made once), and the shipped
 # keeper-tls.conf pointed at it.
@@ -309,20 +277,11 @@ run_nginx() {
     --error-log "$logs-error.log" --access-log "$logs-access.log keeper" --http-file "$dir/http.conf" \
     --user "$SERVICE_USER" --workers 2 "${limits[@]}" || die "could not write $dir/nginx.conf"
   chown "$SERVICE_USER:" "$dir/tmp"
-  nginx -t -q -p "$dir" -c "$dir/nginx.conf" -e "$logs-error.log" || die "nginx rejected $dir/nginx.conf"
-  nginx -p "$dir" -c "$dir/nginx.conf" -e "$logs-error.log"
+  private_stack start-nginx "$dir" "$logs-error.log" || die "nginx did not start with $dir/nginx.conf"
 }
 
-# By the master's pid, not `nginx -s quit`: that parses the configuration first, and refuses to
-# signal a running nginx whose included files have changed since it started.
-stop_nginx() {
-  local state=$1 dir pid
-  for dir in "$state/nginx" "$state/front"; do
-    pid=$(cat "$dir/nginx.pid" 2>/dev/null) || continue
-    [ -n "$pid" ] && kill -QUIT "$pid" 2>/dev/null || continue
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  done
-}
+# Each nginx of stack $1 (its own, and the front's) stopped after the calls it holds.
+stop_nginx() { private_stack stop-nginx "$1/nginx"; private_stack stop-nginx "$1/front"; }
 
 # Starts the front (docs/scaling.md, "The front") on 127.0.0.1:$2: a second nginx with the shipped
 # keeper-front-locations.conf and keeper-front-hosts.conf, both of whose hosts are this stack's

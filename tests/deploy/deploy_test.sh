@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The deploy tier: keeper's Debian package as an operator runs it, on Debian 12 booted with systemd
-# as PID 1 in a container (systemd-nspawn over a cached image, tests/deploy/image.sh). The container
+# as PID 1 in a container (systemd-nspawn over a cached image, tests/harness/image.sh). The container
 # has a network namespace of its own, so the shipped site keeps its ports 80 and 443 and its
 # PostgreSQL 5432 without meeting the host's. The commands are docs/operations.md's own: each block
 # marked "<!-- deploy: NAME -->" there is run as root in the container, as written.
@@ -23,7 +23,7 @@ SECRET=deploy-secret-alice
 passed=0 failed=0
 
 # --- the container -------------------------------------------------------------------------------
-source "$HERE/containers.sh"
+source "$HERE/../harness/containers.sh"
 unit_property() { in_ct systemctl show "$1" -p "$2" --value; }
 in_ct() { in_host main "$@"; }
 boot() { ct_boot main --private-network; }
@@ -75,7 +75,7 @@ schema_version() { in_ct runuser -u keeper-admin -- keeperctl status 2>/dev/null
 
 # --- the packages ------------------------------------------------------------------------------------
 t=$(now)
-IMAGE=$("$HERE/image.sh") || { echo "0 passed, 1 failed (no image)"; exit 1; }
+IMAGE=$("$HERE/../harness/image.sh") || { echo "0 passed, 1 failed (no image)"; exit 1; }
 figure "image: $(since "$t") s to have it ($(cat "$(dirname "$IMAGE")/size"))"
 t=$(now)
 package() { (cd "$1" && cpack -G DEB -B "$2" -D CPACK_OUTPUT_FILE_PREFIX="$2" >/dev/null); }  # package BUILD_DIR OUT_DIR

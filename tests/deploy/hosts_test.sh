@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The deploy tier across hosts: keeper's tiers as an operator builds them from the docs, each host
-# Debian 12 booted with systemd as PID 1 (tests/deploy/containers.sh) on a network of their own,
+# Debian 12 booted with systemd as PID 1 (tests/harness/containers.sh) on a network of their own,
 # with the machine as the clients and as an intruder on it. The commands are the docs' own
 # (blocks marked "<!-- deploy: NAME -->"), run as root on the host they name:
 # - the database tier (docs/scaling.md, "Setting it up"): db1 and db2 with PostgreSQL under
@@ -51,7 +51,7 @@ passed=0 failed=0
 exec 8>/run/keeper-deploy-hosts.lock
 flock 8
 
-source "$HERE/containers.sh"
+source "$HERE/../harness/containers.sh"
 cleanup() { containers_cleanup; rm -rf "$WORK"; }
 trap cleanup EXIT
 trap "exit 1" INT TERM  # the EXIT trap runs on a signal too: no host is left running
@@ -60,7 +60,7 @@ on_front() { run_doc_on front "$@"; }
 
 # --- the packages and the hosts ----------------------------------------------------------------
 t=$(now)
-IMAGE=$("$HERE/image.sh") || { echo "0 passed, 1 failed (no image)"; exit 1; }
+IMAGE=$("$HERE/../harness/image.sh") || { echo "0 passed, 1 failed (no image)"; exit 1; }
 figure "image: $(since "$t") s to have it"
 package() { (cd "$1" && cpack -G DEB -B "$2" -D CPACK_OUTPUT_FILE_PREFIX="$2" >/dev/null); }  # package BUILD_DIR OUT_DIR
 { package "$KEEPER_TEST_BUILD_DIR" "$WORK/pkg" &&

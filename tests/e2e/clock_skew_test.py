@@ -17,7 +17,7 @@ import unittest
 import urllib.request
 import uuid
 
-import harness.pool
+import private_stack
 from pool_socket_test import fastcgi_get, sql
 
 FCGI = os.environ["KEEPER_TEST_FCGI"]
@@ -46,7 +46,7 @@ class SkewedPool:
                    # libfaketime is preloaded before the sanitizers' runtime in the ASan pass.
                    ASAN_OPTIONS="verify_asan_link_order=0:detect_leaks=0")
         # faketime runs the pool as its child: the pool's group is stopped, not faketime alone.
-        self.pool = harness.pool.Pool(["faketime", "-f", offset, FCGI, "--listen", self.socket,
+        self.pool = private_stack.Pool(["faketime", "-f", offset, FCGI, "--listen", self.socket,
                                        "--retry-listen", f"{self.dir}/keeper-retry.sock"],
                                       env=env, socket=self.socket)
         for _ in range(200):

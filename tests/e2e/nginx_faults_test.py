@@ -29,7 +29,7 @@ import xml.dom.minidom
 
 SOURCE = os.environ["KEEPER_TEST_SOURCE_DIR"]
 import nginx_conf  # the one writer of a test nginx's files (scripts/lib, on PYTHONPATH)
-from harness import nginx
+import private_stack  # the one starter of a test's processes (scripts/lib)
 PORT = 18084
 SLOW_PORT = 18085
 CUT_PORT = 18086
@@ -137,7 +137,7 @@ class NginxAnswersForKeeper(unittest.TestCase):
         # access log.
         logs = {"error_log": f"{cls.dir}/error.log", "access_log": f"{cls.dir}/access.log keeper"}
         cls.nginx = {name: f"{cls.dir}/{name}" for name in ("nobody", "cut", "timeout")}
-        nginx.start(cls.nginx["nobody"], f"""
+        private_stack.start_nginx(cls.nginx["nobody"], f"""
     include {upstreams(cls.nginx["nobody"], f"{cls.dir}/nobody-listens-retry.sock", f"{cls.dir}/nobody-listens.sock")};
     upstream silent_pool {{ server unix:{cls.dir}/silent.sock; }}
     server {{
@@ -154,7 +154,7 @@ class NginxAnswersForKeeper(unittest.TestCase):
         # address from X-Forwarded-For (ngx_http_realip_module), so a test names any address, IPv6
         # ones too, and reads back the block the limits count it under.
         cls.nginx["proxied"] = f"{cls.dir}/proxied"
-        nginx.start(cls.nginx["proxied"], f"""
+        private_stack.start_nginx(cls.nginx["proxied"], f"""
     include {upstreams(cls.nginx["proxied"], f"{cls.dir}/nobody-listens-retry.sock", f"{cls.dir}/nobody-listens.sock")};
     server {{
         listen 127.0.0.1:{BEHIND_PROXY_PORT};
@@ -164,14 +164,14 @@ class NginxAnswersForKeeper(unittest.TestCase):
         include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf;
     }}
 """, BEHIND_PROXY_PORT, **logs)
-        nginx.start(cls.nginx["cut"], f"""
+        private_stack.start_nginx(cls.nginx["cut"], f"""
     include {upstreams(cls.nginx["cut"], f"{cls.dir}/cut-retry.sock", f"{cls.dir}/cut.sock")};
     server {{
         listen 127.0.0.1:{CUT_PORT};
         include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf;
     }}
 """, CUT_PORT, **logs)
-        nginx.start(cls.nginx["timeout"], f"""
+        private_stack.start_nginx(cls.nginx["timeout"], f"""
     include {upstreams(cls.nginx["timeout"], f"{cls.dir}/silent.sock", f"{cls.dir}/silent.sock")};
     server {{
         # The shipped locations with a read timeout of 1 s instead of 30 s.
@@ -198,7 +198,7 @@ class NginxAnswersForKeeper(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         for directory in cls.nginx.values():
-            nginx.stop(directory)
+            private_stack.stop_nginx(directory)
         cls.silent.close()
         for end in cls.cut.values():
             end["socket"].close()
@@ -449,12 +449,12 @@ class NginxOutOfConnections(unittest.TestCase):
         include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf;
     }}
 """
-        nginx.start(cls.dir, conf, SCARCE_PORT, workers=1, connections=3,
+        private_stack.start_nginx(cls.dir, conf, SCARCE_PORT, workers=1, connections=3,
                     access_log=f"{cls.dir}/access.json keeper_json")
 
     @classmethod
     def tearDownClass(cls):
-        nginx.stop(cls.dir)
+        private_stack.stop_nginx(cls.dir)
         cls.pool.close()
         shutil.rmtree(cls.dir, ignore_errors=True)
 
@@ -544,10 +544,10 @@ class CallsTheFrontSentBefore(unittest.TestCase):
         os.mkdir(cls.scarce)
         tier_certificates(cls.dir)
         shutil.copytree(f"{cls.dir}/tier", f"{cls.scarce}/tier")
-        nginx.start(cls.dir, cls.marked_http(cls.dir, MARKED_PORT), MARKED_PORT)
+        private_stack.start_nginx(cls.dir, cls.marked_http(cls.dir, MARKED_PORT), MARKED_PORT)
         # Connections for its two listeners (the tier's and the host's loopback one), the channel to
         # the master and one client, none for a pool.
-        nginx.start(cls.scarce, cls.marked_http(cls.scarce, MARKED_SCARCE_PORT), MARKED_SCARCE_PORT, workers=1,
+        private_stack.start_nginx(cls.scarce, cls.marked_http(cls.scarce, MARKED_SCARCE_PORT), MARKED_SCARCE_PORT, workers=1,
                     connections=4)
 
     @classmethod
@@ -559,8 +559,8 @@ class CallsTheFrontSentBefore(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        nginx.stop(cls.dir)
-        nginx.stop(cls.scarce)
+        private_stack.stop_nginx(cls.dir)
+        private_stack.stop_nginx(cls.scarce)
         cls.pool["socket"].close()
         shutil.rmtree(cls.dir, ignore_errors=True)
 

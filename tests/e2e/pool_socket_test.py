@@ -18,7 +18,7 @@ import time
 import unittest
 import uuid
 
-import harness.pool
+import private_stack
 
 STATE = os.environ["KEEPER_TEST_STATE"]
 DATABASE_URL = os.environ["KEEPER_TEST_DATABASE_URL"]
@@ -135,7 +135,7 @@ class APoolThatWaits(unittest.TestCase):
         with open(f"{cls.dir}/keeper.conf", "w") as f:
             f.write("workers = many\n")
         cls.started = time.time()
-        cls.pool = harness.pool.Pool([os.environ["KEEPER_TEST_FCGI"], "--config", f"{cls.dir}/keeper.conf", "--listen",
+        cls.pool = private_stack.Pool([os.environ["KEEPER_TEST_FCGI"], "--config", f"{cls.dir}/keeper.conf", "--listen",
                                       f"{cls.dir}/keeper.sock", "--retry-listen", f"{cls.dir}/keeper-retry.sock"],
                                      socket=f"{cls.dir}/keeper-retry.sock")
         cls.began = time.time()

@@ -18,9 +18,9 @@ import time
 import unittest
 
 from harness.keeper_stack import CARD, LOGIN, SOURCE, USER, KeeperFront, Writers, as_keeper, make_root
+import private_stack  # the one starter of a test's processes (scripts/lib)
 
 PORT, RESTORED_PORT = 18651, 18652
-BIN = "/usr/lib/postgresql/15/bin"
 
 
 class PointInTimeRestore(unittest.TestCase):
@@ -63,7 +63,7 @@ pg1-socket-path={self.root}/sock
         subprocess.run(["chown", "-R", f"{USER}:", self.root], check=True)
 
     def start_database(self):
-        as_keeper(f"{BIN}/initdb", "-D", f"{self.root}/pg", "-U", USER, "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8")
+        private_stack.init_postgres(f"{self.root}/pg")
         with open(f"{self.root}/pg/postgresql.auto.conf", "a") as f:
             f.write(f"""port = {PORT}
 listen_addresses = '127.0.0.1'
@@ -72,16 +72,14 @@ wal_level = replica
 archive_mode = on
 archive_command = 'pgbackrest --config={self.config} --stanza=keeper archive-push %p'
 """)
-        as_keeper(f"{BIN}/pg_ctl", "-D", f"{self.root}/pg", "-l", f"{self.root}/log/pg.log", "-w", "start")
-        as_keeper("psql", f"postgres://127.0.0.1:{PORT}/postgres", "-Atc", "CREATE DATABASE keeper")
+        private_stack.start_postgres(f"{self.root}/pg", f"{self.root}/log/pg.log")
+        private_stack.ensure_database(f"postgres://127.0.0.1:{PORT}/postgres")
 
     def cleanup(self):
         if self.front:
             self.front.stop()
         for data in ("pg", "restored"):
-            if os.path.exists(f"{self.root}/{data}/postmaster.pid"):
-                subprocess.run(["runuser", "-u", USER, "--", f"{BIN}/pg_ctl", "-D", f"{self.root}/{data}", "-m", "immediate",
-                                "stop"], capture_output=True)
+            private_stack.stop_postgres(f"{self.root}/{data}", "immediate")
         shutil.rmtree(self.root, ignore_errors=True)
 
     @staticmethod

@@ -1,5 +1,8 @@
-"""What the Python tests start and share: a keeper stack on hosts of its own (keeper_stack), the
-hosts' network namespaces (hostnet), keeper across them (net_stack) and a Patroni cluster
-(patroni_cluster). Imported by name (`from harness.keeper_stack import ...`): ctest gives every
-test PYTHONPATH with tests/, scripts/lib (nginx_conf, the one writer of a test nginx's files) and
-bench/ (tests/CMakeLists.txt); to run one by hand, set the same (docs/design.md, "Tests")."""
+"""What the tests start and share, from one machine to booted hosts: a keeper stack for the ha tests
+(keeper_stack), the hosts' network namespaces (hostnet), keeper across them (net_stack), a Patroni
+cluster (patroni_cluster), load threads (threads), and booted Debian hosts for the deploy tier
+(containers.sh, image.sh). Every process outside systemd starts and stops through
+scripts/lib/private_stack.py, which scripts/serve and scripts/test use too. Imported by name
+(`from harness.keeper_stack import ...`): ctest gives every test PYTHONPATH with tests/, scripts/lib
+(nginx_conf, private_stack) and bench/ (tests/CMakeLists.txt); to run one by hand, set the same
+(docs/design.md, "Tests")."""

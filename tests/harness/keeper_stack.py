@@ -9,19 +9,18 @@ import itertools
 import json
 import os
 import pwd
-import shlex
 import shutil
 import subprocess
-import sys
 import threading
 import time
 import urllib.parse
 
-SOURCE = os.environ["KEEPER_TEST_SOURCE_DIR"]
-from harness import nginx, pool
 import nginx_conf  # the one writer of a test nginx's files (scripts/lib, on PYTHONPATH)
+import private_stack  # the one starter of a test's processes (scripts/lib)
+from private_stack import USER, run
+
+SOURCE = os.environ["KEEPER_TEST_SOURCE_DIR"]
 BUILD = os.environ["KEEPER_TEST_BUILD_DIR"]
-USER = "keeper"
 HTTP_PORT = 18641
 # Where the clients find nginx: loopback, or the edge host's address on a test network
 # (tests/harness/hostnet.py), set by the test before its clients start.
@@ -31,16 +30,8 @@ LOGIN, SECRET, PURSE, CARD = "ha-login", "ha-shared-secret-0001", "Z912000000001
 PURSE2, CARD2 = "Z912000000002", 912002  # the retrying client's (RetryingWriters)
 
 
-def run(cmd, **kw):
-    """cmd's result; a failure says what the command said, not only its exit status."""
-    try:
-        return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw)
-    except subprocess.CalledProcessError as e:
-        raise AssertionError(f"{shlex.join(map(str, cmd))} exited {e.returncode}:\n{e.stdout}{e.stderr}") from None
-
-
 def as_keeper(*cmd, **kw):
-    return run(["runuser", "-u", USER, "--", *cmd], **kw)
+    return run(private_stack.as_user(cmd), **kw)
 
 
 def make_root(prefix):
@@ -87,8 +78,7 @@ class KeeperFront:
                         KEEPER_PROVISION_DATABASE_URL=f"{hosts} user=keeper{auth}", KEEPER_CARD_DAILY_LIMIT="1000000000")
 
     def keeperctl(self, *args):
-        return subprocess.run(["runuser", "-u", USER, "--", f"{self.root}/bin/keeperctl", *args], env=self.env,
-                              check=True, capture_output=True, text=True).stdout
+        return run(private_stack.as_user([f"{self.root}/bin/keeperctl", *args]), env=self.env).stdout
 
     def prepare_database(self):
         with open(f"{self.root}/secret.keys", "w") as f:
@@ -112,15 +102,15 @@ class KeeperFront:
 
     def start(self):
         with open(f"{self.root}/log/keeper.log", "a") as log:
-            self.pool = pool.Pool(["runuser", "-u", USER, "--", f"{self.root}/bin/keeper-fcgi", "--listen",
-                                   f"{self.root}/sock/keeper.sock", "--workers", "4"], env=self.env, log=log,
-                                  socket=f"{self.root}/sock/keeper.sock")
+            self.pool = private_stack.Pool(private_stack.as_user(private_stack.pool_command(
+                f"{self.root}/bin/keeper-fcgi", f"{self.root}/sock", workers=4, retry=False)), env=self.env, log=log,
+                socket=f"{self.root}/sock/keeper.sock")
         # The shipped upstreams with no retry socket: a request cut off after it left nginx is
         # answered "outcome unknown".
         upstream = nginx_conf.shipped("keeper-upstream.conf", f"{self.root}/nginx/keeper-upstream.conf",
                                       [("unix:/run/keeper/keeper-retry.sock", f"unix:{self.root}/sock/no-retry.sock"),
                                        ("unix:/run/keeper/", f"unix:{self.root}/sock/")])
-        self.nginx = nginx.start(f"{self.root}/nginx", f"""
+        self.nginx = private_stack.start_nginx(f"{self.root}/nginx", f"""
     include {upstream};
     server {{
         listen 127.0.0.1:{HTTP_PORT};
@@ -135,7 +125,7 @@ class KeeperFront:
 
     def stop(self):
         if self.nginx:
-            nginx.stop(f"{self.root}/nginx")
+            private_stack.stop_nginx(f"{self.root}/nginx")
         if self.pool:
             self.pool.stop(20)
 

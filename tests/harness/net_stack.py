@@ -6,29 +6,16 @@ by the test's. The processes run as the user keeper (nginx's master as root), un
 (keeper_stack.make_root)."""
 import collections
 import os
-import pwd
 import signal
-import socket
-import sys
 import time
 
 from harness import keeper_stack
-from harness.keeper_stack import SOURCE, USER, as_keeper, call_outcome
+from harness.keeper_stack import SOURCE, call_outcome
 import nginx_conf  # the one writer of a test nginx's files (scripts/lib, on PYTHONPATH)
+import private_stack  # the one starter of a test's processes (scripts/lib)
+from private_stack import USER, run, wait_port
 
-BIN = "/usr/lib/postgresql/15/bin"
 DB_PORT, TIER_PORT, HTTP_PORT = 5432, 8443, 8080
-
-
-def wait_port(address, port, seconds, what):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection((address, port), 1).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise AssertionError(f"{what} does not listen on {address}:{port} after {seconds} s")
 
 
 def database_hosts(net, hosts):
@@ -39,13 +26,13 @@ def database_hosts(net, hosts):
 
 def start_database(net, root, host):
     """A standalone PostgreSQL on host, reached over the network by every other host."""
-    as_keeper(f"{BIN}/initdb", "-D", f"{root}/pg", "-U", USER, "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8")
+    private_stack.init_postgres(f"{root}/pg")
     with open(f"{root}/pg/pg_hba.conf", "w") as f:
         f.write(f"local all all trust\nhost all all 10.213.{net.subnet}.0/24 trust\n")
-    net.spawn(host, [f"{BIN}/postgres", "-D", f"{root}/pg", "-c", f"listen_addresses={net.address(host)}",
+    net.spawn(host, [f"{private_stack.pg_bin()}/postgres", "-D", f"{root}/pg", "-c", f"listen_addresses={net.address(host)}",
                      "-c", f"unix_socket_directories={root}/sock", "-c", "max_connections=200"], f"{root}/log/pg.log")
     wait_port(net.address(host), DB_PORT, 30, "PostgreSQL")
-    as_keeper("psql", f"postgres://{net.address(host)}/postgres", "-Atc", "CREATE DATABASE keeper")
+    private_stack.ensure_database(f"postgres://{net.address(host)}/postgres")
 
 
 def make_tier_certificates(net, root, hosts):
@@ -53,10 +40,10 @@ def make_tier_certificates(net, root, hosts):
     host (its name in keeper-front-hosts.conf, HOST.keeper.internal, and its address) and one
     for the front."""
     tool, tier = f"{SOURCE}/scripts/make-certs", f"{root}/tier"
-    keeper_stack.run([tool, tier, "ca"])
+    run([tool, tier, "ca"])
     for host in hosts:
-        keeper_stack.run([tool, tier, host, f"{host}.keeper.internal", net.address(host)])
-    keeper_stack.run([tool, tier, "front", "front.keeper.internal"])
+        run([tool, tier, host, f"{host}.keeper.internal", net.address(host)])
+    run([tool, tier, "front", "front.keeper.internal"])
 
 
 def host_nginx_conf(root, host, http):
@@ -100,11 +87,9 @@ def start_pool(net, root, host, env, workers=2):
     the network), and nginx with the shipped keeper-tier.conf on TIER_PORT, in front of it with
     keeper-upstream.conf and keeper-locations.conf. Needs make_tier_certificates first."""
     run_dir, address = f"{root}/{host}", net.address(host)
-    os.makedirs(run_dir, exist_ok=True)
-    keeper = pwd.getpwnam(USER)
-    os.chown(run_dir, keeper.pw_uid, keeper.pw_gid)
-    net.spawn(host, [f"{root}/bin/keeper-fcgi", "--workers", str(workers), "--listen", f"{run_dir}/keeper.sock",
-                     "--retry-listen", f"{run_dir}/keeper-retry.sock"], f"{root}/log/{host}.log", env=env)
+    private_stack.owned(run_dir)
+    net.spawn(host, private_stack.pool_command(f"{root}/bin/keeper-fcgi", run_dir, workers), f"{root}/log/{host}.log",
+              env=env)
     base = f"{root}/{host}-nginx"
     os.makedirs(base, exist_ok=True)
     upstream = nginx_conf.shipped("keeper-upstream.conf", f"{base}/keeper-upstream.conf", [("/run/keeper/", f"{run_dir}/")])

@@ -10,9 +10,7 @@ import os
 import pwd
 import signal
 import socket
-import sys
 import tempfile
-import threading
 import time
 import unittest
 import urllib.request
@@ -21,9 +19,8 @@ STATE = os.environ["KEEPER_TEST_STATE"]
 DATABASE_URL = os.environ["KEEPER_TEST_WORKER_DATABASE_URL"]  # the workers' own role
 SOURCE = os.environ["KEEPER_TEST_SOURCE_DIR"]
 import nginx_conf  # the one writer of a test nginx's files (scripts/lib, on PYTHONPATH)
-import harness.pool
 import harness.threads
-from harness import nginx
+import private_stack
 PORT = 18083
 LOAD_THREADS = 8
 LOAD_SECONDS = 8
@@ -86,22 +83,20 @@ class Stack:
     def start_pool(self):
         env = dict(os.environ, KEEPER_CONFIG=self.config, KEEPER_DATABASE_URL=DATABASE_URL)
         env.pop("KEEPER_WORKERS", None)
-        self.pool = harness.pool.Pool(
-            ["setpriv", "--reuid=keeper", "--regid=keeper", "--init-groups", "--",
-             os.path.join(STATE, "install/usr/sbin/keeper-fcgi")],
+        self.pool = private_stack.Pool(
+            private_stack.as_user([os.path.join(STATE, "install/usr/sbin/keeper-fcgi")]),
             env=env, log=self.log, stdin=self.sock.fileno())
 
     def stop_pool(self):
         self.pool.stop(40)
 
     def start_nginx(self):
-        tmp = os.path.join(self.work, "nginx")
-        os.makedirs(os.path.join(tmp, "tmp"))
-        os.chown(os.path.join(tmp, "tmp"), pwd.getpwnam("keeper").pw_uid, -1)
+        self.nginx_dir = os.path.join(self.work, "nginx")
+        os.makedirs(self.nginx_dir)
         # The shipped upstream (keepalive on), pointed at this harness's socket.
-        upstream = nginx_conf.shipped("keeper-upstream.conf", os.path.join(tmp, "keeper-upstream.conf"),
+        upstream = nginx_conf.shipped("keeper-upstream.conf", os.path.join(self.nginx_dir, "keeper-upstream.conf"),
                                       [("unix:/run/keeper/keeper.sock", f"unix:{self.socket_path}")])
-        self.nginx_pid_file = nginx.start(tmp, f"""
+        private_stack.start_nginx(self.nginx_dir, f"""
     include {upstream};
     server {{ listen 127.0.0.1:{PORT}; include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf; }}
 """, PORT, os.path.join(self.work, "nginx-error.log"), user="keeper", workers=2, connections=1024)
@@ -109,15 +104,8 @@ class Stack:
     def close(self):
         if self.pool and self.pool.running():
             self.stop_pool()
-        try:
-            with open(self.nginx_pid_file) as f:
-                pid = int(f.read())
-            os.kill(pid, signal.SIGTERM)
-            for _ in range(50):
-                os.kill(pid, 0)
-                time.sleep(0.1)
-        except (OSError, AttributeError, ValueError):
-            pass
+        if hasattr(self, "nginx_dir"):
+            private_stack.stop_nginx(self.nginx_dir)
         self.sock.close()
 
 

@@ -1,6 +1,6 @@
 # Booted Debian 12 hosts for the deploy tiers, sourced by their scripts. Each host is a
 # systemd-nspawn container with systemd as PID 1, over an overlay of the cached image
-# (tests/deploy/image.sh), entered with nsenter as root with a clean environment. A host's network
+# (tests/harness/image.sh), entered with nsenter as root with a clean environment. A host's network
 # is its own: a private loopback, or a network namespace of a test network (net_join). The
 # commands an operator runs are the docs' own: the code block after a "<!-- deploy: NAME -->"
 # marker, run as written (run_doc).
