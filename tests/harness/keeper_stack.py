@@ -11,10 +11,10 @@ import os
 import pwd
 import shutil
 import subprocess
-import threading
 import time
 import urllib.parse
 
+import harness.threads
 import nginx_conf  # the one writer of a test nginx's files (scripts/lib, on PYTHONPATH)
 import private_stack  # the one starter of a test's processes (scripts/lib)
 from private_stack import USER, run
@@ -130,28 +130,9 @@ class KeeperFront:
             self.pool.stop(20)
 
 
-class Threads:
-    """Threads running self.loop from start() until finish(); each may then take up to
-    `join_seconds` to end what it does."""
-    join_seconds = 70
-
-    def __init__(self, threads):
-        self.stop = threading.Event()
-        self.lock = threading.Lock()
-        self.threads = [threading.Thread(target=self.loop, daemon=True) for _ in range(threads)]
-
-    def start(self):
-        for t in self.threads:
-            t.start()
-
-    def finish(self):
-        self.stop.set()
-        for t in self.threads:
-            t.join(self.join_seconds)
-
-
-class Writers(Threads):
+class Writers(harness.threads.Threads):
     """Threads calling keeper, each write distinct, every answer recorded with its times."""
+    join_seconds = 70
 
     def __init__(self, threads=6, first_key=1):
         super().__init__(threads)
@@ -186,7 +167,7 @@ class Writers(Threads):
             if own:
                 conn.close()
 
-    def loop(self):
+    def run(self, _):
         # One kept connection per writer: a new one per call would leave a TIME_WAIT each, and
         # outside loopback (no tcp_tw_reuse) those use up the client's ports within a minute.
         conn = http.client.HTTPConnection(*front, timeout=60)
@@ -240,7 +221,7 @@ def call_outcome(request_id):
     return answer
 
 
-class RetryingWriters(Threads):
+class RetryingWriters(harness.threads.Threads):
     """A client as docs/api.md asks one to be: each top-up (on CARD2, each amount distinct) sent
     with an Idempotency-Key of its own and repeated, same key and amount, until it has an answer.
     A top-up begun before finish() is still repeated until answered (or 120 s pass)."""
@@ -252,7 +233,6 @@ class RetryingWriters(Threads):
         self.counter = itertools.count(1)
         self.intended, self.answers = [], {}  # amount -> result
         self.sends = self.replays = 0
-        self.threads = [threading.Thread(target=self.loop, daemon=True) for _ in range(threads)]
 
     @staticmethod
     def send(params, key):
@@ -270,7 +250,7 @@ class RetryingWriters(Threads):
             conn.close()
         return None, False
 
-    def loop(self):
+    def run(self, _):
         while not self.stop.is_set():
             n = next(self.counter)
             amount = f"{n // 100}.{n % 100:02d}"

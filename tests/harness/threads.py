@@ -1,5 +1,6 @@
-"""Load that runs beside a test: threads calling self.run(i) until the with block ends, each then
-given up to join_seconds to finish what it does (a call begun is answered, not abandoned)."""
+"""Load that runs beside a test: threads calling self.run(i) from start() (or the with block's
+start) until finish() (its end), each then given up to join_seconds to finish what it does (a call
+begun is answered, not abandoned)."""
 import threading
 
 
@@ -14,12 +15,18 @@ class Threads:
     def run(self, i):
         raise NotImplementedError
 
-    def __enter__(self):
+    def start(self):
         for t in self.threads:
             t.start()
-        return self
 
-    def __exit__(self, *exc):
+    def finish(self):
         self.stop.set()
         for t in self.threads:
             t.join(timeout=self.join_seconds)
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.finish()
