@@ -119,6 +119,17 @@ build_keeper() {
   fi
 }
 
+# The state directory of stack $1 (state_dir), emptied (its stack stopped first) and the built
+# binaries installed in it.
+fresh_state() {
+  local dir; dir=$(state_dir "$1")
+  stop_stack "$dir"
+  rm -rf "$dir"
+  dir=$(state_dir "$1")
+  install_keeper "$dir"
+  printf '%s\n' "$dir"
+}
+
 # Installs the built binaries into $1/install, where the service user can run them.
 install_keeper() {
   local state=$1
@@ -308,6 +319,31 @@ wait_for_http() {
     sleep 0.1
   done
   die "the stack does not answer on port $port"
+}
+
+# A stack for tests in $1 with nginx on port $2, and KEEPER_TEST_* naming it for the tests
+# (scripts/test's own, and tests/harness/own_stack.sh's for a test that breaks its stack).
+start_test_stack() {
+  local state=$1 port=$2
+  # Throw-away data: durability off makes the database tier fast and changes no behaviour.
+  start_postgres "$state" -c fsync=off -c synchronous_commit=off -c full_page_writes=off
+  prepare_database "$state"
+  start_pool "$state" 4
+  start_nginx "$state" "$port"
+  wait_for_http "$port"
+  export KEEPER_TEST_STATE=$state KEEPER_TEST_PORT=$port KEEPER_TEST_TLS_PORT=${KEEPER_TLS_PORT:-}
+  export KEEPER_TEST_TIER_PORT=${KEEPER_TIER_PORT:-} KEEPER_TEST_TLS_CA=$state/tls/keeper.crt
+  export KEEPER_TEST_ADMIN_URL="host=$state/run dbname=postgres user=$SERVICE_USER"
+  # keeperctl (client tests) and the pools the tests start themselves seal and open with this key.
+  export KEEPER_SECRET_KEY_FILE KEEPER_TEST_DATABASE_URL KEEPER_TEST_WORKER_DATABASE_URL KEEPER_TEST_PROVISION_DATABASE_URL
+  KEEPER_SECRET_KEY_FILE=$(secret_key_file "$state")
+  KEEPER_TEST_DATABASE_URL=$(database_url "$state")  # the schema owner: provisioning and checks
+  KEEPER_TEST_WORKER_DATABASE_URL=$(database_url "$state" keeper_worker)
+  KEEPER_TEST_PROVISION_DATABASE_URL=$(database_url "$state" keeper_provision)
+  # Every JSON answer the C++ end-to-end tests receive, for e2e.openapi (tests/e2e/openapi).
+  export KEEPER_TEST_JSON_CAPTURE=$state/json-answers.jsonl
+  export KEEPER_TEST_POOL_PID
+  KEEPER_TEST_POOL_PID=$(cat "$state/run/keeper.pid")
 }
 
 stop_stack() {

@@ -26,6 +26,7 @@ import time
 import unittest
 
 import harness.threads
+import private_stack  # the one starter of a test's processes (scripts/lib)
 from harness.auth import auth_hash
 
 PORT = int(os.environ["KEEPER_TEST_PORT"])
@@ -34,8 +35,7 @@ DATABASE_URL = os.environ["KEEPER_TEST_DATABASE_URL"]
 POOL_PID = int(os.environ["KEEPER_TEST_POOL_PID"])
 POOL_WORKERS = 4  # scripts/test starts the pool with 4 workers
 POOL_THREADS = 24  # each with the default number of threads
-PG_BIN = sorted(d for d in os.listdir("/usr/lib/postgresql"))[-1]
-PG_CTL = f"/usr/lib/postgresql/{PG_BIN}/bin/pg_ctl"
+PG_CTL = f"{private_stack.pg_bin()}/pg_ctl"
 THREADS = 6
 RESULTS = []  # (scenario, requests, failed, lost, recovery) for the table
 
@@ -46,8 +46,7 @@ def sql(query):
 
 
 def as_keeper(*cmd):
-    return subprocess.run(["setpriv", "--reuid=keeper", "--regid=keeper", "--init-groups", "--", *cmd],
-                          check=True, capture_output=True, text=True, cwd=STATE)
+    return private_stack.run(private_stack.as_user(cmd), cwd=STATE)
 
 
 def workers():
@@ -93,6 +92,17 @@ def call_outcome(session, request_id):
             return answer
         time.sleep(min(retry_after, 5))
     return answer
+
+
+def lock_row(purse, seconds):
+    """A psql that holds purse's row locked for `seconds`, returned once it holds it (close its
+    stdin and wait for it)."""
+    holder = subprocess.Popen(["psql", DATABASE_URL, "-XAtq"], stdin=subprocess.PIPE, text=True)
+    holder.stdin.write(f"BEGIN; SELECT 1 FROM purses WHERE purse = '{purse}' FOR UPDATE; SELECT pg_sleep({seconds}); COMMIT;\n")
+    holder.stdin.flush()
+    held = f"SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep({seconds})%'"
+    assert wait_for(lambda: sql(held) == "1", 10), "psql did not lock the row"
+    return holder
 
 
 def wait_for(predicate, seconds):
@@ -314,13 +324,17 @@ class Chaos(unittest.TestCase):
         who = Who()
         replaced = metric('keeper_worker_replacements_total{cause="signal"}')
         retried_before = retried_log_lines()
+        kills = 0
         with Load(who) as load:
             time.sleep(1)
-            for _ in range(3):
+            # Three kills, and more (at most 10) until one has caught a call in hand: on a busy
+            # machine the worker killed may be between calls.
+            while kills < 3 or (retried_log_lines() == retried_before and kills < 10):
                 os.kill(workers()[0], signal.SIGKILL)
+                kills += 1
                 time.sleep(1)
             time.sleep(1)
-        self.check("kill -9 a worker, 3 times", who, load, f"{max(load.fault_seconds, default=0):.2f} s slowest fault")
+        self.check(f"kill -9 a worker, {kills} times", who, load, f"{max(load.fault_seconds, default=0):.2f} s slowest fault")
         # nginx sends each call a killed worker had in hand again, to the retry socket, where a write
         # first ends the attempt that holds its claim and answers what it recorded (docs/design.md,
         # "In-doubt calls"): no call fails.
@@ -328,8 +342,8 @@ class Chaos(unittest.TestCase):
         # ... and it did: calls the killed workers had in hand came again on the retry socket.
         self.assertTrue(wait_for(lambda: retried_log_lines() > retried_before, 5), "no call came on the retry socket")
         print(f"\nkill -9: {retried_log_lines() - retried_before} call(s) sent again on the retry socket", flush=True)
-        # /metrics tells: three replacements for a signal, the pool whole again.
-        self.assertEqual(metric('keeper_worker_replacements_total{cause="signal"}'), replaced + 3)
+        # /metrics tells: a replacement for each kill, the pool whole again.
+        self.assertEqual(metric('keeper_worker_replacements_total{cause="signal"}'), replaced + kills)
         self.assertTrue(wait_for(lambda: metric("keeper_workers_alive") == POOL_WORKERS, 5))
         self.assertEqual(metric("keeper_workers_configured"), POOL_WORKERS)
 
@@ -385,9 +399,9 @@ class Chaos(unittest.TestCase):
         failures = metric("keeper_database_connect_failures_total")
         with Load(who) as load:
             time.sleep(1)
-            as_keeper(PG_CTL, "-D", f"{STATE}/pg", "-m", "fast", "-w", "stop")
+            private_stack.stop_postgres(f"{STATE}/pg")
             time.sleep(20)
-            as_keeper(PG_CTL, "-D", f"{STATE}/pg", "-l", f"{STATE}/log/postgres.log", "-w", "-o", shlex.join(opts[2:]), "start")
+            private_stack.start_postgres(f"{STATE}/pg", f"{STATE}/log/postgres.log", [shlex.join(opts[2:])])
             up = time.monotonic()
             time.sleep(3)
         # The calls in flight when PostgreSQL stopped cannot be settled before it is back, later
@@ -420,10 +434,7 @@ class Chaos(unittest.TestCase):
         # other card and purse.
         locked = who.card2
         timeouts = metric("keeper_database_lock_timeouts_total")
-        holder = subprocess.Popen(["psql", DATABASE_URL, "-XAtq"], stdin=subprocess.PIPE, text=True)
-        holder.stdin.write(f"BEGIN; SELECT 1 FROM purses WHERE purse = '{who.purse2}' FOR UPDATE; SELECT pg_sleep(15); COMMIT;\n")
-        holder.stdin.flush()
-        time.sleep(0.5)
+        holder = lock_row(who.purse2, 15)
         db_free = []
         locked_calls = []
         conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=30)
@@ -615,10 +626,7 @@ class Chaos(unittest.TestCase):
         self.assertEqual(authenticate(who.session, who.secret, f"{base}-auth"), (200, "0", None),
                          "the failed attempt took no key")
 
-        holder = subprocess.Popen(["psql", DATABASE_URL, "-XAtq"], stdin=subprocess.PIPE, text=True)
-        holder.stdin.write(f"BEGIN; SELECT 1 FROM purses WHERE purse = '{who.purse}' FOR UPDATE; SELECT pg_sleep(1.2); COMMIT;\n")
-        holder.stdin.flush()
-        time.sleep(0.3)
+        holder = lock_row(who.purse, 1.2)
         answers = []
         overlapping = [threading.Thread(target=lambda: answers.append(topup(who.session, "3.02", f"{base}-b")))
                        for _ in range(2)]

@@ -133,7 +133,9 @@ net_join() {
 
 containers_cleanup() {
   local name ns bridge
-  for name in "${!CT_NSPAWN[@]}"; do ct_poweroff "$name"; done
+  local stopping=()
+  for name in "${!CT_NSPAWN[@]}"; do ct_poweroff "$name" & stopping+=($!); done  # all at once
+  [ ${#stopping[@]} -eq 0 ] || wait "${stopping[@]}"
   for name in "${!CT_ROOT[@]}"; do mountpoint -q "${CT_ROOT[$name]}" && umount "${CT_ROOT[$name]}"; done
   for ns in "${CT_NAMESPACES[@]}"; do ip netns del "$ns" 2>/dev/null; ip link del "${ns:0:10}-v" 2>/dev/null; done
   for bridge in "${CT_BRIDGES[@]}"; do ip link del "$bridge" 2>/dev/null; done
