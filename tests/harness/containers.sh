@@ -51,14 +51,24 @@ ct_init_pid() {
 }
 
 # ct_boot NAME [NSPAWN-ARGS...]: boots the host and waits until systemd runs. The arguments (its
-# network) are kept for the next boot, after a reboot.
+# network) are kept for the next boot, after a reboot. One boot at a time on the machine, whichever
+# test boots (the lock on fd 7): two at once on two cores have failed a host's boot
+# (systemd-tmpfiles-setup-dev), while booted hosts of two tests run side by side.
 ct_boot() {
+  local status=0
+  exec 7>/run/keeper-ct-boot.lock
+  flock 7
+  ct_boot_alone "$@" || status=$?
+  exec 7>&-
+  return $status
+}
+ct_boot_alone() {
   local name=$1 console=$WORK/ct-$1/console.log leader="" state=""
   shift
   [ $# -gt 0 ] && CT_ARGS[$name]="$*"
   # shellcheck disable=SC2086  # the kept arguments are words without spaces
   setsid systemd-nspawn -q -D "${CT_ROOT[$name]}" -b --register=no --keep-unit -M "keeper-$name-$$" \
-    ${CT_ARGS[$name]} >>"$console" 2>&1 </dev/null &
+    ${CT_ARGS[$name]} >>"$console" 2>&1 </dev/null 7>&- &
   CT_NSPAWN[$name]=$!
   for _ in $(seq 200); do
     leader=$(ct_init_pid "$name") && break
