@@ -5,7 +5,6 @@ stack, sees the six groups and the 13 operations, opens GetErrorDesc, clicks "Tr
 a body and reads the answer Swagger UI shows: {"d": ...} from the JSON transport. A screenshot is
 kept in KEEPER_TEST_ARTIFACTS (build/test-artifacts/ by default).
 """
-import http.client
 import unittest
 
 from selenium.webdriver.common.by import By
@@ -13,18 +12,14 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 from headless_chromium import BASE, PORT, BrowserTest
+from harness import web
 
 GROUPS = ["AccountApi", "TelepayApi", "SimpleAuthApi", "PushApi", "GlobalApi", "ErrorsApi"]
 
 
 def get(path):
-    c = http.client.HTTPConnection("127.0.0.1", PORT, timeout=10)
-    try:
-        c.request("GET", path)
-        r = c.getresponse()
-        return r.status, r.read()
-    finally:
-        c.close()
+    status, _, body = web.call(PORT, path, timeout=10)
+    return status, body
 
 
 class OpenApiPage(BrowserTest):

@@ -5,7 +5,6 @@ address: thousands of phones share one behind a carrier's NAT, and neither a pho
 applications that do not exist nor an app build that sends wrong hashes for its user holds the
 other users there. What an address does meet is nginx's rate (tests/e2e/client_block_test.py).
 Authenticate's rule, per login, is the contract's (tests/e2e/sessions_test.cpp)."""
-import http.client
 import os
 import subprocess
 import threading
@@ -13,6 +12,7 @@ import time
 import unittest
 import uuid
 
+from harness import web
 from harness.auth import auth_hash
 
 PORT = int(os.environ["KEEPER_TEST_PORT"])
@@ -38,15 +38,9 @@ def subscribe(app, user, right, source):
     """SubscribeAppWithTagAndLocale over HTTP GET from the address source; its result code."""
     path = (f"/PushApi.asmx/SubscribeAppWithTagAndLocale?appId={app}&userId={user}&pushServiceUserId={uuid.uuid4()}"
             f"&tag=1&locale=1033&authHash={app_hash(app, user) if right else '0' * 32}")
-    conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=15, source_address=(source, 0))
-    try:
-        conn.request("GET", path)
-        r = conn.getresponse()
-        body = r.read().decode()
-        assert r.status == 200, body
-        return int(body.split(">")[-2].split("<")[0])
-    finally:
-        conn.close()
+    status, _, body = web.call(PORT, path, source=source)
+    assert status == 200, body
+    return int(body.decode().split(">")[-2].split("<")[0])
 
 
 def sql(statement):

@@ -8,7 +8,6 @@ say "pending" while it does, and "recorded" once it commits.
 
 A request id is checked before any SQL: one dated far ahead, past what 13 digits hold, or fuzzed,
 is a 400 naming requestId or a look's answer, never a 500."""
-import http.client
 import json
 import os
 import random
@@ -17,6 +16,7 @@ import time
 import unittest
 import uuid
 
+from harness import web
 from harness.auth import auth_hash
 
 PORT = int(os.environ["KEEPER_TEST_PORT"])
@@ -26,13 +26,8 @@ KEEPERCTL = os.environ["KEEPER_TEST_KEEPERCTL"]
 
 
 def get(path):
-    conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=15)
-    try:
-        conn.request("GET", path)
-        r = conn.getresponse()
-        return r.status, r.read().decode()
-    finally:
-        conn.close()
+    status, _, body = web.call(PORT, path)
+    return status, body.decode()
 
 
 def new_session():

@@ -21,7 +21,6 @@ import tempfile
 import threading
 import time
 import unittest
-import http.client
 import ipaddress
 import json
 import random
@@ -30,6 +29,7 @@ import xml.dom.minidom
 SOURCE = os.environ["KEEPER_TEST_SOURCE_DIR"]
 import nginx_conf  # the one writer of a test nginx's files (scripts/lib, on PYTHONPATH)
 import private_stack  # the one starter of a test's processes (scripts/lib)
+from harness import web
 PORT = 18084
 SLOW_PORT = 18085
 CUT_PORT = 18086
@@ -69,16 +69,9 @@ def capture_json_answer(method, path, status, headers, body):
 
 def call(port, path, headers=None, body=None, source="127.0.0.1"):
     """One request; returns (status, headers, body). source: the client address to call from."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=(source, 0))
-    method = "POST" if body is not None else "GET"
-    try:
-        conn.request(method, path, body=body, headers=headers or {})
-        r = conn.getresponse()
-        answer = r.read()
-        capture_json_answer(method, path, r.status, r.headers, answer)
-        return r.status, r.headers, answer
-    finally:
-        conn.close()
+    status, answer_headers, answer = web.call(port, path, headers=headers, body=body, source=source, timeout=10)
+    capture_json_answer("POST" if body is not None else "GET", path, status, answer_headers, answer)
+    return status, answer_headers, answer
 
 
 def upstreams(directory, retry, pool):
@@ -517,13 +510,7 @@ def front_call(port, tier, path, headers=None, body=None, client_certificate=Tru
     ctx = ssl.create_default_context(cafile=f"{tier}/ca.crt")
     if client_certificate:
         ctx.load_cert_chain(f"{tier}/front.crt", f"{tier}/front.key")
-    conn = http.client.HTTPSConnection("localhost", port, timeout=10, context=ctx)
-    try:
-        conn.request("POST" if body is not None else "GET", path, body=body, headers=headers or {})
-        r = conn.getresponse()
-        return r.status, r.headers, r.read()
-    finally:
-        conn.close()
+    return web.call(port, path, headers=headers, body=body, host="localhost", context=ctx, timeout=10)
 
 
 class CallsTheFrontSentBefore(unittest.TestCase):

@@ -8,7 +8,6 @@ certificates, and a stranger's authority with a certificate of its own). Each he
 to the plain port, where it must change nothing: the front is known by its certificate, never by
 what a request says.
 """
-import http.client
 import os
 import re
 import ssl
@@ -16,6 +15,8 @@ import subprocess
 import time
 import unittest
 import uuid
+
+from harness import web
 
 TIER_PORT = int(os.environ["KEEPER_TEST_TIER_PORT"])
 PLAIN_PORT = int(os.environ["KEEPER_TEST_PORT"])
@@ -42,16 +43,10 @@ def authenticate_path(login):
 
 
 def call(path, headers=None, ctx=FRONT):
-    if ctx is None:
-        conn = http.client.HTTPConnection("127.0.0.1", PLAIN_PORT, timeout=15)
-    else:
-        conn = http.client.HTTPSConnection("localhost", TIER_PORT, timeout=15, context=ctx)
-    try:
-        conn.request("GET", path, headers=headers or {})
-        r = conn.getresponse()
-        return r.status, r.headers, r.read().decode()
-    finally:
-        conn.close()
+    """Over plain HTTP when ctx is None, else to the tier listener over TLS with ctx."""
+    port, host = (PLAIN_PORT, "127.0.0.1") if ctx is None else (TIER_PORT, "localhost")
+    status, answer_headers, body = web.call(port, path, headers=headers, host=host, context=ctx)
+    return status, answer_headers, body.decode()
 
 
 def sql(query):

@@ -4,11 +4,12 @@ certificate verified, HSTS, TLS 1.2 as the floor, and WSDL addresses that say ht
 scripts/test serves the same stack on KEEPER_TEST_TLS_PORT with a self-signed certificate for
 localhost (KEEPER_TEST_TLS_CA), which this test trusts and nothing else.
 """
-import http.client
 import os
 import ssl
 import unittest
 import xml.dom.minidom
+
+from harness import web
 
 PORT = int(os.environ["KEEPER_TEST_TLS_PORT"])
 CA = os.environ["KEEPER_TEST_TLS_CA"]
@@ -27,13 +28,9 @@ def verified_context(**limits):
 
 
 def call(method, path, headers=None, body=None, context=None):
-    conn = http.client.HTTPSConnection("localhost", PORT, timeout=10, context=context or verified_context())
-    try:
-        conn.request(method, path, body=body, headers=headers or {})
-        r = conn.getresponse()
-        return r.status, r.headers, r.read().decode()
-    finally:
-        conn.close()
+    status, answer_headers, answer = web.call(PORT, path, method, headers, body, "localhost",
+                                              context or verified_context(), timeout=10)
+    return status, answer_headers, answer.decode()
 
 
 class OverTls(unittest.TestCase):
