@@ -108,17 +108,13 @@ def stop_group(pid, seconds=20, reap=lambda: None):
     `seconds`; returns once no process of it is left. reap: the leader's reaping, when the caller
     is its parent (a zombie would count as left)."""
     try:
-        os.killpg(pid, signal.SIGTERM)
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            reap()
-            os.killpg(pid, 0)
-            time.sleep(0.05)
-        os.killpg(pid, signal.SIGKILL)
-        for _ in range(200):
-            reap()
-            os.killpg(pid, 0)
-            time.sleep(0.05)
+        for sig, wait in ((signal.SIGTERM, seconds), (signal.SIGKILL, 10)):
+            os.killpg(pid, sig)
+            deadline = time.monotonic() + wait
+            while time.monotonic() < deadline:
+                reap()
+                os.killpg(pid, 0)
+                time.sleep(0.05)
     except ProcessLookupError:
         pass
 
