@@ -24,4 +24,12 @@ void write_log_record(std::string_view record);
 // An event of the pool (source "pool", "keeper-fcgi", "worker") as one record.
 void log_event(std::string_view source, std::string_view message);
 
+// From now on, what any library prints to C's stderr becomes records too, a line each as an event of
+// source "library". libpq prints its notices there (its default notice processor), and libpqxx 6
+// replaces that processor only once a connection is open: a notice sent while one opens (a server
+// stopping at that moment sends "terminating connection due to immediate shutdown command") was a
+// raw line among the records. Writes to fd 2 itself (the log ring's own) are not affected. Called
+// once, before the workers fork; they inherit it.
+void log_library_output();
+
 }  // namespace keeper::fcgi

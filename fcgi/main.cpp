@@ -151,6 +151,7 @@ int main(int argc, char** argv) {
         // A peer gone is an error a write returns (the answers' sends say MSG_NOSIGNAL; the logs'
         // pipe may close too), never the end of the process.
         signal(SIGPIPE, SIG_IGN);
+        keeper::fcgi::log_library_output();
         // The sockets need no file when they come from systemd or --listen: with a file that does not
         // load, they are opened all the same, and the pool answers on them while it waits for a
         // good one, instead of exiting into systemd's start limit.

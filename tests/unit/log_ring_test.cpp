@@ -1,14 +1,17 @@
 // The workers' log ring (fcgi/log_ring.cpp): records come out whole, in order, in writes of at
-// most 4096 bytes cut between records, none lost when the ring fills or threads append at once.
+// most 4096 bytes cut between records, none lost when the ring fills or threads append at once;
+// and what a library prints to C's stderr comes out as records too (fcgi/log_writer.cpp).
 #include <boost/test/unit_test.hpp>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "fcgi/log_ring.hpp"
+#include "fcgi/log_writer.hpp"
 
 using keeper::fcgi::log_ring;
 using keeper::fcgi::shared_log_ring;
@@ -137,6 +140,27 @@ BOOST_AUTO_TEST_CASE(concurrent_appends_keep_every_record_whole) {
         BOOST_REQUIRE(line == record(t, next[static_cast<std::size_t>(t)]));
         ++next[static_cast<std::size_t>(t)];
     }
+}
+
+BOOST_AUTO_TEST_CASE(what_a_library_prints_to_stderr_becomes_records) {
+    // libpq's default notice processor is fprintf(stderr, "%s", message), its message a line or
+    // more; here in two pieces, the second line cut between two prints.
+    packet_pipe log;
+    const int saved_fd = dup(STDERR_FILENO);
+    dup2(log.in(), STDERR_FILENO);  // the process's own records go to fd 2 while it has no ring
+    FILE* const saved_stream = stderr;
+    keeper::fcgi::log_library_output();
+    std::fprintf(stderr, "%s", "WARNING:  terminating connection due to immediate shutdown command\nDETAIL:  one");
+    std::fprintf(stderr, "%s", " more line\n\n");
+    std::fclose(stderr);
+    stderr = saved_stream;
+    dup2(saved_fd, STDERR_FILENO);
+    close(saved_fd);
+    BOOST_TEST(
+        lines_of(log.writes()) ==
+            (std::vector<std::string>{"library: WARNING:  terminating connection due to immediate shutdown command",
+                                      "library: DETAIL:  one more line"}),
+        boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
