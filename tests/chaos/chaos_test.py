@@ -28,21 +28,14 @@ import unittest
 import harness.threads
 import private_stack  # the one starter of a test's processes (scripts/lib)
 from harness.auth import auth_hash
+from harness.test_stack import DATABASE_URL, PORT, STATE, sql
 
-PORT = int(os.environ["KEEPER_TEST_PORT"])
-STATE = os.environ["KEEPER_TEST_STATE"]
-DATABASE_URL = os.environ["KEEPER_TEST_DATABASE_URL"]
 POOL_PID = int(os.environ["KEEPER_TEST_POOL_PID"])
 POOL_WORKERS = 4  # scripts/test starts the pool with 4 workers
 POOL_THREADS = 24  # each with the default number of threads
 PG_CTL = f"{private_stack.pg_bin()}/pg_ctl"
 THREADS = 6
 RESULTS = []  # (scenario, requests, failed, lost, recovery) for the table
-
-
-def sql(query):
-    out = subprocess.run(["psql", DATABASE_URL, "-XAtqc", query], check=True, capture_output=True, text=True)
-    return out.stdout.strip()
 
 
 def as_keeper(*cmd):

@@ -18,7 +18,7 @@ import shutil
 import subprocess
 import unittest
 
-import stack
+from harness import test_stack as stack
 
 HERE = pathlib.Path(__file__).resolve().parent
 DOC = HERE.parents[1] / "docs" / "openapi.json"

@@ -8,7 +8,7 @@ import tempfile
 import unittest
 import urllib.request
 
-import stack
+from harness import test_stack as stack
 
 GOLDEN = os.environ["KEEPER_TEST_GOLDEN_DIR"]
 GROUPS = ["AccountApi", "TelepayApi", "SimpleAuthApi", "PushApi", "GlobalApi", "ErrorsApi"]

@@ -9,7 +9,7 @@ import unittest
 
 import zeep
 
-import stack
+from harness import test_stack as stack
 
 
 def client(group, binding):

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "core/wire/form_reader.hpp"
+#include "keeperctl/provisioning.hpp"
 
 namespace keeper::test {
 namespace {
@@ -136,6 +137,23 @@ db_fixture::user db_fixture::new_user() {
     add_login(u.login, "secret");
     BOOST_TEST_REQUIRE(authenticate_with_secret(u.session, u.login, "secret") == 0);
     return u;
+}
+
+int db_fixture::next_id() {
+    static int id = 100000 + (getpid() % 1000) * 1000;
+    return ++id;
+}
+
+std::string db_fixture::purse_for(const user& u, const std::string& balance) {
+    const auto purse = "Z" + std::to_string(100000000000LL + next_id());
+    db::add_purse(sql(), u.login, purse, balance);
+    return purse;
+}
+
+long long db_fixture::card_for(const user& u, std::optional<std::string> limit, bool blocked) {
+    const long long id = next_id();
+    db::add_card(sql(), u.login, id, limit, blocked);
+    return id;
 }
 
 long long db_fixture::count(const std::string& query) {

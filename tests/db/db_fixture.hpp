@@ -2,6 +2,7 @@
 // One fresh database for the whole module, plus helpers that call operations the way a worker
 // does (core's pipeline on the PostgreSQL store) and set up rows with plain SQL.
 #include <boost/test/unit_test.hpp>
+#include <optional>
 #include <pqxx/pqxx>
 #include <string>
 #include <utility>
@@ -72,6 +73,14 @@ struct db_fixture {
         std::string session;
     };
     user new_user();
+
+    // An id no other test uses (for transfers, cards, profiles, ...), and a purse or card of u's.
+    static int next_id();
+    std::string purse_for(const user& u, const std::string& balance = "0");
+    long long card_for(const user& u, std::optional<std::string> limit = std::nullopt, bool blocked = false);
+    std::string balance(const std::string& purse) {
+        return scalar("SELECT balance FROM purses WHERE purse = '" + purse + "'");
+    }
 };
 
 }  // namespace keeper::test

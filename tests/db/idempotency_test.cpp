@@ -20,31 +20,16 @@ namespace p = keeper::db;
 
 namespace {
 
-int next_id() {
-    static int id = 300000 + (getpid() % 1000) * 1000;
-    return ++id;
-}
-
 struct keyed_fixture : db_fixture {
     user alice = new_user();
     user bob = new_user();
     std::string key = unique("key-");
 
-    std::string purse_for(const user& u) {
-        const auto purse = "Z" + std::to_string(200000000000LL + next_id());
-        p::add_purse(sql(), u.login, purse, "0");
-        return purse;
-    }
     // A store whose worker has this key file (secret_keyring lines, the current key first).
     static std::unique_ptr<keeper::db::pg_store> store_with(const std::string& key_lines) {
         return std::make_unique<keeper::db::pg_store>(
             keeper::test::shared_database().url(), 1, keeper::db::database_timeouts{},
             std::make_shared<const keeper::db::key_file>(keeper::db::secret_keyring::parse(key_lines)));
-    }
-    long long card_for(const user& u) {
-        const long long id = next_id();
-        p::add_card(sql(), u.login, id, std::nullopt, false);
-        return id;
     }
     keyed_answer topup(const user& u, const std::string& purse, long long card, const std::string& amount,
                        const std::string& k, keeper::core::store* through = nullptr) {
@@ -64,9 +49,6 @@ struct keyed_fixture : db_fixture {
                            {"login", alice.login},
                            {"authHash", keeper::core::expected_auth_hash(alice.login, secret, session)}},
                           k);
-    }
-    std::string balance(const std::string& purse) {
-        return scalar("SELECT balance FROM purses WHERE purse = '" + purse + "'");
     }
     long long keys_of(const std::string& k) {
         return count("SELECT count(*) FROM idempotency_keys WHERE key = '" + k + "'");

@@ -12,11 +12,6 @@ namespace p = keeper::db;
 
 namespace {
 
-int next_id() {
-    static int id = 100000 + (getpid() % 1000) * 1000;
-    return ++id;
-}
-
 struct ops_fixture : db_fixture {
     user alice = new_user();
     user bob = new_user();
@@ -65,19 +60,6 @@ struct ops_fixture : db_fixture {
     }
     int delivered(const user& u, int sms) {
         return call_op("PushApi", "MarkPushSmsAsDelivered", {{"sessionId", u.session}, {"id", std::to_string(sms)}});
-    }
-    std::string purse_for(const user& u, const std::string& balance = "0") {
-        const auto purse = "Z" + std::to_string(100000000000LL + next_id());
-        p::add_purse(sql(), u.login, purse, balance);
-        return purse;
-    }
-    long long card_for(const user& u, std::optional<std::string> limit = std::nullopt, bool blocked = false) {
-        const long long id = next_id();
-        p::add_card(sql(), u.login, id, limit, blocked);
-        return id;
-    }
-    std::string balance(const std::string& purse) {
-        return scalar("SELECT balance FROM purses WHERE purse = '" + purse + "'");
     }
 };
 

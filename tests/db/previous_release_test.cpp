@@ -26,11 +26,6 @@ namespace p = keeper::db;
 
 namespace {
 
-int next_id() {
-    static int id = 400000 + (getpid() % 1000) * 1000;
-    return ++id;
-}
-
 struct previous_release_fixture : db_fixture {
     user alice = new_user();
     pqxx::connection worker{keeper::test::shared_database().url()};
@@ -107,21 +102,19 @@ BOOST_AUTO_TEST_CASE(its_code_confirmation_reads_the_login_name_and_completes_th
 }
 
 BOOST_AUTO_TEST_CASE(its_topup_and_other_writes_answer_and_a_keyed_repeat_replays) {
-    const auto purse = "Z" + std::to_string(300000000000LL + next_id());
-    const long long card = next_id();
-    p::add_purse(sql(), alice.login, purse, "0");
-    p::add_card(sql(), alice.login, card, std::nullopt, false);
+    const auto purse = purse_for(alice);
+    const long long card = card_for(alice);
     const auto key = unique("key-");
     const std::string topup =
         "SELECT keeper_topup($1, $2, $3, $4, $5, $6, $7::numeric, $8::numeric, $9::numeric, $10, $11, $12) AS result";
     BOOST_TEST(run(topup, rid(), "TopupPurseFromAtmCard", alice.session, 86400, purse, card, "12.50", "15000", "50000",
                    key, std::string(64, 'a'), false) == "0");
-    BOOST_TEST(scalar("SELECT balance FROM purses WHERE purse = '" + purse + "'") == "12.50");
+    BOOST_TEST(balance(purse) == "12.50");
     // The repeat with the key, as that release's worker sends it once the key met the unique index.
     BOOST_CHECK_EXCEPTION(run(topup, rid(), "TopupPurseFromAtmCard", alice.session, 86400, purse, card, "12.50",
                               "15000", "50000", key, std::string(64, 'a'), true),
                           pqxx::sql_error, [](const pqxx::sql_error& e) { return e.sqlstate() == "KI200"; });
-    BOOST_TEST(scalar("SELECT balance FROM purses WHERE purse = '" + purse + "'") == "12.50");
+    BOOST_TEST(balance(purse) == "12.50");
 
     const int profile = next_id(), task = next_id(), sms = next_id();
     p::add_profile(sql(), alice.login, profile, "Old");

@@ -5,8 +5,6 @@ address: thousands of phones share one behind a carrier's NAT, and neither a pho
 applications that do not exist nor an app build that sends wrong hashes for its user holds the
 other users there. What an address does meet is nginx's rate (tests/e2e/client_block_test.py).
 Authenticate's rule, per login, is the contract's (tests/e2e/sessions_test.cpp)."""
-import os
-import subprocess
 import threading
 import time
 import unittest
@@ -14,20 +12,15 @@ import uuid
 
 from harness import web
 from harness.auth import auth_hash
+from harness.test_stack import PORT, keeperctl, sql
 
-PORT = int(os.environ["KEEPER_TEST_PORT"])
-DATABASE_URL = os.environ["KEEPER_TEST_DATABASE_URL"]
-PROVISION_URL = os.environ["KEEPER_TEST_PROVISION_DATABASE_URL"]
-KEEPERCTL = os.environ["KEEPER_TEST_KEEPERCTL"]
 SECRET = "throttle-app-secret-0123"
 MAX_FAILURES = 20  # app_auth_max_failures, as scripts/test's stack has it (the default)
 WINDOW = "900 seconds"  # app_auth_failure_window_seconds, likewise
 
 
 def add_app(app):
-    env = dict(os.environ, KEEPER_PROVISION_DATABASE_URL=PROVISION_URL, KEEPER_CONFIG="/dev/null")
-    subprocess.run([KEEPERCTL, "add-app", app, "-", "Android"], input=SECRET + "\n", text=True, env=env, check=True,
-                   stdout=subprocess.DEVNULL)
+    keeperctl("add-app", app, "-", "Android", secret=SECRET)
 
 
 def app_hash(app, user):
@@ -41,11 +34,6 @@ def subscribe(app, user, right, source):
     status, _, body = web.call(PORT, path, source=source)
     assert status == 200, body
     return int(body.decode().split(">")[-2].split("<")[0])
-
-
-def sql(statement):
-    return subprocess.run(["psql", DATABASE_URL, "-XAtq", "-v", "ON_ERROR_STOP=1", "-c", statement], check=True,
-                          capture_output=True, text=True).stdout.strip()
 
 
 class GuardAgainstGuessing(unittest.TestCase):

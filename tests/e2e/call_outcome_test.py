@@ -9,7 +9,6 @@ say "pending" while it does, and "recorded" once it commits.
 A request id is checked before any SQL: one dated far ahead, past what 13 digits hold, or fuzzed,
 is a 400 naming requestId or a look's answer, never a 500."""
 import json
-import os
 import random
 import subprocess
 import time
@@ -18,11 +17,7 @@ import uuid
 
 from harness import web
 from harness.auth import auth_hash
-
-PORT = int(os.environ["KEEPER_TEST_PORT"])
-DATABASE_URL = os.environ["KEEPER_TEST_DATABASE_URL"]
-PROVISION_URL = os.environ["KEEPER_TEST_PROVISION_DATABASE_URL"]
-KEEPERCTL = os.environ["KEEPER_TEST_KEEPERCTL"]
+from harness.test_stack import PORT, DATABASE_URL, keeperctl
 
 
 def get(path):
@@ -32,9 +27,7 @@ def get(path):
 
 def new_session():
     login, secret, session = f"outcome-{uuid.uuid4().hex[:8]}", "outcome-secret-0123", str(uuid.uuid4())
-    env = dict(os.environ, KEEPER_PROVISION_DATABASE_URL=PROVISION_URL, KEEPER_CONFIG="/dev/null")
-    subprocess.run([KEEPERCTL, "add-login", login, "-"], input=secret + "\n", text=True, env=env, check=True,
-                   stdout=subprocess.DEVNULL)
+    keeperctl("add-login", login, "-", secret=secret)
     digest = auth_hash(login, secret, session)
     status, body = get(f"/SimpleAuthApi.asmx/Authenticate?sessionId={session}&login={login}&authHash={digest}")
     assert status == 200 and ">0</int>" in body, body

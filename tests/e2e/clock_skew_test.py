@@ -18,7 +18,8 @@ import urllib.request
 import uuid
 
 import private_stack
-from pool_socket_test import fastcgi_get, sql
+from harness.test_stack import sql
+from pool_socket_test import fastcgi_get
 
 FCGI = os.environ["KEEPER_TEST_FCGI"]
 STATE = os.environ["KEEPER_TEST_STATE"]

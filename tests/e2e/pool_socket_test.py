@@ -12,16 +12,14 @@ import re
 import shutil
 import socket
 import struct
-import subprocess
 import tempfile
 import time
 import unittest
 import uuid
 
 import private_stack
+from harness.test_stack import STATE, sql
 
-STATE = os.environ["KEEPER_TEST_STATE"]
-DATABASE_URL = os.environ["KEEPER_TEST_DATABASE_URL"]
 KEEPER_ID = re.compile(r"^\d{13}[0-9a-f]{19}$")
 
 
@@ -56,10 +54,6 @@ def fastcgi_get(socket_path, path, query, request_id, **more):
             out += data[8:8 + length]
         data = data[8 + length + padding:]
     return out.decode()
-
-
-def sql(query):
-    return subprocess.run(["psql", DATABASE_URL, "-XAtqc", query], check=True, capture_output=True, text=True).stdout.strip()
 
 
 class PeerOfThePoolsSockets(unittest.TestCase):

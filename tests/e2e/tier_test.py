@@ -11,18 +11,15 @@ what a request says.
 import os
 import re
 import ssl
-import subprocess
 import time
 import unittest
 import uuid
 
 from harness import web
+from harness.test_stack import PORT as PLAIN_PORT, STATE, sql
 
 TIER_PORT = int(os.environ["KEEPER_TEST_TIER_PORT"])
-PLAIN_PORT = int(os.environ["KEEPER_TEST_PORT"])
-STATE = os.environ["KEEPER_TEST_STATE"]
 TIER = os.path.join(STATE, "tier")
-DATABASE_URL = os.environ["KEEPER_TEST_DATABASE_URL"]
 
 
 def context(cert_dir=None, name="front"):
@@ -47,10 +44,6 @@ def call(path, headers=None, ctx=FRONT):
     port, host = (PLAIN_PORT, "127.0.0.1") if ctx is None else (TIER_PORT, "localhost")
     status, answer_headers, body = web.call(port, path, headers=headers, host=host, context=ctx)
     return status, answer_headers, body.decode()
-
-
-def sql(query):
-    return subprocess.run(["psql", DATABASE_URL, "-XAtqc", query], check=True, capture_output=True, text=True).stdout.strip()
 
 
 def log_line(file, request_id):

@@ -1,11 +1,14 @@
-"""The running stack for the client tests: URLs, provisioning with keeperctl, and SQL checks with psql."""
+"""The stack a test runs against, as scripts/test (or own_stack.sh) started it (scripts/lib/stack.sh,
+start_test_stack): where it is, provisioning with keeperctl, and SQL checks with psql as the schema's
+owner."""
 import os
 import subprocess
 
 PORT = int(os.environ["KEEPER_TEST_PORT"])
+STATE = os.environ["KEEPER_TEST_STATE"]
 DATABASE_URL = os.environ["KEEPER_TEST_DATABASE_URL"]  # the schema owner, for checks
 PROVISION_URL = os.environ["KEEPER_TEST_PROVISION_DATABASE_URL"]  # keeperctl add-* as keeper_provision
-KEEPERCTL = os.environ["KEEPER_TEST_KEEPERCTL"]
+KEEPERCTL = os.environ.get("KEEPER_TEST_KEEPERCTL", "keeperctl")  # the build's, where the test names it (tests/CMakeLists.txt)
 BASE = f"http://127.0.0.1:{PORT}"
 
 
@@ -13,14 +16,17 @@ def wsdl(group):
     return f"{BASE}/{group}.asmx?WSDL"
 
 
-def keeperctl(*args):
+def keeperctl(*args, secret=None):
+    """keeperctl ARGS as keeper_provision; a secret given is passed on its standard input (argument "-")."""
     env = dict(os.environ, KEEPER_PROVISION_DATABASE_URL=PROVISION_URL, KEEPER_CONFIG="/dev/null")
-    subprocess.run([KEEPERCTL, *map(str, args)], env=env, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([KEEPERCTL, *map(str, args)], env=env, check=True, stdout=subprocess.DEVNULL,
+                   input=None if secret is None else secret + "\n", text=True)
 
 
 def sql(query):
-    out = subprocess.run(["psql", DATABASE_URL, "-XAtqc", query], check=True, capture_output=True, text=True)
-    return out.stdout.strip()
+    """One statement's rows as psql prints them unaligned, stopping at the first error."""
+    return subprocess.run(["psql", DATABASE_URL, "-XAtq", "-v", "ON_ERROR_STOP=1", "-c", query], check=True,
+                          capture_output=True, text=True).stdout.strip()
 
 
 from harness.auth import auth_hash  # noqa: F401  the tests of clients/ take it from here
