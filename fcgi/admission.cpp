@@ -90,9 +90,9 @@ std::size_t admission_queue::waiting() const {
     return m_retried.size() + m_first.size();
 }
 
-// Offered only while every thread is busy (fcgi/connection_hub.hpp): every queued request, and
-// this one, needs a thread for the mean service time, and the threads finish one each per mean
-// service time between them.
+// Every queued request, and this one, needs a thread for the mean service time, and the threads
+// finish one each per mean service time between them (with a thread idle, the queue is empty and
+// the wait a fraction of one service: queued).
 std::chrono::microseconds admission_queue::expected_wait_locked() const {
     const auto ahead = static_cast<double>(m_retried.size() + m_first.size() + 1);
     return std::chrono::microseconds{

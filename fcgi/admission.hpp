@@ -1,7 +1,7 @@
 #pragma once
 // The requests of one worker process that wait for a serving thread, and the rule that refuses one
 // at once when it could not start soon enough (docs/design.md, "Overload"). A request is offered
-// when it arrives while every serving thread is busy (fcgi/connection_hub.hpp); it is refused on arrival when the
+// when it arrives on a connection no serving thread owns (fcgi/connection_hub.hpp); it is refused on arrival when the
 // requests before it would take longer than the wait target to start: the queued ones times the mean time a thread
 // spends on one, over the threads. A refusal costs the refuser a read and a short answer, never a thread of the pool or
 // a database call, and reaches the client at once instead of after a wait (a second later for a client that asked

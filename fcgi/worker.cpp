@@ -38,7 +38,7 @@ struct worker_state {
                 {c.lock_timeout, c.statement_timeout, c.call_budget, std::max(1, c.threads / 2)},
                 db::key_file::load(config::secret_key_path(c)), &metrics.database, &shared.calls),
           queue(static_cast<std::size_t>(c.threads), c.admission_wait, &metrics.pool.requests_waiting),
-          hub(sockets, queue),
+          hub(sockets, queue, c.threads),
           page(metrics) {}
 
     const core::settings& cfg;
@@ -63,7 +63,8 @@ struct busy_thread {
 // next request, closed (nginx asked to, or it came from the retry socket, whose connections serve
 // one request: nginx keeps none of them, since a kept one could be to a worker that dies, and a
 // retry sent on it would fail again).
-void settle(const exchange& x, const waiting_request& r, worker_state& w) {
+// `thread`: the serving thread's number (fcgi/connection_hub.hpp), -1 for the refuser.
+void settle(const exchange& x, const waiting_request& r, worker_state& w, int thread = -1) {
     if (!x.aborted.empty()) log_event("worker", "request aborted: " + x.aborted);
     if (x.answered) {
         const auto took =
@@ -72,18 +73,18 @@ void settle(const exchange& x, const waiting_request& r, worker_state& w) {
         write_log_record(core::format_log_line(x.request_id, *x.answered, took, log_format()));
     }
     if (x.open && !r.retried) {
-        w.hub.give_back(r.fd);
+        w.hub.give_back(r.fd, thread);
     } else {
         w.hub.close_connection(r.fd);
     }
 }
 
-// Answers the call waiting on r's connection.
-void answer(const waiting_request& r, worker_state& w) {
+// Serving thread `thread` answers the call waiting on r's connection.
+void answer(const waiting_request& r, worker_state& w, int thread) {
     settle(
         exchange_one(r.fd, w.cfg.body_limit, r.retried,
                      [&](const core::http_request& req) { return core::handle_request(req, w.store, w.cfg, &w.page); }),
-        r, w);
+        r, w, thread);
 }
 
 // A client by its connection, as nginx (or the front) names it: address and port.
@@ -122,13 +123,13 @@ void answer_due(held_refusals& held, worker_state& w) {
 // Names the calling thread as `top -H` and `perf` show it.
 void name_thread(const char* name) { pthread_setname_np(pthread_self(), name); }
 
-void serve_thread(worker_state& w) {
+void serve_thread(worker_state& w, int thread) {
     name_thread("keeper-serve");
-    while (const auto r = w.hub.next_request()) {
+    while (const auto r = w.hub.next_request(thread)) {
         const auto started = std::chrono::steady_clock::now();
         {
             const busy_thread busy{w.metrics.pool.threads_busy};
-            answer(*r, w);
+            answer(*r, w, thread);
         }
         w.queue.served(
             std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started));
@@ -177,7 +178,7 @@ int run_worker(listen_sockets sockets, const core::settings& cfg, pool_memory sh
     core::init_xml_guards();
     auto w = std::make_unique<worker_state>(sockets, cfg, shared);
     std::vector<std::thread> threads;
-    for (int i = 0; i < cfg.threads; ++i) threads.emplace_back(serve_thread, std::ref(*w));
+    for (int i = 0; i < cfg.threads; ++i) threads.emplace_back(serve_thread, std::ref(*w), i);
     threads.emplace_back(refuse_thread, std::ref(*w));
     std::thread watcher{[&] {
         name_thread("keeper-watch");
