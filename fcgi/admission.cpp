@@ -8,11 +8,11 @@ admission_queue::admission_queue(std::size_t threads, std::chrono::milliseconds 
                                  std::atomic<std::int64_t>* waiting)
     : m_threads(threads > 0 ? threads : 1), m_wait_target(wait_target), m_waiting_gauge(waiting) {}
 
-bool admission_queue::offer(const waiting_request& r) {
+bool admission_queue::offer(const waiting_request& r, bool thread_idle) {
     {
         std::lock_guard lock{m_mutex};
         const auto target = m_pushback.storm() ? m_wait_target / storm_target_divisor : m_wait_target;
-        if (!r.retried && expected_wait_locked() > target) {
+        if (!r.retried && !thread_idle && expected_wait_locked() > target) {
             m_refused.push_back(r);
             m_refused.back().retry_after_s = m_pushback.refused(clock::now());
             m_refused_ready.notify_one();
@@ -90,9 +90,8 @@ std::size_t admission_queue::waiting() const {
     return m_retried.size() + m_first.size();
 }
 
-// Every queued request, and this one, needs a thread for the mean service time, and the threads
-// finish one each per mean service time between them (with a thread idle, the queue is empty and
-// the wait a fraction of one service: queued).
+// Judged only while every thread is busy: every queued request, and this one, needs a thread for
+// the mean service time, and the threads finish one each per mean service time between them.
 std::chrono::microseconds admission_queue::expected_wait_locked() const {
     const auto ahead = static_cast<double>(m_retried.size() + m_first.size() + 1);
     return std::chrono::microseconds{

@@ -1,12 +1,12 @@
 #pragma once
 // The requests of one worker process that wait for a serving thread, and the rule that refuses one
 // at once when it could not start soon enough (docs/design.md, "Overload"). A request is offered
-// when it arrives on a connection no serving thread owns (fcgi/connection_hub.hpp); it is refused on arrival when the
-// requests before it would take longer than the wait target to start: the queued ones times the mean time a thread
-// spends on one, over the threads. A refusal costs the refuser a read and a short answer, never a thread of the pool or
-// a database call, and reaches the client at once instead of after a wait (a second later for a client that asked
-// again before its Retry-After ran out: fcgi/held_refusals.hpp). A request nginx sent before (the retry socket) is
-// never refused: its first attempt may have run, so it is served, and before first-time requests.
+// when it arrives on a connection no serving thread owns (fcgi/connection_hub.hpp) while every thread is busy; it is
+// refused on arrival when the requests before it would take longer than the wait target to start: the queued ones times
+// the mean time a thread spends on one, over the threads. A refusal costs the refuser a read and a short answer, never
+// a thread of the pool or a database call, and reaches the client at once instead of after a wait (a second later for a
+// client that asked again before its Retry-After ran out: fcgi/held_refusals.hpp). A request nginx sent before (the
+// retry socket) is never refused: its first attempt may have run, so it is served, and before first-time requests.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -88,8 +88,9 @@ public:
     admission_queue(std::size_t threads, std::chrono::milliseconds wait_target,
                     std::atomic<std::int64_t>* waiting = nullptr);
 
-    // A request arrived. Queued for a serving thread, or (false) handed to the refuser.
-    bool offer(const waiting_request& r);
+    // A request arrived. Queued for a serving thread, or (false) handed to the refuser; while a
+    // thread is idle it is queued for that thread, whatever the wait of the last requests served.
+    bool offer(const waiting_request& r, bool thread_idle = false);
     // The next request for a serving thread, if one is queued: sent-before ones first, then the
     // oldest.
     std::optional<waiting_request> try_take();

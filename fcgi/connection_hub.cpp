@@ -203,10 +203,16 @@ void connection_hub::release(int thread, int keep_fd) {
 }
 
 // The watcher's: a request on a connection nobody owns goes to the admission queue, and a thread
-// is rung for it (a refused one goes to the refuser).
+// is rung for it; while every thread is busy the queue may refuse it instead (to the refuser).
 void connection_hub::offer(std::uint64_t tag) {
     waiting_request r;
-    if (claim(fd_of(tag), generation_of(tag), &r) && m_queue.offer(r)) ring_idle_thread();
+    if (!claim(fd_of(tag), generation_of(tag), &r)) return;
+    if (m_queue.offer(r, any_idle())) ring_idle_thread();
+}
+
+bool connection_hub::any_idle() {
+    std::lock_guard lock{m_mutex};
+    return !m_idle.empty();
 }
 
 void connection_hub::begin_stop() {

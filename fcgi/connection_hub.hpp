@@ -76,6 +76,7 @@ private:
     bool claim(int fd, std::uint32_t generation, waiting_request* out);
     void set_idle(int thread, bool idle);
     void ring_idle_thread();
+    bool any_idle();
     void release(int thread, int keep_fd);
     void offer(std::uint64_t tag);
     void begin_stop();

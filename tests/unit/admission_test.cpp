@@ -1,6 +1,7 @@
 // The admission queue's rule (fcgi/admission.hpp), without a socket: a request is refused on
 // arrival exactly when the requests before it would keep every thread busy past the wait target;
-// a request sent before is never refused and is served first.
+// a request sent before is never refused and is served first; a request for an idle thread is never
+// refused.
 #include <boost/test/unit_test.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -40,6 +41,16 @@ BOOST_AUTO_TEST_CASE(requests_are_queued_until_their_expected_wait_passes_the_ta
     const auto refused = q.take_refused();
     BOOST_REQUIRE(refused.has_value());
     BOOST_TEST(refused->fd == 5);
+}
+
+BOOST_AUTO_TEST_CASE(a_request_for_an_idle_thread_is_queued_whatever_the_last_ones_took) {
+    // A service time of seconds (a stalled database) predicts a wait past the target, but a thread
+    // is idle: the request is its, not a refusal.
+    admission_queue q{2, milliseconds{10}};
+    q.served(microseconds{5'000'000});
+    BOOST_TEST(!q.offer(first(1)));
+    BOOST_TEST(q.offer(first(2), true));
+    BOOST_TEST(q.try_take()->fd == 2);
 }
 
 BOOST_AUTO_TEST_CASE(a_request_sent_before_is_never_refused_and_goes_first) {
