@@ -8,7 +8,7 @@ PORT = int(os.environ["KEEPER_TEST_PORT"])
 STATE = os.environ["KEEPER_TEST_STATE"]
 DATABASE_URL = os.environ["KEEPER_TEST_DATABASE_URL"]  # the schema owner, for checks
 PROVISION_URL = os.environ["KEEPER_TEST_PROVISION_DATABASE_URL"]  # keeperctl add-* as keeper_provision
-KEEPERCTL = os.environ.get("KEEPER_TEST_KEEPERCTL", "keeperctl")  # the build's, where the test names it (tests/CMakeLists.txt)
+KEEPERCTL = os.environ["KEEPER_TEST_KEEPERCTL"]
 BASE = f"http://127.0.0.1:{PORT}"
 
 
