@@ -5,7 +5,7 @@
 // refused on arrival when the requests before it would take longer than the wait target to start: the queued ones times
 // the mean time a thread spends on one, over the threads. A refusal costs the refuser a read and a short answer, never
 // a thread of the pool or a database call, and reaches the client at once instead of after a wait (a second later for a
-// client that asked again before its Retry-After ran out: fcgi/held_refusals.hpp). A request nginx sent before (the
+// client that asked again before its Retry-After ran out: pool/held_refusals.hpp). A request nginx sent before (the
 // retry socket) is never refused: its first attempt may have run, so it is served, and before first-time requests.
 #include <atomic>
 #include <chrono>
@@ -51,7 +51,7 @@ public:
     int refused(clock::time_point now);
     void served(clock::time_point now);
     // A refused client came back before the Retry-After it was told ran out
-    // (fcgi/refused_clients.hpp).
+    // (pool/refused_clients.hpp).
     void ignored(clock::time_point now);
     // The longest Retry-After in force (R).
     int seconds() const { return m_seconds; }
@@ -80,7 +80,7 @@ class admission_queue {
 public:
     using clock = std::chrono::steady_clock;
     // During a retry storm (retry_pushback::storm) the wait target is this much shorter: its
-    // refusals are held (fcgi/worker.cpp), so each costs little and brings its client back a
+    // refusals are held (pool/worker.cpp), so each costs little and brings its client back a
     // second later at the soonest, and a short queue keeps the threads as busy.
     static constexpr int storm_target_divisor = 4;
 

@@ -23,7 +23,7 @@ struct exchange {
 using responder = std::function<core::handled_request(const core::http_request&)>;
 exchange exchange_one(int fd, std::size_t body_limit, bool retried, const responder& respond);
 
-// exchange_one in two halves, for an answer written later (a held refusal, fcgi/worker.cpp): the
+// exchange_one in two halves, for an answer written later (a held refusal, pool/worker.cpp): the
 // request read (none: closed before a request came, or the stream broke, said in `out`), then
 // its answer written.
 struct begun_exchange {

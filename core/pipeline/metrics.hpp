@@ -1,6 +1,6 @@
 #pragma once
 // Request counters and durations for GET /metrics (Prometheus text format). One block lives in
-// memory the pool shares with all its workers (fcgi/pool_metrics.hpp), so what any worker renders is
+// memory the pool shares with all its workers (pool/pool_metrics.hpp), so what any worker renders is
 // the sum over all of them. Lock-free atomics only: safe across processes. The other parts of the
 // pool write their own series (metrics_source); the router asks for them all at once.
 #include <array>
@@ -31,7 +31,7 @@ struct metrics_block {
 
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free, "shared-memory counters need lock-free atomics");
 
-// What GET /metrics shows: each part of the pool writes its own series (fcgi/pool_metrics.hpp
+// What GET /metrics shows: each part of the pool writes its own series (pool/pool_metrics.hpp
 // composes them), so that core holds no gauge of processes or connections.
 class metrics_source {
 public:

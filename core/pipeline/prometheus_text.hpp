@@ -1,7 +1,7 @@
 #pragma once
 // The Prometheus text format as every part of GET /metrics writes its series: the requests' counters
 // (core/pipeline/metrics.hpp), the database connections' (db/store/database_gauges.hpp), the pool's
-// (fcgi/pool_gauges.hpp). Histograms share one set of bounds, so a dashboard compares them.
+// (pool/pool_gauges.hpp). Histograms share one set of bounds, so a dashboard compares them.
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -30,7 +30,7 @@ std::string value(const std::atomic<T>& a) {
 void write_one(std::string& out, std::string_view name, std::string_view type, std::string_view help,
                std::string_view value);
 
-// A single-valued series of a block of gauges (db/store/database_gauges.cpp, fcgi/pool_gauges.cpp):
+// A single-valued series of a block of gauges (db/store/database_gauges.cpp, pool/pool_gauges.cpp):
 // its name, its help and the atomic it reads.
 template <typename Block, typename T>
 struct series_line {

@@ -19,7 +19,7 @@ handled_request handle_request(const http_request& request, store& st, const set
 
 // Why a request is refused before it starts: no thread would be free soon enough
 // (fcgi/admission.hpp), or the pool is not ready to serve at all (it waits for its database
-// schema: fcgi/answer_while_waiting.hpp; `detail` says why, for /health and the log).
+// schema: pool/answer_while_waiting.hpp; `detail` says why, for /health and the log).
 enum class refusal { busy, not_ready };
 
 // The answer to a request refused before it started: "not applied", 503 and Retry-After, in the

@@ -5,7 +5,7 @@
 // host knows every attempt of every call it was given. A first attempt found here is one the retry
 // can end without the call's lock in the database: a first attempt takes that lock only when its
 // host cannot vouch for it. The pool keeps the record in memory its processes share
-// (fcgi/calls_in_flight.hpp); a store without one takes the lock for every attempt.
+// (pool/calls_in_flight.hpp); a store without one takes the lock for every attempt.
 #include <optional>
 #include <string_view>
 

@@ -1,7 +1,7 @@
 #pragma once
 // The database connections' gauges and counters, for the questions asked during an incident: is
 // the database slow or gone, do calls wait for a connection, do they end in doubt. Written by every
-// worker's store; one block in memory the pool shares (fcgi/pool_metrics.hpp), so the values are
+// worker's store; one block in memory the pool shares (pool/pool_metrics.hpp), so the values are
 // sums over all workers. Lock-free atomics only: safe across processes.
 #include <atomic>
 #include <chrono>

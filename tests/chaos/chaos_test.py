@@ -782,7 +782,7 @@ class Chaos(unittest.TestCase):
                             r'status=\d{3} duration_ms=[0-9.]+( replayed=true)?( retried=true)?( detail="[^"\n]*")?')
         # The pool's events, and the lines libraries print (libpq's notices: PostgreSQL's immediate
         # restart in test_03 sends one to a connection a worker is opening) as events of their own
-        # (core/pipeline/log_line.hpp, format_event; fcgi/log_writer.hpp).
+        # (core/pipeline/log_line.hpp, format_event; pool/log_writer.hpp).
         pool = re.compile(r"(pool|keeper-fcgi|worker|library): [ -~]+")
         with open(f"{STATE}/log/keeper.log", encoding="utf-8") as f:
             lines = f.read().split("\n")

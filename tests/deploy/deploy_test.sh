@@ -214,7 +214,7 @@ check "the pool waits: keeper.service active, never restarted" test "$(unit_prop
 check "keeper.socket stays active" in_ct systemctl is-active --quiet keeper.socket
 check "the pool's journal says what it waits for" prints_text "waiting: database schema is version $before, this keeper needs 9000" \
   journalctl -u keeper --no-pager
-# Meanwhile a call is refused at once, never left to hang until nginx's timeout (fcgi/answer_while_waiting.hpp).
+# Meanwhile a call is refused at once, never left to hang until nginx's timeout (pool/answer_while_waiting.hpp).
 refused_while_waiting() {
   local out
   out=$(in_ct curl -sk -m 3 -D - "https://127.0.0.1/GlobalApi.asmx/GetUtcNow") || { echo "no answer within 3 s"; return 1; }

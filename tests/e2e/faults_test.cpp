@@ -157,7 +157,7 @@ BOOST_AUTO_TEST_CASE(metrics_sum_every_workers_requests) {
     for (int i = 0; i < 40; ++i) post_call("ErrorsApi", "GetErrorDesc", {{"errorCode", "1"}, {"cultureCode", "1033"}});
     // 40 calls spread over every worker, all counted (other suites running at the same time may
     // add their own calls of this operation, never take any away). A worker counts a call just
-    // after its response has left (fcgi/worker.cpp), so a scrape may race the last one or two:
+    // after its response has left (pool/worker.cpp), so a scrape may race the last one or two:
     // read again for a moment rather than fail on that race. A call never counted still fails.
     auto after = counter();
     for (int tries = 0; after < before + 40 && tries < 100; ++tries) {

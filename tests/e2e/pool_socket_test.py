@@ -117,7 +117,7 @@ class AKeptConnection(unittest.TestCase):
 
 
 class APoolThatWaits(unittest.TestCase):
-    """A pool waiting for a configuration it refuses runs nothing (fcgi/answer_while_waiting.hpp). A call
+    """A pool waiting for a configuration it refuses runs nothing (pool/answer_while_waiting.hpp). A call
     nginx sends again to its retry socket is "outcome unknown" when nginx first passed it on before
     the pool began (an earlier pool may have run it), and "not applied" when after: no worker of
     this pool, and none of the pool before it, can have seen it."""

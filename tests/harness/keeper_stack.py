@@ -20,7 +20,6 @@ import private_stack  # the one starter of a test's processes (scripts/lib)
 from private_stack import USER, run
 
 SOURCE = os.environ["KEEPER_TEST_SOURCE_DIR"]
-BUILD = os.environ["KEEPER_TEST_BUILD_DIR"]
 HTTP_PORT = 18641
 # Where the clients find nginx: loopback, or the edge host's address on a test network
 # (tests/harness/hostnet.py), set by the test before its clients start.
@@ -43,8 +42,8 @@ def make_root(prefix):
         os.makedirs(f"{root}/{d}", exist_ok=True)
         os.chown(f"{root}/{d}", keeper.pw_uid, keeper.pw_gid)
     os.chmod(root, 0o755)
-    for b in ("fcgi/keeper-fcgi", "keeperctl/keeperctl"):  # where the user keeper can run them
-        shutil.copy(f"{BUILD}/{b}", f"{root}/bin/")
+    for b in ("KEEPER_TEST_FCGI", "KEEPER_TEST_KEEPERCTL"):  # where the user keeper can run them
+        shutil.copy(os.environ[b], f"{root}/bin/")
     return root
 
 

@@ -12,10 +12,12 @@
 #include <string>
 
 #include "fcgi/admission.hpp"
-#include "fcgi/refused_clients.hpp"
-#include "fcgi/shared_memory.hpp"
+#include "pool/refused_clients.hpp"
+#include "pool/shared_memory.hpp"
 
 using namespace keeper::fcgi;
+using keeper::pool::in_shared_memory;
+using keeper::pool::refused_clients;
 using std::chrono::microseconds;
 using std::chrono::milliseconds;
 

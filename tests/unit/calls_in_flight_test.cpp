@@ -1,4 +1,4 @@
-// The host's record of calls in flight (fcgi/calls_in_flight.cpp): a retry finds the server
+// The host's record of calls in flight (pool/calls_in_flight.cpp): a retry finds the server
 // process of a first attempt another worker process recorded, and once a call is marked no first
 // attempt of it is recorded again, whichever came first; a mark with no room locks every call. And
 // the server processes a retry ends beside it: those named for a dead worker of this host
@@ -13,12 +13,12 @@
 #include <string>
 
 #include "db/store/backend_ending.hpp"
-#include "fcgi/calls_in_flight.hpp"
-#include "fcgi/shared_memory.hpp"
+#include "pool/calls_in_flight.hpp"
+#include "pool/shared_memory.hpp"
 
 using keeper::core::deadline;
 using keeper::db::backend_identity;
-using keeper::fcgi::calls_in_flight;
+using keeper::pool::calls_in_flight;
 using namespace std::chrono_literals;
 
 namespace {
@@ -32,7 +32,7 @@ std::string id(int n) { return "1764363600000" + std::to_string(1000000 + n); }
 BOOST_AUTO_TEST_SUITE(calls_in_flight_record)
 
 BOOST_AUTO_TEST_CASE(a_retry_finds_the_first_attempt_another_process_recorded) {
-    keeper::fcgi::in_shared_memory<calls_in_flight> shared{"test"};
+    keeper::pool::in_shared_memory<calls_in_flight> shared{"test"};
     const auto until = deadline::after(10s);
     const pid_t child = fork();
     if (child == 0) _exit(shared.get().begin_first(id(1), backend, until) ? 0 : 1);  // dies without end_first

@@ -18,7 +18,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "docs/man").glob("*.8"))]
-CODE_DIRS = ["core", "fcgi", "db", "keeperctl", "config", "nginx", "packaging", "systemd", "scripts", "bench", "cmake", "tests"]
+CODE_DIRS = ["core", "fcgi", "pool", "db", "keeperctl", "config", "nginx", "packaging", "systemd", "scripts", "bench", "cmake", "tests"]
 CODE_SUFFIXES = {".cpp", ".hpp", ".sql", ".sh", ".py", ".conf", ".yml", ".cmake", ".txt", ".service", ".socket",
                  ".timer", ".json", ""}
 NOT_TREE_PATHS = set()  # words that read like a path of the tree but are not one
@@ -88,7 +88,7 @@ for doc in DOCS:
                 findings.append(f"{doc.relative_to(ROOT)}: keeperctl {option}: no such option ({', '.join(sorted(options))})")
 
 # Paths of the tree, in the docs and in the code's comments.
-TREE = r"(?<![\w/.-])((?:core|db|fcgi|keeperctl|config|nginx|systemd|packaging|scripts|tests|docs|bench|cmake)/[\w./@-]*[\w@-])"
+TREE = r"(?<![\w/.-])((?:core|db|fcgi|pool|keeperctl|config|nginx|systemd|packaging|scripts|tests|docs|bench|cmake)/[\w./@-]*[\w@-])"
 # Applied migrations are never edited (their checksums are recorded), so their comments keep the
 # paths of their day; placeholders such as NNNN_name.sql name no file.
 for p in [*DOCS, *(f for f in code_files() if "migrations" not in f.parts)]:

@@ -8,12 +8,13 @@ The order, lowest first:
   db/schema/       the migrator, roles and the database's start-up check, over db/secrets/
   db/store/        the PostgreSQL store, over core/ and db/secrets/
   keeperctl/       the operator's tool, over core/, config/, db/secrets/ and db/schema/
-  fcgi/            keeper-fcgi, over core/, config/ and db/ but not keeperctl
+  fcgi/            the FastCGI front: sockets, the protocol, a worker's connections, over core/
+  pool/            keeper-fcgi's processes, over core/, config/, db/ and fcgi/ but not keeperctl
 
 Each #include "..." of a folder's .cpp and .hpp files is checked against ALLOWED; a name without a
 folder is the including file's own folder. Third-party headers have homes too: libxml2 and the JSON
 parser never in core/api or core/domain (operations never see a wire format), libpqxx only under
-db/ and fcgi/, libfcgi only in fcgi/. The CMake libraries enforce the same at link time; this
+db/ and pool/, libfcgi only in fcgi/. The CMake libraries enforce the same at link time; this
 names the offending line."""
 import pathlib
 import re
@@ -27,13 +28,14 @@ ALLOWED = {
     "db/schema": {"core/api", "db/secrets", "db/schema"},
     "db/store": {*CORE_WINGS, "db/secrets", "db/store"},
     "keeperctl": {*CORE_WINGS, "config", "db/secrets", "db/schema", "keeperctl"},
-    "fcgi": {*CORE_WINGS, "config", "db/secrets", "db/schema", "db/store", "fcgi"},
+    "fcgi": {*CORE_WINGS, "fcgi"},
+    "pool": {*CORE_WINGS, "config", "db/secrets", "db/schema", "db/store", "fcgi", "pool"},
 }
 # Third-party headers and the homes they are kept out of.
 KEPT_OUT = [
     (re.compile(r"#include <(libxml/|nlohmann/)"), {"core/api", "core/domain", "config"}),
-    (re.compile(r"#include <pqxx/"), {*CORE_WINGS, "config"}),
-    (re.compile(r"#include <(fcgi|fastcgi\.h)"), {*CORE_WINGS, "config", "db/secrets", "db/schema", "db/store", "keeperctl"}),
+    (re.compile(r"#include <pqxx/"), {*CORE_WINGS, "config", "fcgi"}),
+    (re.compile(r"#include <(fcgi|fastcgi\.h)"), {*CORE_WINGS, "config", "db/secrets", "db/schema", "db/store", "keeperctl", "pool"}),
 ]
 INCLUDE = re.compile(r'#include "([^"]+)"')
 

@@ -1,6 +1,6 @@
-// The workers' log ring (fcgi/log_ring.cpp): records come out whole, in order, in writes of at
+// The workers' log ring (pool/log_ring.cpp): records come out whole, in order, in writes of at
 // most 4096 bytes cut between records, none lost when the ring fills or threads append at once;
-// and what a library prints to C's stderr comes out as records too (fcgi/log_writer.cpp).
+// and what a library prints to C's stderr comes out as records too (pool/log_writer.cpp).
 #include <boost/test/unit_test.hpp>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -10,11 +10,11 @@
 #include <thread>
 #include <vector>
 
-#include "fcgi/log_ring.hpp"
-#include "fcgi/log_writer.hpp"
+#include "pool/log_ring.hpp"
+#include "pool/log_writer.hpp"
 
-using keeper::fcgi::log_ring;
-using keeper::fcgi::shared_log_ring;
+using keeper::pool::log_ring;
+using keeper::pool::shared_log_ring;
 
 namespace {
 
@@ -149,7 +149,7 @@ BOOST_AUTO_TEST_CASE(what_a_library_prints_to_stderr_becomes_records) {
     const int saved_fd = dup(STDERR_FILENO);
     dup2(log.in(), STDERR_FILENO);  // the process's own records go to fd 2 while it has no ring
     FILE* const saved_stream = stderr;
-    keeper::fcgi::log_library_output();
+    keeper::pool::log_library_output();
     std::fprintf(stderr, "%s", "WARNING:  terminating connection due to immediate shutdown command\nDETAIL:  one");
     std::fprintf(stderr, "%s", " more line\n\n");
     std::fclose(stderr);

@@ -7,8 +7,8 @@
 
 #include "core/domain/operation_table.hpp"
 #include "core/pipeline/metrics.hpp"
-#include "fcgi/pool_metrics.hpp"
-#include "fcgi/process_metrics.hpp"
+#include "pool/pool_metrics.hpp"
+#include "pool/process_metrics.hpp"
 
 using namespace keeper::core;
 
@@ -69,10 +69,10 @@ BOOST_AUTO_TEST_CASE(durations_form_a_cumulative_histogram) {
     BOOST_TEST(text.find(R"(operation="Authenticate",le=)") == std::string::npos);  // no series for unused operations
 }
 
-// The pool's page composes each part's series (fcgi/pool_metrics.hpp): the requests', the pool's
+// The pool's page composes each part's series (pool/pool_metrics.hpp): the requests', the pool's
 // gauges, its database connections'.
 BOOST_AUTO_TEST_CASE(pool_and_database_series_follow_prometheus_conventions) {
-    auto shared = std::make_unique<keeper::fcgi::shared_metrics>();
+    auto shared = std::make_unique<keeper::pool::shared_metrics>();
     auto& g = shared->pool;
     g.start_time_seconds = 1800000000;
     g.workers_configured = 8;
@@ -89,7 +89,7 @@ BOOST_AUTO_TEST_CASE(pool_and_database_series_follow_prometheus_conventions) {
     d.lock_timeouts = 1;
     keeper::db::record_database_call(d, std::chrono::microseconds{700});    // le 0.001
     keeper::db::record_database_call(d, std::chrono::microseconds{30000});  // le 0.05
-    const auto text = keeper::fcgi::pool_metrics{*shared}.text();
+    const auto text = keeper::pool::pool_metrics{*shared}.text();
     BOOST_TEST(has_line(text, R"(keeper_build_info{version=")" KEEPER_VERSION R"("} 1)"));
     BOOST_TEST(has_line(text, "keeper_start_time_seconds 1800000000"));
     BOOST_TEST(has_line(text, "keeper_workers_configured 8"));
@@ -122,16 +122,16 @@ BOOST_AUTO_TEST_CASE(pool_and_database_series_follow_prometheus_conventions) {
 
 // The series every Prometheus client library exports, once per process of the pool.
 BOOST_AUTO_TEST_CASE(process_series_name_each_process_of_the_pool) {
-    keeper::fcgi::process_sample supervisor;
+    keeper::pool::process_sample supervisor;
     supervisor.cpu_seconds = 1.5;
     supervisor.resident_bytes = 4096;
     supervisor.start_time_seconds = 1795755932;
-    keeper::fcgi::process_sample worker = supervisor;
+    keeper::pool::process_sample worker = supervisor;
     worker.worker_slot = 3;
     worker.open_fds = 12;
     worker.max_fds = 65536;
-    const std::vector<keeper::fcgi::process_sample> processes{supervisor, worker};
-    const auto text = keeper::fcgi::format_process_metrics(processes);
+    const std::vector<keeper::pool::process_sample> processes{supervisor, worker};
+    const auto text = keeper::pool::format_process_metrics(processes);
     BOOST_TEST(has_line(text, "# TYPE process_cpu_seconds_total counter"));
     BOOST_TEST(has_line(text, R"(process_cpu_seconds_total{process="supervisor"} 1.5)"));
     BOOST_TEST(has_line(text, R"(process_resident_memory_bytes{process="worker",slot="3"} 4096)"));
@@ -142,7 +142,7 @@ BOOST_AUTO_TEST_CASE(process_series_name_each_process_of_the_pool) {
                                    "process_max_fds", "process_start_time_seconds"}) {
         BOOST_TEST(has_line(text, "# TYPE " + name + " gauge"), name);
     }
-    BOOST_TEST(keeper::fcgi::format_process_metrics({}).empty());
+    BOOST_TEST(keeper::pool::format_process_metrics({}).empty());
 }
 
 // Whether acknowledgements are two copies: a gauge read at the scrape, absent when the database

@@ -214,7 +214,7 @@ BOOST_AUTO_TEST_CASE(a_call_whose_budget_was_spent_waiting_for_a_worker_is_not_a
     BOOST_TEST(db.calls == 2);
 }
 
-// Refused before it started (fcgi/admission.hpp, fcgi/answer_while_waiting.hpp): "not applied" in the
+// Refused before it started (fcgi/admission.hpp, pool/answer_while_waiting.hpp): "not applied" in the
 // request's shape, except a request sent before to a pool not ready yet (an earlier pool may have
 // run it) and /health, which says why.
 BOOST_AUTO_TEST_CASE(a_refused_request_is_not_applied_in_its_shape_unless_it_was_sent_before) {
