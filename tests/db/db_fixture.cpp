@@ -59,9 +59,9 @@ void db_fixture::add_app(const std::string& app_id, const std::string& secret, c
 
 namespace {
 
-std::string form_query(const std::vector<std::pair<std::string, std::string>>& fields) {
+std::string form_query(const fields& params) {
     std::string query;
-    for (const auto& [name, value] : fields) query += (query.empty() ? "" : "&") + name + "=" + percent_encode(value);
+    for (const auto& [name, value] : params) query += (query.empty() ? "" : "&") + name + "=" + percent_encode(value);
     return query;
 }
 
@@ -73,28 +73,18 @@ int int_result(const std::string& body) {
 }  // namespace
 
 int db_fixture::call(const std::string& path, const std::string& query) {
-    core::http_request r{"GET",  path,          query, "",    std::nullopt, "h",
-                         "http", unique("rid"), "",    false, "127.0.0.1",  std::nullopt};
+    auto r = request("GET", path, query);
+    r.request_id = unique("rid");
     const auto out = core::handle_request(r, store, cfg);
     if (out.response.status != 200) return -out.response.status;
     return int_result(out.response.body);
 }
 
-db_fixture::keyed_answer db_fixture::call_keyed(const std::string& group, const std::string& op,
-                                                const std::vector<std::pair<std::string, std::string>>& fields,
+db_fixture::keyed_answer db_fixture::call_keyed(const std::string& group, const std::string& op, const fields& params,
                                                 const std::string& key, core::store* through) {
-    core::http_request r{"GET",
-                         "/" + group + ".asmx/" + op,
-                         form_query(fields),
-                         "",
-                         std::nullopt,
-                         "h",
-                         "http",
-                         unique("rid"),
-                         "",
-                         false,
-                         "127.0.0.1",
-                         key};
+    auto r = request("GET", "/" + group + ".asmx/" + op, form_query(params));
+    r.request_id = unique("rid");
+    r.idempotency_key = key;
     const auto out = core::handle_request(r, through ? *through : store, cfg);
     keyed_answer a{out.response.status, -1, false, {}};
     if (a.status == 200) a.result = int_result(out.response.body);
@@ -127,9 +117,8 @@ void db_fixture::exec(const std::string& statement) {
     tx.commit();
 }
 
-int db_fixture::call_op(const std::string& group, const std::string& op,
-                        const std::vector<std::pair<std::string, std::string>>& fields) {
-    return call("/" + group + ".asmx/" + op, form_query(fields));
+int db_fixture::call_op(const std::string& group, const std::string& op, const fields& params) {
+    return call("/" + group + ".asmx/" + op, form_query(params));
 }
 
 db_fixture::user db_fixture::new_user() {

@@ -12,6 +12,7 @@
 #include "core/pipeline/request_router.hpp"
 #include "db/store/pg_store.hpp"
 #include "tests/support/fresh_database.hpp"
+#include "tests/support/soap_messages.hpp"
 
 namespace keeper::test {
 
@@ -52,8 +53,7 @@ struct db_fixture {
     void exec(const std::string& sql);
 
     // Any operation over HTTP GET with these fields (values percent-encoded here).
-    int call_op(const std::string& group, const std::string& op,
-                const std::vector<std::pair<std::string, std::string>>& fields);
+    int call_op(const std::string& group, const std::string& op, const fields& params);
 
     // The same over HTTP GET with an Idempotency-Key header: HTTP status, the int result (when 200)
     // and whether the answer says it is a replay.
@@ -63,9 +63,8 @@ struct db_fixture {
         bool replayed = false;
         std::string retry_after;  // the Retry-After header, when sent
     };
-    keyed_answer call_keyed(const std::string& group, const std::string& op,
-                            const std::vector<std::pair<std::string, std::string>>& fields, const std::string& key,
-                            core::store* through = nullptr);
+    keyed_answer call_keyed(const std::string& group, const std::string& op, const fields& params,
+                            const std::string& key, core::store* through = nullptr);
 
     // A fresh login with an authenticated session; returns the session id.
     struct user {

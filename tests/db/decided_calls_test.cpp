@@ -37,10 +37,7 @@ struct decided_fixture : keeper::test::db_fixture {
 
     // The answer to GET /call-outcome for request_id, from a host whose settings are cfg's.
     std::string look(const std::string& request_id) {
-        keeper::core::http_request r;
-        r.method = "GET";
-        r.path = "/call-outcome";
-        r.query = "sessionId=" + u.session + "&requestId=" + request_id;
+        auto r = keeper::test::request("GET", "/call-outcome", "sessionId=" + u.session + "&requestId=" + request_id);
         r.request_id = unique("look");  // the look's own, not the call's
         return keeper::core::handle_request(r, store, cfg).response.body;
     }

@@ -182,12 +182,8 @@ BOOST_AUTO_TEST_CASE(a_call_waiting_on_a_locked_row_fails_after_lock_timeout_and
     const auto topup_on = [&](keeper::core::store& s) {
         const std::string query =
             "sessionId=" + alice.session + "&purseDest=" + purse + "&cardId=" + std::to_string(card) + "&amount=1";
-        keeper::core::http_request r{"GET",        "/AccountApi.asmx/TopupPurseFromAtmCard",
-                                     query,        "",
-                                     std::nullopt, "h",
-                                     "http",       unique("rid"),
-                                     "",           false,
-                                     "127.0.0.1",  std::nullopt};
+        auto r = keeper::test::request("GET", "/AccountApi.asmx/TopupPurseFromAtmCard", query);
+        r.request_id = unique("rid");
         return keeper::core::handle_request(r, s, cfg);
     };
     pqxx::connection other{keeper::test::shared_database().url()};
@@ -451,12 +447,9 @@ BOOST_AUTO_TEST_CASE(no_address_is_held_for_its_failures) {
         const auto hash = right ? keeper::core::expected_auth_hash(a, "app-secret", who) : std::string(32, '0');
         const auto query = "appId=" + a + "&userId=" + who + "&pushServiceUserId=" + unique("dev") +
                            "&tag=1&locale=1033&authHash=" + hash;
-        keeper::core::http_request r{"GET",        "/PushApi.asmx/SubscribeAppWithTagAndLocale",
-                                     query,        "",
-                                     std::nullopt, "h",
-                                     "http",       unique("rid"),
-                                     "",           false,
-                                     from,         std::nullopt};
+        auto r = keeper::test::request("GET", "/PushApi.asmx/SubscribeAppWithTagAndLocale", query);
+        r.request_id = unique("rid");
+        r.remote_addr = from;
         const auto out = keeper::core::handle_request(r, store, cfg);
         const auto& body = out.response.body;
         const auto open = body.find('>', body.find("<int"));

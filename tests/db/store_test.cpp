@@ -77,8 +77,7 @@ const keeper::db::database_timeouts short_budget{std::chrono::milliseconds{2000}
                                                  std::chrono::milliseconds{300}, 4};
 
 BOOST_AUTO_TEST_CASE(health_is_200_with_the_database_and_503_without) {
-    keeper::core::http_request r{"GET",  "/health", "", "",    std::nullopt, "h",
-                                 "http", "r",       "", false, "127.0.0.1",  std::nullopt};
+    auto r = keeper::test::request("GET", "/health");
     BOOST_TEST(keeper::core::handle_request(r, store, cfg).response.status == 200);
     keeper::db::pg_store nowhere{"host=/nonexistent dbname=keeper connect_timeout=1", 1, short_budget};
     BOOST_TEST(keeper::core::handle_request(r, nowhere, cfg).response.status == 503);
@@ -88,12 +87,7 @@ BOOST_AUTO_TEST_CASE(health_is_200_with_the_database_and_503_without) {
 // long it took.
 std::pair<keeper::core::handled_request, std::chrono::steady_clock::duration> short_call_through(
     keeper::db::pg_store& through, keeper::core::settings cfg) {
-    const keeper::core::http_request r{.method = "GET",
-                                       .path = "/AccountApi.asmx/CheckSessionEx",
-                                       .query = "sessionId=a&appId=b",
-                                       .host = "h",
-                                       .request_id = "r",
-                                       .remote_addr = "127.0.0.1"};
+    const auto r = keeper::test::request("GET", "/AccountApi.asmx/CheckSessionEx", "sessionId=a&appId=b");
     cfg.call_budget = short_budget.budget;
     const auto started = std::chrono::steady_clock::now();
     auto out = keeper::core::handle_request(r, through, cfg);

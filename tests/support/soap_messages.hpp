@@ -4,6 +4,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/api/http_message.hpp"
+
 namespace keeper::test {
 
 inline const std::string api_ns = "http://tempuri.org/";
@@ -49,6 +51,22 @@ inline std::string soap_success(const std::string& env_ns, const std::string& op
 inline std::string plain_success(const std::string& type, const std::string& result) {
     return "<?xml version=\"1.0\" encoding=\"utf-8\"?>\r\n<" + type + " xmlns=\"http://tempuri.org/\">" + result +
            "</" + type + ">";
+}
+
+// A request as nginx passes one from a client on loopback, for core's pipeline without a socket:
+// Host "h", request id "rid-1"; the caller sets whatever else it needs.
+inline core::http_request request(std::string method, std::string path, std::string query = {},
+                                  std::string content_type = {}, std::string body = {}) {
+    core::http_request r;
+    r.method = std::move(method);
+    r.path = std::move(path);
+    r.query = std::move(query);
+    r.content_type = std::move(content_type);
+    r.body = std::move(body);
+    r.host = "h";
+    r.request_id = "rid-1";
+    r.remote_addr = "127.0.0.1";
+    return r;
 }
 
 }  // namespace keeper::test

@@ -10,6 +10,7 @@
 
 #include "core/pipeline/call_outcome.hpp"
 #include "core/pipeline/request_router.hpp"
+#include "tests/support/soap_messages.hpp"
 #include "tests/support/unreachable_store.hpp"
 
 using namespace keeper::core;
@@ -42,10 +43,7 @@ std::string request_id_of(std::chrono::milliseconds ago) {
 }
 
 http_request get(const std::string& query) {
-    http_request r;
-    r.method = "GET";
-    r.path = "/call-outcome";
-    r.query = query;
+    auto r = keeper::test::request("GET", "/call-outcome", query);
     r.request_id = "17000000000000123456789abcdef0123";
     return r;
 }

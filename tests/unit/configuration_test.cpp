@@ -14,6 +14,7 @@
 #include "core/pipeline/log_line.hpp"
 #include "core/pipeline/request_router.hpp"
 #include "core/domain/trace_context.hpp"
+#include "tests/support/soap_messages.hpp"
 #include "tests/support/unreachable_store.hpp"
 #include "core/domain/operation_table.hpp"
 #include "config/connection_strings.hpp"
@@ -350,9 +351,7 @@ BOOST_AUTO_TEST_CASE(a_line_names_the_calls_trace_when_it_has_one) {
                                   "00_4bf92f3577b34da6a3ce929d0e0e4736_00f067aa0ba902b7_01"}) {
         BOOST_TEST(!trace_id_of(bad).has_value(), bad);
     }
-    http_request r{
-        "GET",       "/GlobalApi.asmx/GetUtcNow", "", "", std::nullopt, "h", "http", "rid", "", false, "127.0.0.1",
-        std::nullopt};
+    auto r = keeper::test::request("GET", "/GlobalApi.asmx/GetUtcNow");
     r.traceparent = parent;
     keeper::test::unreachable_store db;
     const auto h = handle_request(r, db, keeper::core::settings{});

@@ -47,18 +47,9 @@ struct keyed_fixture {
 
     handled_request send(std::string method, std::string path, std::string query, std::string type, std::string body,
                          std::optional<std::string> key, std::optional<std::string> action = std::nullopt) {
-        http_request r{std::move(method),
-                       std::move(path),
-                       std::move(query),
-                       std::move(type),
-                       std::move(action),
-                       "h",
-                       "http",
-                       "rid-k",
-                       std::move(body),
-                       false,
-                       "127.0.0.1",
-                       std::move(key)};
+        auto r = t::request(std::move(method), std::move(path), std::move(query), std::move(type), std::move(body));
+        r.soap_action = std::move(action);
+        r.idempotency_key = std::move(key);
         return handle_request(r, db, cfg);
     }
     handled_request get(const std::optional<std::string>& key) {

@@ -7,6 +7,7 @@
 #include "core/domain/operation_table.hpp"
 #include "core/pipeline/request_router.hpp"
 #include "core/wire/json_writer.hpp"
+#include "tests/support/soap_messages.hpp"
 #include "tests/support/unreachable_store.hpp"
 
 using namespace keeper::core;
@@ -20,12 +21,12 @@ struct json_fixture {
 
     handled_request post_json(const std::string& path, const std::string& body,
                               const std::string& content_type = "application/json; charset=utf-8") {
-        http_request r{"POST", path,    "",   content_type, std::nullopt, "h",
-                       "http", "rid-j", body, false,        "127.0.0.1",  std::nullopt};
+        auto r = t::request("POST", path, {}, content_type, body);
         return handle_request(r, db, cfg);
     }
     handled_request get(const std::string& path, const std::string& remote_addr = "127.0.0.1") {
-        http_request r{"GET", path, "", "", std::nullopt, "h", "http", "rid-g", "", false, remote_addr, std::nullopt};
+        auto r = t::request("GET", path);
+        r.remote_addr = remote_addr;
         return handle_request(r, db, cfg);
     }
     static std::string header(const handled_request& h, const std::string& name) {
@@ -151,7 +152,7 @@ BOOST_AUTO_TEST_CASE(a_server_failure_is_500_with_a_generic_message) {
                              R"({"sessionId":"{11111111-2222-3333-4444-555555555555}","appId":"a"})");
     BOOST_TEST(r.response.status == 500);
     BOOST_TEST(header(r, "jsonerror") == "true");
-    BOOST_TEST(r.response.body == R"({"Message":"Server was unable to process request (request id rid-j)."})");
+    BOOST_TEST(r.response.body == R"({"Message":"Server was unable to process request (request id rid-1)."})");
     BOOST_TEST(r.log.detail == "cannot connect to the database");
 }
 
@@ -180,12 +181,8 @@ BOOST_AUTO_TEST_CASE(a_json_calls_415_and_413_are_json) {
     BOOST_TEST(to_group.response.status == 415);
     BOOST_TEST(header(to_group, "jsonerror") == "true");
 
-    http_request big{"POST",       "/GlobalApi.asmx/GetUtcNow",
-                     "",           "application/json; charset=utf-8",
-                     std::nullopt, "h",
-                     "http",       "rid-j",
-                     "",           true,
-                     "127.0.0.1",  std::nullopt};
+    auto big = t::request("POST", "/GlobalApi.asmx/GetUtcNow", {}, "application/json; charset=utf-8");
+    big.body_too_large = true;
     const auto too_large = handle_request(big, db, cfg);
     BOOST_TEST(too_large.response.status == 413);
     BOOST_TEST(header(too_large, "jsonerror") == "true");

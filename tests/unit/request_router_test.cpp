@@ -20,26 +20,21 @@ struct router_fixture {
     t::unreachable_store db;
 
     handled_request soap11(const std::string& path, const std::string& body, std::optional<std::string> action) {
-        http_request r{
-            "POST", path,        "",          "text/xml; charset=utf-8", std::move(action), "h", "http", "rid-1", body,
-            false,  "127.0.0.1", std::nullopt};
+        auto r = t::request("POST", path, {}, "text/xml; charset=utf-8", body);
+        r.soap_action = std::move(action);
         return handle_request(r, db, cfg);
     }
     handled_request soap12(const std::string& path, const std::string& body,
                            const std::string& content_type = "application/soap+xml; charset=utf-8") {
-        http_request r{"POST", path,    "",   content_type, std::nullopt, "h",
-                       "http", "rid-2", body, false,        "127.0.0.1",  std::nullopt};
+        auto r = t::request("POST", path, {}, content_type, body);
         return handle_request(r, db, cfg);
     }
     handled_request get(const std::string& path, const std::string& query) {
-        http_request r{"GET",  path,    query, "",    std::nullopt, "h",
-                       "http", "rid-3", "",    false, "127.0.0.1",  std::nullopt};
+        auto r = t::request("GET", path, query);
         return handle_request(r, db, cfg);
     }
     handled_request post_form(const std::string& path, const std::string& body, const std::string& query = {}) {
-        http_request r{"POST",       path,  query,       "application/x-www-form-urlencoded",
-                       std::nullopt, "h",   "http",      "rid-4",
-                       body,         false, "127.0.0.1", std::nullopt};
+        auto r = t::request("POST", path, query, "application/x-www-form-urlencoded", body);
         return handle_request(r, db, cfg);
     }
 };
@@ -176,34 +171,26 @@ BOOST_AUTO_TEST_CASE(a_call_whose_budget_was_spent_waiting_for_a_worker_is_not_a
         r.sent_at = long_ago;
         return handle_request(r, db, cfg);
     };
-    const auto soap =
-        stale({"POST", "/AccountApi.asmx", "", "text/xml; charset=utf-8", std::nullopt, "h", "http", "rid-9",
-               t::soap11("CheckSessionEx", {{"sessionId", "a"}, {"appId", "b"}}), false, "127.0.0.1", std::nullopt});
+    const auto soap = stale(t::request("POST", "/AccountApi.asmx", {}, "text/xml; charset=utf-8",
+                                       t::soap11("CheckSessionEx", {{"sessionId", "a"}, {"appId", "b"}})));
     BOOST_TEST(soap.response.status == 500);
     BOOST_TEST(soap.response.body.find("<faultcode>soap:Server</faultcode>") != std::string::npos);
-    const auto get = stale({"GET", "/AccountApi.asmx/CheckSessionEx", "sessionId=a&appId=b", "", std::nullopt, "h",
-                            "http", "rid-9", "", false, "127.0.0.1", std::nullopt});
+    const auto get = stale(t::request("GET", "/AccountApi.asmx/CheckSessionEx", "sessionId=a&appId=b"));
     BOOST_TEST(get.response.status == 503);
     BOOST_TEST(get.response.content_type == "text/plain; charset=utf-8");
-    const auto json =
-        stale({"POST", "/AccountApi.asmx/CheckSessionEx", "", "application/json; charset=utf-8", std::nullopt, "h",
-               "http", "rid-9", R"({"sessionId":"a","appId":"b"})", false, "127.0.0.1", std::nullopt});
+    const auto json = stale(t::request("POST", "/AccountApi.asmx/CheckSessionEx", {}, "application/json; charset=utf-8",
+                                       R"({"sessionId":"a","appId":"b"})"));
     BOOST_TEST(json.response.status == 503);
-    BOOST_TEST(json.response.body.starts_with(R"({"Message":"The call was not applied (request id rid-9))"));
+    BOOST_TEST(json.response.body.starts_with(R"({"Message":"The call was not applied (request id rid-1))"));
     for (const auto* r : {&soap, &get, &json}) {
         BOOST_TEST(r->log.outcome == "fault=not_applied");
-        BOOST_TEST(r->response.body.find("was not applied (request id rid-9)") != std::string::npos);
+        BOOST_TEST(r->response.body.find("was not applied (request id rid-1)") != std::string::npos);
         BOOST_TEST(r->response.body.find("Nothing was changed") != std::string::npos);
         BOOST_TEST(header_of(r->response, "Retry-After") == "1");
     }
     BOOST_TEST(db.calls == 0);
 
-    http_request fresh{.method = "GET",
-                       .path = "/AccountApi.asmx/CheckSessionEx",
-                       .query = "sessionId=a&appId=b",
-                       .host = "h",
-                       .request_id = "rid-9",
-                       .remote_addr = "127.0.0.1"};
+    auto fresh = t::request("GET", "/AccountApi.asmx/CheckSessionEx", "sessionId=a&appId=b");
     fresh.sent_at = std::chrono::system_clock::now() - cfg.call_budget / 2;
     BOOST_TEST(handle_request(fresh, db, cfg).log.outcome == "fault=server");  // it ran: the database is down
     // Sent before (the retry socket): its first attempt may have run, so the store settles it.
@@ -218,17 +205,12 @@ BOOST_AUTO_TEST_CASE(a_call_whose_budget_was_spent_waiting_for_a_worker_is_not_a
 // request's shape, except a request sent before to a pool not ready yet (an earlier pool may have
 // run it) and /health, which says why.
 BOOST_AUTO_TEST_CASE(a_refused_request_is_not_applied_in_its_shape_unless_it_was_sent_before) {
-    const http_request get{.method = "GET",
-                           .path = "/AccountApi.asmx/CheckSessionEx",
-                           .query = "sessionId=a&appId=b",
-                           .host = "h",
-                           .request_id = "rid-7",
-                           .remote_addr = "127.0.0.1"};
+    const auto get = t::request("GET", "/AccountApi.asmx/CheckSessionEx", "sessionId=a&appId=b");
     const auto busy = refuse_request(get);
     BOOST_TEST(busy.response.status == 503);
     BOOST_TEST(header_of(busy.response, "Retry-After") == "1");
     BOOST_TEST(busy.response.body ==
-               "The call was not applied (request id rid-7): the service is busy. Nothing was changed; it "
+               "The call was not applied (request id rid-1): the service is busy. Nothing was changed; it "
                "may be repeated after Retry-After.\r\n");
     BOOST_TEST(busy.log.outcome == "fault=not_applied");
     BOOST_TEST(busy.log.group == "AccountApi");
@@ -249,18 +231,8 @@ BOOST_AUTO_TEST_CASE(a_refused_request_is_not_applied_in_its_shape_unless_it_was
     BOOST_TEST(starting.response.body.find("schema") == std::string::npos);  // the reason stays in the log
     BOOST_TEST(starting.log.detail == "not ready: database schema is version 3, this keeper needs 4");
 
-    http_request soap{"POST",
-                      "/AccountApi.asmx",
-                      "",
-                      "text/xml; charset=utf-8",
-                      std::nullopt,
-                      "h",
-                      "http",
-                      "rid-7",
-                      t::soap11("CheckSessionEx", {{"sessionId", "a"}, {"appId", "b"}}),
-                      false,
-                      "127.0.0.1",
-                      std::nullopt};
+    auto soap = t::request("POST", "/AccountApi.asmx", {}, "text/xml; charset=utf-8",
+                           t::soap11("CheckSessionEx", {{"sessionId", "a"}, {"appId", "b"}}));
     const auto soap_busy = refuse_request(soap);
     BOOST_TEST(soap_busy.response.status == 500);
     BOOST_TEST(soap_busy.response.body.find("<faultcode>soap:Server</faultcode>") != std::string::npos);
@@ -269,11 +241,10 @@ BOOST_AUTO_TEST_CASE(a_refused_request_is_not_applied_in_its_shape_unless_it_was
     soap.retried = true;
     const auto again = refuse_request(soap, refusal::not_ready, "waiting");
     BOOST_TEST(again.response.status == 500);
-    BOOST_TEST(again.response.body.find("outcome of the call is unknown (request id rid-7)") != std::string::npos);
+    BOOST_TEST(again.response.body.find("outcome of the call is unknown (request id rid-1)") != std::string::npos);
     BOOST_TEST(header_of(again.response, "Retry-After").empty());
 
-    const http_request health{"GET",  "/health", "", "",    std::nullopt, "h",
-                              "http", "rid-8",   "", false, "127.0.0.1",  std::nullopt};
+    const auto health = t::request("GET", "/health");
     const auto h = refuse_request(health, refusal::not_ready, "database schema is version 3, this keeper needs 4");
     BOOST_TEST(h.response.status == 503);
     BOOST_TEST(h.response.body == "not ready: database schema is version 3, this keeper needs 4\r\n");
@@ -323,8 +294,7 @@ BOOST_AUTO_TEST_CASE(unknown_groups_and_paths_are_404) {
 
 BOOST_AUTO_TEST_CASE(other_methods_are_405) {
     for (const std::string method : {"HEAD", "PUT", "DELETE", "OPTIONS", "PATCH"}) {
-        http_request r{method, "/GlobalApi.asmx", "",          "", std::nullopt, "h", "http", "r", "",
-                       false,  "127.0.0.1",       std::nullopt};
+        auto r = t::request(method, "/GlobalApi.asmx");
         const auto out = handle_request(r, db, cfg);
         BOOST_TEST(out.response.status == 405);
         BOOST_TEST(out.response.headers.at(0).first == "Allow");
@@ -332,20 +302,15 @@ BOOST_AUTO_TEST_CASE(other_methods_are_405) {
 }
 
 BOOST_AUTO_TEST_CASE(a_body_over_the_limit_is_413_before_parsing) {
-    http_request r{"POST", "/GlobalApi.asmx", "",          "text/xml", std::nullopt, "h", "http", "r", "",
-                   true,   "127.0.0.1",       std::nullopt};
+    auto r = t::request("POST", "/GlobalApi.asmx", {}, "text/xml");
+    r.body_too_large = true;
     BOOST_TEST(handle_request(r, db, cfg).response.status == 413);
 }
 
 BOOST_AUTO_TEST_CASE(a_post_that_is_neither_soap_nor_form_is_415) {
     BOOST_TEST(soap12("/GlobalApi.asmx", "{}", "application/json").response.status == 415);
     BOOST_TEST(soap12("/GlobalApi.asmx", "", "").response.status == 415);
-    http_request r{"POST",       "/GlobalApi.asmx/GetUtcNow",
-                   "",           "text/xml",
-                   std::nullopt, "h",
-                   "http",       "r",
-                   "",           false,
-                   "127.0.0.1",  std::nullopt};
+    auto r = t::request("POST", "/GlobalApi.asmx/GetUtcNow", {}, "text/xml");
     BOOST_TEST(handle_request(r, db, cfg).response.status == 415);
 }
 
@@ -392,8 +357,7 @@ BOOST_AUTO_TEST_CASE(health_says_503_when_the_database_is_unreachable) {
 // /live never asks the database; /ready wants one that takes writes; both over GET and HEAD.
 BOOST_AUTO_TEST_CASE(live_answers_without_the_database_and_ready_wants_a_primary) {
     const auto check = [&](const std::string& method, const std::string& path, keeper::core::store& st) {
-        const http_request r{method, path,    "", "",    std::nullopt, "h",
-                             "http", "rid-9", "", false, "127.0.0.1",  std::nullopt};
+        const auto r = t::request(method, path);
         return handle_request(r, st, cfg);
     };
     for (const std::string method : {"GET", "HEAD"}) {
@@ -429,8 +393,7 @@ BOOST_AUTO_TEST_CASE(live_answers_without_the_database_and_ready_wants_a_primary
 // A pool that refuses calls (busy, or waiting for its schema) still says it lives, and is not ready.
 BOOST_AUTO_TEST_CASE(a_refusing_pool_lives_and_is_not_ready) {
     const auto refused = [](const std::string& path, refusal why) {
-        const http_request r{"HEAD", path,     "", "",    std::nullopt, "h",
-                             "http", "rid-10", "", false, "127.0.0.1",  std::nullopt};
+        const auto r = t::request("HEAD", path);
         return refuse_request(r, why, "database schema is version 3, this keeper needs 4", 4);
     };
     for (const auto why : {refusal::busy, refusal::not_ready}) {
@@ -451,8 +414,9 @@ BOOST_AUTO_TEST_CASE(wsdl_in_any_case_disco_and_operation_pages_are_served) {
         BOOST_TEST(r.response.content_type == "text/xml; charset=utf-8");
         BOOST_TEST(r.response.body.find(R"(<soap:address location="http://h/GlobalApi.asmx" />)") != std::string::npos);
     }
-    http_request tls{"GET", "/api/GlobalApi.asmx", "wsdl",      "", std::nullopt, "example.test", "https", "r", "",
-                     false, "127.0.0.1",           std::nullopt};
+    auto tls = t::request("GET", "/api/GlobalApi.asmx", "wsdl");
+    tls.host = "example.test";
+    tls.scheme = "https";
     BOOST_TEST(
         handle_request(tls, db, cfg).response.body.find(R"(location="https://example.test/api/GlobalApi.asmx")") !=
         std::string::npos);
@@ -470,8 +434,9 @@ BOOST_AUTO_TEST_CASE(the_configured_origin_is_the_wsdls_address_whatever_the_hos
     auto configured = cfg;
     configured.public_base_url = "https://api.example.com";
     const auto page = [&](const std::string& query) {
-        http_request r{"GET", "/GlobalApi.asmx", query,       "", std::nullopt, "evil.example", "http", "r", "",
-                       false, "203.0.113.9",     std::nullopt};
+        auto r = t::request("GET", "/GlobalApi.asmx", query);
+        r.host = "evil.example";
+        r.remote_addr = "203.0.113.9";
         return handle_request(r, db, configured).response.body;
     };
     BOOST_TEST(page("wsdl").find(R"(<soap:address location="https://api.example.com/GlobalApi.asmx" />)") !=
@@ -484,8 +449,8 @@ BOOST_AUTO_TEST_CASE(the_configured_origin_is_the_wsdls_address_whatever_the_hos
 
 BOOST_AUTO_TEST_CASE(the_test_form_is_for_loopback_unless_configured) {
     const auto page_from = [&](const std::string& addr) {
-        http_request r{"GET", "/GlobalApi.asmx", "op=GetUtcNow", "", std::nullopt, "h", "http", "r", "", false,
-                       addr,  std::nullopt};
+        auto r = t::request("GET", "/GlobalApi.asmx", "op=GetUtcNow");
+        r.remote_addr = addr;
         return handle_request(r, db, cfg).response.body;
     };
     const auto has_form = [](const std::string& body) {
@@ -500,8 +465,7 @@ BOOST_AUTO_TEST_CASE(the_test_form_is_for_loopback_unless_configured) {
     cfg.test_form = test_form_access::off;
     BOOST_TEST(!has_form(page_from("127.0.0.1")));
     const auto csp = [&] {
-        http_request r{"GET", "/GlobalApi.asmx", "op=GetUtcNow", "", std::nullopt, "h", "http", "r", "",
-                       false, "127.0.0.1",       std::nullopt};
+        auto r = t::request("GET", "/GlobalApi.asmx", "op=GetUtcNow");
         for (const auto& [n, v] : handle_request(r, db, cfg).response.headers)
             if (n == "Content-Security-Policy") return v;
         return std::string{};
