@@ -11,7 +11,7 @@ from selenium.webdriver.chrome.service import Service
 
 PORT = int(os.environ["KEEPER_TEST_PORT"])
 BASE = f"http://127.0.0.1:{PORT}"
-ARTIFACTS = pathlib.Path(os.environ.get("KEEPER_TEST_ARTIFACTS", "test-artifacts"))
+ARTIFACTS = pathlib.Path(os.environ.get("KEEPER_TEST_ARTIFACTS", f"{os.environ['KEEPER_TEST_BUILD_DIR']}/test-artifacts"))
 
 
 class BrowserTest(unittest.TestCase):

@@ -25,9 +25,10 @@ import threading
 import time
 import unittest
 
-import harness.threads
 import private_stack  # the one starter of a test's processes (scripts/lib)
+from harness import keeper_stack, wait
 from harness.auth import auth_hash
+from harness.keeper_stack import RetryingWriters, Writers
 from harness.test_stack import DATABASE_URL, PORT, STATE, sql
 
 POOL_PID = int(os.environ["KEEPER_TEST_POOL_PID"])
@@ -36,6 +37,7 @@ POOL_THREADS = 24  # each with the default number of threads
 PG_CTL = f"{private_stack.pg_bin()}/pg_ctl"
 THREADS = 6
 RESULTS = []  # (scenario, requests, failed, lost, recovery) for the table
+keeper_stack.front = ("127.0.0.1", PORT)  # the writers' way to keeper: the test stack's nginx
 
 
 def as_keeper(*cmd):
@@ -94,151 +96,34 @@ def lock_row(purse, seconds):
     holder.stdin.write(f"BEGIN; SELECT 1 FROM purses WHERE purse = '{purse}' FOR UPDATE; SELECT pg_sleep({seconds}); COMMIT;\n")
     holder.stdin.flush()
     held = f"SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep({seconds})%'"
-    assert wait_for(lambda: sql(held) == "1", 10), "psql did not lock the row"
+    assert wait.until(lambda: sql(held) == "1", 10), "psql did not lock the row"
     return holder
 
 
-def wait_for(predicate, seconds):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.1)
-    return predicate()
-
-
-class Threads(harness.threads.Threads):
-    """THREADS threads, numbering their calls from one counter."""
-
-    def __init__(self):
-        super().__init__(THREADS)
-        self.counter = itertools.count(1)
-
-
-class Load(Threads):
-    """Threads that write until stopped. Every write is unique; acknowledged ones are recorded."""
+class Load(Writers):
+    """Writers as one scenario's login, until stopped (tests/harness/keeper_stack.py): every write
+    unique, every answer recorded. No call of a scenario may end "outcome unknown": check()
+    compares the count after it with the one before."""
 
     def __init__(self, who, card=None):
-        super().__init__()
-        self.who, self.card = who, card or who.card
-        self.acked_topups, self.acked_wmids, self.failed_topups = [], [], []
-        self.not_applied_topups, self.not_applied_wmids = [], []  # answered "not applied": must be absent
-        # No call of a scenario may end "outcome unknown": check() compares the count after it.
+        super().__init__(THREADS, who=(who.session, who.purse, card or who.card), resend_on_close=True)
         self.outcome_unknown_before = metric("keeper_database_outcome_unknown_total")
-        self.requests = self.failures = 0
-        self.fault_seconds = []  # how long each failed request took
-        self.first_failure = self.last_failure = self.first_success_after_failure = None
-        self.success_times = []
 
-    def call(self, conn, path):
-        """(acknowledged, seconds, answered "not applied"). A kept connection nginx closed before
-        reading the request is sent again on a new one, as HTTP clients do (nginx closes idle ones
-        when it reloads); any other failure counts, and its write may or may not have happened,
-        unless it was answered "not applied"."""
-        started = time.monotonic()
-        for attempt in (1, 2):
-            reused = conn.sock is not None
-            try:
-                conn.request("GET", path)
-                r = conn.getresponse()
-                body = r.read()
-                return (r.status == 200 and body.rstrip().endswith(b">0</int>"), time.monotonic() - started,
-                        r.status == 503 and b"not applied" in body)
-            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
-                conn.close()
-                if not (attempt == 1 and reused):
-                    break
-            except (OSError, http.client.HTTPException):
-                conn.close()
-                break
-        return False, time.monotonic() - started, False
+    def keys(self, calls, kind, result=None):
+        return [c[1] for c in calls if c[0] == kind and (result is None or c[5] == result)]
 
-    def run(self, _):
-        conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=30)
-        s = self.who.session
-        while not self.stop.is_set():
-            n = next(self.counter)
-            if n % 2:
-                amount = f"{n // 100}.{n % 100:02d}"
-                ok, took, not_applied = self.call(conn, f"/AccountApi.asmx/TopupPurseFromAtmCard?sessionId={s}&purseDest={self.who.purse}"
-                                           f"&cardId={self.card}&amount={amount}")
-                with self.lock:
-                    (self.acked_topups if ok else self.failed_topups).append(amount)
-                    if not_applied:
-                        self.not_applied_topups.append(amount)
-            else:
-                wmid = f"{n:012d}"
-                ok, took, not_applied = self.call(conn, f"/AccountApi.asmx/SetContactPermitsEx?sessionId={s}&wmid={wmid}"
-                                           "&acceptPayments=true&acceptInvoices=false&acceptMessages=true&dontUseConfirmation=false")
-                with self.lock:
-                    if ok:
-                        self.acked_wmids.append(wmid)
-                    elif not_applied:
-                        self.not_applied_wmids.append(wmid)
-            with self.lock:
-                self.requests += 1
-                if not ok:
-                    self.failures += 1
-                    self.fault_seconds.append(took)
-                    self.last_failure = time.monotonic()
-                    self.first_failure = self.first_failure or self.last_failure
-                else:
-                    self.success_times.append(time.monotonic())
-                    if self.last_failure and not self.first_success_after_failure:
-                        self.first_success_after_failure = self.success_times[-1]
-            if not ok:
-                time.sleep(0.02)  # a failing stack is not hammered
+    @property
+    def failures(self):
+        return len(self.failed())
 
+    @property
+    def fault_seconds(self):
+        """How long each failed call took."""
+        return [c[3] - c[2] for c in self.failed()]
 
-class RetryingClient(Threads):
-    """What docs/api.md asks of a mobile client: every top-up with an Idempotency-Key of its own,
-    repeated with the same key and amount until it gets an answer. Threads go on until stopped;
-    `intended` holds every top-up begun, `answered` those that got their answer."""
-
-    join_seconds = 90  # a top-up begun is repeated until answered
-
-    def __init__(self, who):
-        super().__init__()
-        self.who = who
-        self.intended, self.answered, self.unanswered = [], [], []
-        self.sends = self.replays = 0
-
-    def send(self, conn, path, key):
-        """The answer (HTTP status, replayed) or None when none came (a fault, a dropped connection)."""
-        try:
-            conn.request("GET", path, headers={"Idempotency-Key": key})
-            r = conn.getresponse()
-            body = r.read()
-            if r.status == 200 and body.rstrip().endswith(b"</int>"):
-                return body.rstrip().endswith(b">0</int>"), r.getheader("Idempotent-Replayed") == "true"
-        except (OSError, http.client.HTTPException):
-            pass
-        conn.close()
-        return None
-
-    def run(self, _):
-        conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=30)
-        while not self.stop.is_set():
-            n = next(self.counter)
-            amount, key = f"{n // 100}.{n % 100:02d}", f"chaos-{os.getpid()}-{self.who.card}-{n}"
-            path = (f"/AccountApi.asmx/TopupPurseFromAtmCard?sessionId={self.who.session}&purseDest={self.who.purse}"
-                    f"&cardId={self.who.card}&amount={amount}")
-            with self.lock:
-                self.intended.append(amount)
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline:
-                with self.lock:
-                    self.sends += 1
-                answer = self.send(conn, path, key)
-                if answer:
-                    with self.lock:
-                        (self.answered if answer[0] else self.unanswered).append(amount)
-                        self.replays += answer[1]
-                    break
-                time.sleep(0.05)
-            else:
-                with self.lock:
-                    self.unanswered.append(amount)
+    @property
+    def success_times(self):
+        return sorted(c[3] for c in self.acked())
 
 
 class Who:
@@ -288,29 +173,33 @@ class Chaos(unittest.TestCase):
         card = card or who.card
         stored = who.topups(card)
         wmids = who.wmids()
-        lost = len(set(load.acked_topups) - set(stored)) + len(set(load.acked_wmids) - set(wmids))
-        RESULTS.append((scenario, load.requests, load.failures, lost, recovery))
+        acked, failed = load.acked(), load.failed()
+        lost = len(set(load.keys(acked, "topup")) - set(stored)) + len(set(load.keys(acked, "permit")) - set(wmids))
+        RESULTS.append((scenario, len(load.calls), len(failed), lost, recovery))
         self.assertEqual(lost, 0, f"{scenario}: acknowledged writes missing")
         self.assertEqual(len(stored), len(set(stored)), f"{scenario}: a top-up applied twice")
         # A write whose client got a fault was not applied, unless the fault said its outcome was
         # unknown.
         unknown = metric("keeper_database_outcome_unknown_total") - load.outcome_unknown_before
         self.assertLessEqual(unknown, in_flight_unknown, f"{scenario}: calls answered 'outcome unknown'")
-        applied_anyway = sorted(set(load.failed_topups) & set(stored))
+        applied_anyway = sorted(set(load.keys(failed, "topup")) & set(stored))
         self.assertLessEqual(len(applied_anyway), unknown, f"{scenario}: top-ups whose client got a fault were applied: {applied_anyway}")
         # Call by call: a write answered "not applied" is absent, whatever else happened.
-        self.assertEqual(sorted(set(load.not_applied_topups) & set(stored)), [], f"{scenario}: 'not applied' top-ups applied")
-        self.assertEqual(sorted(set(load.not_applied_wmids) & set(wmids)), [], f"{scenario}: 'not applied' permits applied")
-        self.assertTrue(wait_for(lambda: len(workers()) == POOL_WORKERS, 5), f"{scenario}: the pool is not whole: {workers()}")
+        self.assertEqual(sorted(set(load.keys(failed, "topup", "not applied")) & set(stored)), [],
+                         f"{scenario}: 'not applied' top-ups applied")
+        self.assertEqual(sorted(set(load.keys(failed, "permit", "not applied")) & set(wmids)), [],
+                         f"{scenario}: 'not applied' permits applied")
+        self.assertTrue(wait.until(lambda: len(workers()) == POOL_WORKERS, 5), f"{scenario}: the pool is not whole: {workers()}")
 
     def recovery_text(self, load, up):
         """How long clients saw failures, and the first success once PostgreSQL was back."""
-        if not load.failures:
+        failed = sorted(c[3] for c in load.failed())
+        if not failed:
             return "no failure"
         back = [t for t in load.success_times if t >= up]
         if not back:
             return "never"
-        return (f"failures over {load.last_failure - load.first_failure:.2f} s, "
+        return (f"failures over {failed[-1] - failed[0]:.2f} s, "
                 f"first write {back[0] - up:.2f} s after it was back")
 
     def test_01_killed_workers_lose_nothing(self):
@@ -333,11 +222,11 @@ class Chaos(unittest.TestCase):
         # "In-doubt calls"): no call fails.
         self.assertEqual(load.failures, 0, f"calls failed when workers were killed: {load.fault_seconds[:5]}")
         # ... and it did: calls the killed workers had in hand came again on the retry socket.
-        self.assertTrue(wait_for(lambda: retried_log_lines() > retried_before, 5), "no call came on the retry socket")
+        self.assertTrue(wait.until(lambda: retried_log_lines() > retried_before, 5), "no call came on the retry socket")
         print(f"\nkill -9: {retried_log_lines() - retried_before} call(s) sent again on the retry socket", flush=True)
         # /metrics tells: a replacement for each kill, the pool whole again.
         self.assertEqual(metric('keeper_worker_replacements_total{cause="signal"}'), replaced + kills)
-        self.assertTrue(wait_for(lambda: metric("keeper_workers_alive") == POOL_WORKERS, 5))
+        self.assertTrue(wait.until(lambda: metric("keeper_workers_alive") == POOL_WORKERS, 5))
         self.assertEqual(metric("keeper_workers_configured"), POOL_WORKERS)
 
     def restart_postgres(self, mode, scenario):
@@ -471,7 +360,7 @@ class Chaos(unittest.TestCase):
         with open(f"{STATE}/pg/postmaster.opts") as f:
             opts = shlex.split(f.read())[1:]
         who = Who()
-        with RetryingClient(who) as client:
+        with RetryingWriters(THREADS, who=(who.session, who.purse, who.card), prefix=f"chaos-{os.getpid()}-{who.card}") as client:
             time.sleep(1)
             for _ in range(2):
                 os.kill(workers()[0], signal.SIGKILL)
@@ -490,12 +379,12 @@ class Chaos(unittest.TestCase):
         repeats = client.sends - len(client.intended)
         RESULTS.append(("retrying client with keys", client.sends, repeats, len(set(client.intended) - set(stored)),
                         f"{len(client.intended)} top-ups, {repeats} repeats, {client.replays} answered as replays"))
-        self.assertEqual(client.unanswered, [], "every top-up got its answer, and it was 0")
+        self.assertEqual(client.unanswered(), [], "every top-up got its answer, and it was 0")
         self.assertGreater(repeats, 0, "the faults made the client repeat calls")
         self.assertEqual(sorted(stored), sorted(client.intended), "every top-up exactly once")
         balance = sql(f"SELECT balance FROM purses WHERE purse = '{who.purse}'")
         self.assertEqual(balance, f"{sum(int(a.replace('.', '')) for a in client.intended) / 100:.2f}")
-        self.assertTrue(wait_for(lambda: len(workers()) == POOL_WORKERS, 5))
+        self.assertTrue(wait.until(lambda: len(workers()) == POOL_WORKERS, 5))
 
     def test_08_a_stalled_standby_gets_definite_answers_within_the_budget(self):
         """The synchronous standby stops answering (synchronous_standby_names names one that is
@@ -542,7 +431,7 @@ class Chaos(unittest.TestCase):
                 t.join()
             call("keyed repeat", "1.02", {"Idempotency-Key": key}, keyed_who)
             killed = in_parallel(("worker killed", "1.03"))
-            self.assertTrue(wait_for(lambda: stalled_commits() > 0, 5), "the top-up's commit waits for the standby")
+            self.assertTrue(wait.until(lambda: stalled_commits() > 0, 5), "the top-up's commit waits for the standby")
             for pid in workers():
                 os.kill(pid, signal.SIGKILL)
             killed[0].join()
@@ -566,7 +455,7 @@ class Chaos(unittest.TestCase):
                         ", ".join(f"{n} {a[2]:.1f} s" for n, a in answers.items())))
         self.assertEqual(metric("keeper_database_outcome_unknown_total") - unknown_before, len(answers))
         # The stall is over: what committed on the primary alone is kept, once each.
-        self.assertTrue(wait_for(lambda: stalled_commits() == 0, 5))
+        self.assertTrue(wait.until(lambda: stalled_commits() == 0, 5))
         self.assertEqual(sorted(who.topups(who.card)), ["1.01", "1.03"])
         self.assertEqual(keyed_who.topups(keyed_who.card), ["1.02"])
         # Each "outcome unknown" resolves by its request id: the top-ups ran, once each; the keyed
@@ -583,7 +472,7 @@ class Chaos(unittest.TestCase):
         status, body, _, _, replayed = answers["keyed, stall over"]
         self.assertEqual((status, replayed), (200, "true"), body)
         self.assertTrue(body.rstrip().endswith(">0</int>"), body)
-        self.assertTrue(wait_for(lambda: len(workers()) == POOL_WORKERS, 5))
+        self.assertTrue(wait.until(lambda: len(workers()) == POOL_WORKERS, 5))
 
     def test_09_keys_belong_to_their_proven_caller_and_overlapping_repeats_apply_once(self):
         """Through the running stack: a keyed top-up repeated after its client authenticated again
@@ -732,7 +621,7 @@ class Chaos(unittest.TestCase):
         finally:
             sql("ALTER SYSTEM RESET synchronous_standby_names")
             sql("SELECT pg_reload_conf()")
-        self.assertTrue(wait_for(lambda: stalled_commits() == 0, 5))
+        self.assertTrue(wait.until(lambda: stalled_commits() == 0, 5))
         by_kind = {}
         for k, *_ in answers:
             by_kind[k] = by_kind.get(k, 0) + 1
@@ -770,7 +659,7 @@ class Chaos(unittest.TestCase):
                    "WHERE operation = 'TopupPurseFromAtmCard' AND request_id = ANY('{%s}')" % ",".join(answered_at)).split()
         late = [r for r in rows if float(r.split("=")[1]) > answered_at[r.split("=")[0]]]
         self.assertEqual(late, [], "calls whose transaction began after their client was answered")
-        self.assertTrue(wait_for(lambda: len(workers()) == POOL_WORKERS, 5))
+        self.assertTrue(wait.until(lambda: len(workers()) == POOL_WORKERS, 5))
 
     def test_99_every_log_line_is_one_whole_record(self):
         # After every scenario (tens of thousands of calls through 4 workers at once, workers

@@ -10,8 +10,9 @@ import os
 import shutil
 import subprocess
 import tempfile
-import time
 import unittest
+
+from harness import wait
 
 STATE = os.environ["KEEPER_TEST_STATE"]
 FCGI = os.environ["KEEPER_TEST_FCGI"]
@@ -43,11 +44,8 @@ logfile = {root}/pgbouncer.log
                                     "/usr/sbin/pgbouncer", f"{root}/pgbouncer.ini"], stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
         try:
-            for _ in range(50):
-                if subprocess.run(["psql", f"host=127.0.0.1 port={PORT} dbname=keeper", "-XAtqc", "SELECT 1"],
-                                  capture_output=True).returncode == 0:
-                    break
-                time.sleep(0.1)
+            wait.until(lambda: subprocess.run(["psql", f"host=127.0.0.1 port={PORT} dbname=keeper", "-XAtqc", "SELECT 1"],
+                                              capture_output=True).returncode == 0, 5)
             env = dict(os.environ, KEEPER_DATABASE_URL=f"host=127.0.0.1 port={PORT} dbname=keeper", KEEPER_CONFIG="/dev/null")
             out = subprocess.run([FCGI, "--check-config"], capture_output=True, text=True, env=env, timeout=60)
             return out.returncode, out.stdout + out.stderr

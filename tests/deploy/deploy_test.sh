@@ -17,8 +17,6 @@ SRC=$(cd "$KEEPER_TEST_SOURCE_DIR" && pwd)  # absolute: the tiers change folder 
 HERE=$SRC/tests/deploy
 DOC=$SRC/docs/operations.md
 WORK=$(mktemp -d /var/tmp/keeper-deploy.XXXXXX)
-# Sorts after the tree's version, as the next release would.
-NEXT_VERSION=$(sed -n 's/^project(keeper VERSION \([0-9.]*\) .*/\1/p' "$SRC/CMakeLists.txt")+deploy1
 SECRET=deploy-secret-alice
 passed=0 failed=0
 
@@ -78,17 +76,8 @@ t=$(now)
 IMAGE=$("$HERE/../harness/image.sh") || { echo "0 passed, 1 failed (no image)"; exit 1; }
 figure "image: $(since "$t") s to have it ($(cat "$(dirname "$IMAGE")/size"))"
 t=$(now)
-package() { (cd "$1" && cpack -G DEB -B "$2" -D CPACK_OUTPUT_FILE_PREFIX="$2" >/dev/null); }  # package BUILD_DIR OUT_DIR
 package "$KEEPER_TEST_BUILD_DIR" "$WORK/pkg-current" || { echo "0 passed, 1 failed (cpack)"; exit 1; }
-next_build=$KEEPER_TEST_BUILD_DIR-deploy-next
-# The same compiler flags as the tree's build, through its compiler launcher (scripts/lib/stack.sh,
-# compiler_launcher): all but the embedded migrations come from ccache.
-launcher=$(grep -m 1 '^CMAKE_CXX_COMPILER_LAUNCHER:' "$KEEPER_TEST_BUILD_DIR/CMakeCache.txt" | cut -d= -f2-)
-{ cmake -S "$SRC" -B "$next_build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKEEPER_TESTS=OFF \
-    ${launcher:+-DCMAKE_CXX_COMPILER_LAUNCHER="$launcher"} \
-    -DKEEPER_EXTRA_MIGRATIONS_DIR="$HERE/next-migrations" -DKEEPER_PACKAGE_VERSION="$NEXT_VERSION" &&
-  cmake --build "$next_build" -j "$(nproc)" --target keeper-fcgi keeperctl &&
-  package "$next_build" "$WORK/pkg-next"; } >"$WORK/next-build.log" 2>&1 ||
+next_package "$WORK/pkg-next" >"$WORK/next-build.log" 2>&1 ||
   { tail -n 30 "$WORK/next-build.log"; echo "0 passed, 1 failed (the newer package)"; exit 1; }
 figure "packages: $(since "$t") s to build both"
 

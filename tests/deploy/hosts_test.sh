@@ -62,7 +62,6 @@ on_front() { run_doc_on front "$@"; }
 t=$(now)
 IMAGE=$("$HERE/../harness/image.sh") || { echo "0 passed, 1 failed (no image)"; exit 1; }
 figure "image: $(since "$t") s to have it"
-package() { (cd "$1" && cpack -G DEB -B "$2" -D CPACK_OUTPUT_FILE_PREFIX="$2" >/dev/null); }  # package BUILD_DIR OUT_DIR
 { package "$KEEPER_TEST_BUILD_DIR" "$WORK/pkg" &&
   cmake -S "$SRC/packaging/front" -B "$WORK/front-build" && (cd "$WORK/front-build" && cpack -G DEB); } \
   >"$WORK/package.log" 2>&1 || { tail -n 20 "$WORK/package.log"; echo "0 passed, 1 failed (packages)"; exit 1; }
@@ -299,23 +298,16 @@ both_serve() {  # new calls go to both hosts in turn
 check "through the front: calls go to w1 and w2 in turn" eventually both_serve
 
 # --- the worker hosts upgraded one at a time under writes through the front (the runbook) --------
-# The newer package has one more migration (tests/deploy/next-migrations), its compilation from
-# ccache. The machine writes through the front all along, as clients on kept connections; then a
-# setting (call_budget_ms) is rolled across the hosts the same way.
+# The newer package has one more migration (tests/deploy/next-migrations). The machine writes
+# through the front all along, as clients on kept connections; then a setting (call_budget_ms) is
+# rolled across the hosts the same way.
 db_query() { in_host db1 sh -c "cd / && runuser -u postgres -- psql -XAtq -d keeper -c \"$1\""; }
-NEXT_VERSION=$(sed -n 's/^project(keeper VERSION \([0-9.]*\) .*/\1/p' "$SRC/CMakeLists.txt")+deploy1
-next_build=$KEEPER_TEST_BUILD_DIR-deploy-hosts-next
-launcher=$(grep -m 1 '^CMAKE_CXX_COMPILER_LAUNCHER:' "$KEEPER_TEST_BUILD_DIR/CMakeCache.txt" | cut -d= -f2-)
 t=$(now)
-next_package() {
-  cmake -S "$SRC" -B "$next_build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKEEPER_TESTS=OFF \
-    ${launcher:+-DCMAKE_CXX_COMPILER_LAUNCHER="$launcher"} \
-    -DKEEPER_EXTRA_MIGRATIONS_DIR="$HERE/next-migrations" -DKEEPER_PACKAGE_VERSION="$NEXT_VERSION" >/dev/null &&
-    cmake --build "$next_build" -j "$(nproc)" --target keeper-fcgi keeperctl >/dev/null &&
-    package "$next_build" "$WORK/pkg-next" &&
+next_host_packages() {
+  next_package "$WORK/pkg-next" >/dev/null &&
     for host in w1 w2; do mkdir -p "$(ct_root $host)/root/pkg-next" && cp "$WORK"/pkg-next/keeper_*.deb "$(ct_root $host)/root/pkg-next/"; done
 }
-check "the newer package (one more migration)" next_package
+check "the newer package (one more migration)" next_host_packages
 figure "newer package: $(since "$t") s"
 roll_start=$(db_query "SELECT now()")
 rm -f "$WORK/roll.stop"

@@ -5,7 +5,7 @@ a call (answered by the stack's own pool, on a true clock) is right, and the ske
 /metrics shows the skew (keeper_database_clock_offset_seconds; the alert
 KeeperClockSkew's case is in tests/monitoring). docs/operations.md, "Clocks".
 
-Speaks FastCGI to the skewed pool itself (pool_socket_test's client); asks /call-outcome through
+Speaks FastCGI to the skewed pool itself (tests/harness/fastcgi.py); asks /call-outcome through
 the stack's nginx. Needs scripts/test's stack (KEEPER_TEST_*)."""
 import json
 import os
@@ -18,8 +18,9 @@ import urllib.request
 import uuid
 
 import private_stack
+from harness import wait
+from harness.fastcgi import get as fastcgi_get
 from harness.test_stack import sql
-from pool_socket_test import fastcgi_get
 
 FCGI = os.environ["KEEPER_TEST_FCGI"]
 STATE = os.environ["KEEPER_TEST_STATE"]
@@ -50,12 +51,9 @@ class SkewedPool:
         self.pool = private_stack.Pool(["faketime", "-f", offset, FCGI, "--listen", self.socket,
                                        "--retry-listen", f"{self.dir}/keeper-retry.sock"],
                                       env=env, socket=self.socket)
-        for _ in range(200):
-            if "ok" in self.get("/health", ""):
-                return
-            time.sleep(0.05)
-        self.stop()
-        raise AssertionError("the skewed pool did not become healthy")
+        if not wait.until(lambda: "ok" in self.get("/health", ""), 10, step=0.05):
+            self.stop()
+            raise AssertionError("the skewed pool did not become healthy")
 
     def get(self, path, query, rid=None):
         try:

@@ -126,52 +126,39 @@ class NginxAnswersForKeeper(unittest.TestCase):
         cls.cut = {name: cut_end(f"{cls.dir}/{name}.sock") for name in ("cut", "cut-retry")}
         nginx_conf.shipped("keeper-locations.conf", f"{cls.dir}/keeper-locations-1s.conf",
                            [("fastcgi_read_timeout    30s;", "fastcgi_read_timeout    1s;")])
-        # Three nginx, each with the shipped upstreams pointed at its own sockets, and one error and
+        # Four nginx, each with the shipped upstreams pointed at its own sockets, and one error and
         # access log.
         logs = {"error_log": f"{cls.dir}/error.log", "access_log": f"{cls.dir}/access.log keeper"}
-        cls.nginx = {name: f"{cls.dir}/{name}" for name in ("nobody", "cut", "timeout")}
-        private_stack.start_nginx(cls.nginx["nobody"], f"""
-    include {upstreams(cls.nginx["nobody"], f"{cls.dir}/nobody-listens-retry.sock", f"{cls.dir}/nobody-listens.sock")};
-    upstream silent_pool {{ server unix:{cls.dir}/silent.sock; }}
+        cls.nginx = {}
+
+        def site(name, port, pool, retry, server="", locations=f"{SOURCE}/nginx/keeper-locations.conf", more=""):
+            """An nginx of its own, the shipped upstreams pointed at pool and retry, serving port."""
+            cls.nginx[name] = f"{cls.dir}/{name}"
+            private_stack.start_nginx(cls.nginx[name], f"""
+    include {upstreams(cls.nginx[name], f"{cls.dir}/{retry}", f"{cls.dir}/{pool}")};{more}
     server {{
-        listen 127.0.0.1:{PORT};
-        include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf;
+        listen 127.0.0.1:{port};{server}
+        include {SOURCE}/nginx/keeper-errors.conf; include {locations};
     }}
+""", port, **logs)
+
+        site("nobody", PORT, "nobody-listens.sock", "nobody-listens-retry.sock", more=f"""
+    upstream silent_pool {{ server unix:{cls.dir}/silent.sock; }}
     server {{
         listen 127.0.0.1:{SLOW_PORT};
         location ~ \\.asmx {{ fastcgi_pass silent_pool; fastcgi_read_timeout 1s; }}
         include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf;
-    }}
-""", PORT, **logs)
+    }}""")
         # A site behind a proxy of the operator's (keeper-limits.conf): nginx takes the client's
         # address from X-Forwarded-For (ngx_http_realip_module), so a test names any address, IPv6
         # ones too, and reads back the block the limits count it under.
-        cls.nginx["proxied"] = f"{cls.dir}/proxied"
-        private_stack.start_nginx(cls.nginx["proxied"], f"""
-    include {upstreams(cls.nginx["proxied"], f"{cls.dir}/nobody-listens-retry.sock", f"{cls.dir}/nobody-listens.sock")};
-    server {{
-        listen 127.0.0.1:{BEHIND_PROXY_PORT};
+        site("proxied", BEHIND_PROXY_PORT, "nobody-listens.sock", "nobody-listens-retry.sock", server="""
         set_real_ip_from 127.0.0.1;
         real_ip_header X-Forwarded-For;
-        location = /client-block {{ return 200 "$keeper_client_block"; }}
-        include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf;
-    }}
-""", BEHIND_PROXY_PORT, **logs)
-        private_stack.start_nginx(cls.nginx["cut"], f"""
-    include {upstreams(cls.nginx["cut"], f"{cls.dir}/cut-retry.sock", f"{cls.dir}/cut.sock")};
-    server {{
-        listen 127.0.0.1:{CUT_PORT};
-        include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf;
-    }}
-""", CUT_PORT, **logs)
-        private_stack.start_nginx(cls.nginx["timeout"], f"""
-    include {upstreams(cls.nginx["timeout"], f"{cls.dir}/silent.sock", f"{cls.dir}/silent.sock")};
-    server {{
+        location = /client-block { return 200 "$keeper_client_block"; }""")
+        site("cut", CUT_PORT, "cut.sock", "cut-retry.sock")
         # The shipped locations with a read timeout of 1 s instead of 30 s.
-        listen 127.0.0.1:{TIMEOUT_PORT};
-        include {SOURCE}/nginx/keeper-errors.conf; include {cls.dir}/keeper-locations-1s.conf;
-    }}
-""", TIMEOUT_PORT, **logs)
+        site("timeout", TIMEOUT_PORT, "silent.sock", "silent.sock", locations=f"{cls.dir}/keeper-locations-1s.conf")
 
     def access_lines(self):
         """The access log's lines (the shipped `keeper` format) by request id."""

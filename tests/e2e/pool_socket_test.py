@@ -11,49 +11,16 @@ import os
 import re
 import shutil
 import socket
-import struct
 import tempfile
 import time
 import unittest
 import uuid
 
 import private_stack
+from harness.fastcgi import get as fastcgi_get, read_answer, request
 from harness.test_stack import STATE, sql
 
 KEEPER_ID = re.compile(r"^\d{13}[0-9a-f]{19}$")
-
-
-def record(kind, content=b"", request=1):
-    return struct.pack(">BBHHBx", 1, kind, request, len(content), 0) + content
-
-
-def pairs(params):
-    out = b""
-    for name, value in params.items():
-        n, v = name.encode(), value.encode()
-        out += bytes([len(n)]) + (bytes([len(v)]) if len(v) < 128 else struct.pack(">I", len(v) | 0x80000000)) + n + v
-    return out
-
-
-def fastcgi_get(socket_path, path, query, request_id, **more):
-    """One GET through a FastCGI socket (more: further parameters); returns the response's head and
-    body as text."""
-    params = {"REQUEST_METHOD": "GET", "DOCUMENT_URI": path, "QUERY_STRING": query, "REQUEST_ID": request_id,
-              "REMOTE_ADDR": "127.0.0.1", "SERVER_PROTOCOL": "HTTP/1.1", "CONTENT_LENGTH": "0", **more}
-    with socket.socket(socket.AF_UNIX) as s:
-        s.settimeout(15)
-        s.connect(socket_path)
-        s.sendall(record(1, struct.pack(">HB5x", 1, 0)) + record(4, pairs(params)) + record(4) + record(5))
-        data = b""
-        while chunk := s.recv(65536):
-            data += chunk
-    out = b""
-    while len(data) >= 8:
-        _, kind, _, length, padding = struct.unpack(">BBHHB", data[:7])
-        if kind == 6:
-            out += data[8:8 + length]
-        data = data[8 + length + padding:]
-    return out.decode()
 
 
 class PeerOfThePoolsSockets(unittest.TestCase):
@@ -78,41 +45,23 @@ class PeerOfThePoolsSockets(unittest.TestCase):
         self.assertEqual(sql(f"SELECT request_id FROM audit_calls WHERE login = '{login}'"), own)
 
 
-def read_answer(conn):
-    """One answer's records from a kept connection, up to its FCGI_END_REQUEST; its stdout as text."""
-    data, out = b"", b""
-    while True:
-        while len(data) < 8 or len(data) < 8 + struct.unpack(">H", data[4:6])[0] + data[6]:
-            chunk = conn.recv(65536)
-            if not chunk:
-                raise AssertionError(f"the pool closed a kept connection; read so far: {out!r}")
-            data += chunk
-        _, kind, _, length, padding = struct.unpack(">BBHHB", data[:7])
-        if kind == 6:
-            out += data[8:8 + length]
-        data = data[8 + length + padding:]
-        if kind == 3:
-            return out.decode()
-
-
 class AKeptConnection(unittest.TestCase):
     """A connection nginx keeps is registered once, edge-triggered (docs/design.md, "The process
     model"): a request that arrives in parts, the rest while its reader is busy, leaves no edge
     unseen, and the connection's next requests are each answered."""
 
     def test_a_request_in_two_parts_then_more_on_the_same_connection(self):
-        params = record(4, pairs({"REQUEST_METHOD": "GET", "DOCUMENT_URI": "/GlobalApi.asmx/GetUtcNow",
-                                  "QUERY_STRING": "", "REMOTE_ADDR": "127.0.0.1", "CONTENT_LENGTH": "0"}))
-        begin = record(1, struct.pack(">HB5x", 1, 1))  # the responder role, FCGI_KEEP_CONN
+        whole = request({"REQUEST_METHOD": "GET", "DOCUMENT_URI": "/GlobalApi.asmx/GetUtcNow", "QUERY_STRING": "",
+                         "REMOTE_ADDR": "127.0.0.1", "CONTENT_LENGTH": "0"}, keep=True)
         with socket.socket(socket.AF_UNIX) as conn:
             conn.settimeout(15)
             conn.connect(os.path.join(STATE, "run", "keeper.sock"))
-            conn.sendall(begin + params)
+            conn.sendall(whole[:-16])  # all but the empty parameters and body records
             time.sleep(0.3)  # the reader waits in read() for the rest: busy when it comes
-            conn.sendall(record(4) + record(5))
+            conn.sendall(whole[-16:])
             self.assertIn("Status: 200", read_answer(conn))
             for _ in range(300):  # each sent as its answer is read: some while its reader settles
-                conn.sendall(begin + params + record(4) + record(5))
+                conn.sendall(whole)
                 self.assertIn("Status: 200", read_answer(conn))
 
 

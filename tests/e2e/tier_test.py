@@ -15,7 +15,7 @@ import time
 import unittest
 import uuid
 
-from harness import web
+from harness import wait, web
 from harness.test_stack import PORT as PLAIN_PORT, STATE, sql
 
 TIER_PORT = int(os.environ["KEEPER_TEST_TIER_PORT"])
@@ -48,13 +48,10 @@ def call(path, headers=None, ctx=FRONT):
 
 def log_line(file, request_id):
     """The line of `file` (in the stack's log directory) naming request_id, once it is written."""
-    for _ in range(50):
+    def find():
         with open(os.path.join(STATE, "log", file), encoding="utf-8", errors="replace") as f:
-            for line in f:
-                if f"request_id={request_id}" in line:
-                    return line
-        time.sleep(0.05)
-    return ""
+            return next((line for line in f if f"request_id={request_id}" in line), "")
+    return wait.until(find, 2.5, step=0.05)
 
 
 def fresh_request_id(seconds_ago=0.0):

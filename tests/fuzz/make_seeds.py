@@ -1,9 +1,11 @@
 """Writes the seed corpora of tests/fuzz/corpus/ from the golden cases (run when they change;
-the seeds are committed). Each target gets inputs in its own format (see each fuzz_*.cpp)."""
+the seeds are committed: `PYTHONPATH=tests python3 tests/fuzz/make_seeds.py`). Each target gets
+inputs in its own format (see each fuzz_*.cpp)."""
 import hashlib
 import os
-import re
 import urllib.parse
+
+from harness import fastcgi
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "..", "golden")
@@ -19,25 +21,12 @@ def write(target, data):
         f.write(data)
 
 
-def fastcgi_record(kind, request_id, content):
-    return bytes([1, kind, request_id >> 8, request_id & 0xff, len(content) >> 8, len(content) & 0xff, 0, 0]) + content
-
-
-def fastcgi_pair(name, value):
-    def length(n):
-        return bytes([n]) if n < 128 else (n | 0x80000000).to_bytes(4, "big")
-    return length(len(name)) + length(len(value)) + name + value
-
-
-# A request as nginx sends it to the workers (fuzz_fastcgi.cpp): begin (keep the connection),
-# parameters, body, each stream ended by an empty record; the first byte cuts the feed.
+# A request as nginx sends it to the workers (fuzz_fastcgi.cpp), keeping the connection; the
+# first byte cuts the feed.
 def fastcgi_request(method, path, query, ctype, action, body):
-    params = [("REQUEST_METHOD", method), ("DOCUMENT_URI", path), ("QUERY_STRING", query),
-              ("CONTENT_TYPE", ctype), ("CONTENT_LENGTH", str(len(body))), ("HTTP_SOAPACTION", action)]
-    pairs = b"".join(fastcgi_pair(k.encode(), v.encode()) for k, v in params)
-    stdin = [fastcgi_record(5, 1, body[i:i + 65535]) for i in range(0, len(body), 65535)]
-    return (fastcgi_record(1, 1, bytes([0, 1, 1, 0, 0, 0, 0, 0])) + fastcgi_record(4, 1, pairs)
-            + fastcgi_record(4, 1, b"") + b"".join(stdin) + fastcgi_record(5, 1, b""))
+    return fastcgi.request({"REQUEST_METHOD": method, "DOCUMENT_URI": path, "QUERY_STRING": query,
+                            "CONTENT_TYPE": ctype, "CONTENT_LENGTH": str(len(body)), "HTTP_SOAPACTION": action},
+                           body, keep=True)
 
 
 def request_of(case):
@@ -87,5 +76,5 @@ for request_id in ["17966200000000123456789abcdef012", "20000000000000123456789a
     write("fuzz_request", bytes([2]) + f"/call-outcome\n\n\n{query}".encode())
 
 # FastCGI's management records: the variables a web server may ask, and a type nobody knows.
-write("fuzz_fastcgi", bytes([63]) + fastcgi_record(9, 0, fastcgi_pair(b"FCGI_MPXS_CONNS", b"")
-                                                      + fastcgi_pair(b"FCGI_MAX_CONNS", b"")) + fastcgi_record(42, 0, b""))
+write("fuzz_fastcgi", bytes([63]) + fastcgi.record(9, fastcgi.pairs({"FCGI_MPXS_CONNS": "", "FCGI_MAX_CONNS": ""}), 0)
+      + fastcgi.record(42, b"", 0))

@@ -19,6 +19,23 @@ figure() { say "figure: $*"; echo "$*" >>"$WORK/figures"; }
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
+# package BUILD_DIR OUT_DIR: the build's Debian package.
+package() { (cd "$1" && cpack -G DEB -B "$2" -D CPACK_OUTPUT_FILE_PREFIX="$2" >/dev/null); }
+# next_package OUT_DIR: the newer package the deploy tiers upgrade to, this tree with one more
+# migration (tests/deploy/next-migrations) and NEXT_VERSION, which sorts after the tree's. Built in
+# one directory for both tiers, which run side by side, under a lock: the second finds it built.
+# The tree's compiler flags and launcher (scripts/lib/stack.sh): all but the embedded migrations
+# come from ccache.
+NEXT_VERSION=$(sed -n 's/^project(keeper VERSION \([0-9.]*\) .*/\1/p' "$SRC/CMakeLists.txt")+deploy1
+next_package() {
+  local build=$KEEPER_TEST_BUILD_DIR-deploy-next launcher
+  launcher=$(grep -m 1 '^CMAKE_CXX_COMPILER_LAUNCHER:' "$KEEPER_TEST_BUILD_DIR/CMakeCache.txt" | cut -d= -f2-)
+  (flock 9 && cmake -S "$SRC" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKEEPER_TESTS=OFF \
+      ${launcher:+-DCMAKE_CXX_COMPILER_LAUNCHER="$launcher"} -DKEEPER_PACKAGE_VERSION="$NEXT_VERSION" \
+      -DKEEPER_EXTRA_MIGRATIONS_DIR="$SRC/tests/deploy/next-migrations" &&
+    cmake --build "$build" -j "$(nproc)" --target keeper-fcgi keeperctl && package "$build" "$1") 9>"$build.lock"
+}
+
 declare -A CT_ROOT=() CT_NSPAWN=() CT_LEADER=() CT_ARGS=()
 CT_NAMESPACES=() CT_BRIDGES=()
 

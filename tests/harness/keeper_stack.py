@@ -130,13 +130,19 @@ class KeeperFront:
 
 
 class Writers(harness.threads.Threads):
-    """Threads calling keeper, each write distinct, every answer recorded with its times."""
+    """Threads calling keeper as `who` (session, purse, card; the shared login's by default), each
+    write distinct, every answer recorded with its times. With resend_on_close, a call on a kept
+    connection that nginx closed before reading it (it closes idle ones when it reloads) is sent
+    again on a new one, as HTTP clients do; without it, any failure is the call's answer."""
     join_seconds = 70
 
-    def __init__(self, threads=6, first_key=1):
+    def __init__(self, threads=6, first_key=1, who=None, resend_on_close=False):
         super().__init__(threads)
         self.counter = first_key - 1
-        self.calls = []  # (kind, key, started, ended, status, result: "0".., None, or "unknown", request id)
+        self.session, self.purse, self.card = who or (SESSION, PURSE, CARD)
+        self.resend_on_close = resend_on_close
+        # (kind, key, started, ended, status, result: "0".., None, "not applied" or "unknown", request id)
+        self.calls = []
 
     def next_key(self):
         with self.lock:
@@ -144,27 +150,39 @@ class Writers(harness.threads.Threads):
             return self.counter
 
     @staticmethod
-    def call(path, params, conn=None):
+    def call(path, params, conn=None, resend_on_close=False):
         """(status, result, request id) of one GET; status 0 when no answer came. On conn (kept
         open between calls, as a mobile client keeps its connection) or a connection of its own."""
         own = conn is None
         conn = conn or http.client.HTTPConnection(*front, timeout=60)
         try:
-            conn.request("GET", path + "?" + urllib.parse.urlencode(params))
-            r = conn.getresponse()
-            body = r.read().decode(errors="replace")
-            if r.status == 200:
-                result = body.rsplit(">", 2)[-2].split("<")[0]
-            else:  # the faults after which the write may have been applied, keeper's and nginx's (docs/scaling.md)
-                unknown = "outcome of the call is unknown" in body
-                result = "unknown" if unknown else None
-            return r.status, result, r.getheader("X-Request-Id")
+            for attempt in (1, 2):
+                reused = conn.sock is not None
+                try:
+                    return Writers.answer(conn, path + "?" + urllib.parse.urlencode(params))
+                except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError) as e:
+                    conn.close()
+                    if not (resend_on_close and attempt == 1 and reused):
+                        return 0, type(e).__name__, None
         except (OSError, http.client.HTTPException) as e:
             conn.close()
             return 0, type(e).__name__, None
         finally:
             if own:
                 conn.close()
+
+    @staticmethod
+    def answer(conn, target):
+        conn.request("GET", target)
+        r = conn.getresponse()
+        body = r.read().decode(errors="replace")
+        if r.status == 200:
+            result = body.rsplit(">", 2)[-2].split("<")[0]
+        elif "outcome of the call is unknown" in body:  # may have been applied, keeper's and nginx's (docs/scaling.md)
+            result = "unknown"
+        else:
+            result = "not applied" if r.status == 503 and "not applied" in body else None
+        return r.status, result, r.getheader("X-Request-Id")
 
     def run(self, _):
         # One kept connection per writer: a new one per call would leave a TIME_WAIT each, and
@@ -174,15 +192,15 @@ class Writers(harness.threads.Threads):
             n = self.next_key()
             if n % 2:
                 kind, key = "topup", f"{n // 100}.{n % 100:02d}"
-                params = {"sessionId": SESSION, "purseDest": PURSE, "cardId": CARD, "amount": key}
+                params = {"sessionId": self.session, "purseDest": self.purse, "cardId": self.card, "amount": key}
                 path = "/AccountApi.asmx/TopupPurseFromAtmCard"
             else:
                 kind, key = "permit", f"{700000000000 + n}"
-                params = {"sessionId": SESSION, "wmid": key, "acceptPayments": "true", "acceptInvoices": "false",
+                params = {"sessionId": self.session, "wmid": key, "acceptPayments": "true", "acceptInvoices": "false",
                           "acceptMessages": "true", "dontUseConfirmation": "false"}
                 path = "/AccountApi.asmx/SetContactPermitsEx"
             started = time.monotonic()
-            status, result, request_id = self.call(path, params, conn)
+            status, result, request_id = self.call(path, params, conn, self.resend_on_close)
             with self.lock:
                 self.calls.append((kind, key, started, time.monotonic(), status, result, request_id))
             if status != 200:
@@ -193,9 +211,12 @@ class Writers(harness.threads.Threads):
         with self.lock:
             return [c for c in self.calls if c[4] == 200 and c[5] == "0"]
 
-    def failed_since(self, t):
+    def failed(self):
         with self.lock:
-            return any(c[3] >= t and not (c[4] == 200 and c[5] == "0") for c in self.calls)
+            return [c for c in self.calls if not (c[4] == 200 and c[5] == "0")]
+
+    def failed_since(self, t):
+        return any(c[3] >= t for c in self.failed())
 
     def longest_gap(self, since, until):
         """(start, end), monotonic, of the longest time in [since, until] without an acknowledgement."""
@@ -221,15 +242,18 @@ def call_outcome(request_id):
 
 
 class RetryingWriters(harness.threads.Threads):
-    """A client as docs/api.md asks one to be: each top-up (on CARD2, each amount distinct) sent
-    with an Idempotency-Key of its own and repeated, same key and amount, until it has an answer.
-    A top-up begun before finish() is still repeated until answered (or 120 s pass)."""
+    """A client as docs/api.md asks one to be: each top-up (as `who`, the shared login's second
+    purse and card by default; each amount distinct) sent with an Idempotency-Key of its own,
+    `prefix`-n, and repeated, same key and amount, until it has an answer. A top-up begun before
+    finish() is still repeated until answered (or 120 s pass)."""
 
     join_seconds = 130
 
-    def __init__(self, threads=3):
+    def __init__(self, threads=3, who=None, prefix="ha"):
         super().__init__(threads)
         self.counter = itertools.count(1)
+        self.session, self.purse, self.card = who or (SESSION, PURSE2, CARD2)
+        self.prefix = prefix
         self.intended, self.answers = [], {}  # amount -> result
         self.sends = self.replays = 0
 
@@ -253,12 +277,12 @@ class RetryingWriters(harness.threads.Threads):
         while not self.stop.is_set():
             n = next(self.counter)
             amount = f"{n // 100}.{n % 100:02d}"
-            params = {"sessionId": SESSION, "purseDest": PURSE2, "cardId": CARD2, "amount": amount}
+            params = {"sessionId": self.session, "purseDest": self.purse, "cardId": self.card, "amount": amount}
             with self.lock:
                 self.intended.append(amount)
             deadline = time.monotonic() + 120
             while time.monotonic() < deadline:
-                result, replayed = self.send(params, f"ha-{n}")
+                result, replayed = self.send(params, f"{self.prefix}-{n}")
                 with self.lock:
                     self.sends += 1
                     self.replays += replayed
@@ -267,6 +291,10 @@ class RetryingWriters(harness.threads.Threads):
                 if result is not None:
                     break
                 time.sleep(0.2)
+
+    def unanswered(self):
+        """The top-ups begun whose answer was not 0, or that got none."""
+        return [a for a in self.intended if self.answers.get(a) != "0"]
 
 
 def wall_clock(t):

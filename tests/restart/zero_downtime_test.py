@@ -8,6 +8,7 @@ as `systemctl reload`). Every request must get its proper answer.
 """
 import os
 import pwd
+import shutil
 import signal
 import socket
 import tempfile
@@ -21,6 +22,7 @@ SOURCE = os.environ["KEEPER_TEST_SOURCE_DIR"]
 import nginx_conf  # the one writer of a test nginx's files (scripts/lib, on PYTHONPATH)
 import harness.threads
 import private_stack
+from harness import wait
 PORT = 18083
 LOAD_THREADS = 8
 LOAD_SECONDS = 8
@@ -56,17 +58,16 @@ class Stack:
             f.write(f"workers = {workers}\n")
         os.chmod(self.config, 0o644)
 
-    def workers(self):
-        with open(f"/proc/{self.pool.pid}/task/{self.pool.pid}/children") as f:
-            return len(f.read().split())
-
-    def wait_for_workers(self, n):
-        for _ in range(50):
-            if self.workers() == n:
-                break
-            time.sleep(0.1)
+    def worker_pids(self):
         with open(f"/proc/{self.pool.pid}/task/{self.pool.pid}/children") as f:
             return [int(p) for p in f.read().split()]
+
+    def workers(self):
+        return len(self.worker_pids())
+
+    def wait_for_workers(self, n, seconds=5):
+        wait.until(lambda: self.workers() == n, seconds)
+        return self.worker_pids()
 
     def accepted_connections(self, pids):
         """How many connections to the pool's socket each process holds (accepted ends carry the path)."""
@@ -136,99 +137,80 @@ class Load(harness.threads.Threads):
 
 
 class ZeroDowntimeTest(unittest.TestCase):
+    def setUp(self):
+        self.work = tempfile.mkdtemp(prefix="keeper-zero-downtime-")
+        os.chmod(self.work, 0o755)
+        self.stack = Stack(self.work)
+
+    def tearDown(self):
+        self.stack.close()
+        shutil.rmtree(self.work, ignore_errors=True)
+
     def test_restarts_and_reloads_under_load_drop_no_request(self):
-        with tempfile.TemporaryDirectory() as work:
-            os.chmod(work, 0o755)
-            stack = Stack(work)
-            try:
-                stack.start_pool()
-                stack.start_nginx()
-                time.sleep(0.5)
-                with Load() as load:
-                    for _ in range(3):
-                        time.sleep(LOAD_SECONDS / 8)
-                        stack.stop_pool()   # systemctl restart: stop ...
-                        stack.start_pool()  # ... then start; meanwhile connections wait in the backlog
-                    for workers in (3, 5):
-                        time.sleep(LOAD_SECONDS / 8)
-                        stack.write_config(workers)
-                        stack.pool.process.send_signal(signal.SIGHUP)  # systemctl reload
-                    time.sleep(LOAD_SECONDS / 8)
-                    # The reloaded configuration is in force once the old workers have drained
-                    # (nginx closes their kept connections within its keepalive_time).
-                    for _ in range(150):
-                        if stack.workers() == 5:
-                            break
-                        time.sleep(0.1)
-                    self.assertEqual(stack.workers(), 5)
-                print(f"{load.good} proper answers, {len(load.bad)} others")
-                self.assertEqual(load.bad[:5], [])
-                self.assertGreater(load.good, 100)
-                with open(os.path.join(work, "pool.log")) as f:
-                    log = f.read()
-                self.assertEqual(log.count("configuration reloaded"), 2)
-                self.assertGreaterEqual(log.count("pool: stopping"), 3)
-            finally:
-                stack.close()
+        stack = self.stack
+        stack.start_pool()
+        stack.start_nginx()
+        time.sleep(0.5)
+        with Load() as load:
+            for _ in range(3):
+                time.sleep(LOAD_SECONDS / 8)
+                stack.stop_pool()   # systemctl restart: stop ...
+                stack.start_pool()  # ... then start; meanwhile connections wait in the backlog
+            for workers in (3, 5):
+                time.sleep(LOAD_SECONDS / 8)
+                stack.write_config(workers)
+                stack.pool.process.send_signal(signal.SIGHUP)  # systemctl reload
+            time.sleep(LOAD_SECONDS / 8)
+            # The reloaded configuration is in force once the old workers have drained (nginx
+            # closes their kept connections within its keepalive_time).
+            self.assertEqual(len(stack.wait_for_workers(5, seconds=15)), 5)
+        print(f"{load.good} proper answers, {len(load.bad)} others")
+        self.assertEqual(load.bad[:5], [])
+        self.assertGreater(load.good, 100)
+        with open(os.path.join(self.work, "pool.log")) as f:
+            log = f.read()
+        self.assertEqual(log.count("configuration reloaded"), 2)
+        self.assertGreaterEqual(log.count("pool: stopping"), 3)
 
     def test_new_connections_go_to_the_workers_in_turn(self):
         # Each worker has only database_connections of its own: if one worker took every kept
         # connection nginx opens, its calls would queue while the others' connections stood idle.
-        with tempfile.TemporaryDirectory() as work:
-            os.chmod(work, 0o755)
-            stack = Stack(work)
-            clients = []
-            try:
-                stack.start_pool()
-                workers = stack.wait_for_workers(4)
-                time.sleep(0.3)  # every worker waiting on the socket
-                for _ in range(8):
-                    c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                    c.connect(stack.socket_path)
-                    clients.append(c)
-                    time.sleep(0.02)
-                time.sleep(0.3)
-                held = stack.accepted_connections(workers)
-                print(f"connections held by each worker: {held}")
-                self.assertEqual(sum(held), 8, held)
-                self.assertLessEqual(max(held), 3, held)  # in turn: 2 each (one taking all 8 before)
-                self.assertGreaterEqual(min(held), 1, held)
-            finally:
-                for c in clients:
-                    c.close()
-                stack.close()
+        self.stack.start_pool()
+        workers = self.stack.wait_for_workers(4)
+        time.sleep(0.3)  # every worker waiting on the socket
+        clients = []
+        try:
+            for _ in range(8):
+                clients.append(socket.socket(socket.AF_UNIX, socket.SOCK_STREAM))
+                clients[-1].connect(self.stack.socket_path)
+                time.sleep(0.02)
+            time.sleep(0.3)
+            held = self.stack.accepted_connections(workers)
+        finally:
+            for c in clients:
+                c.close()
+        print(f"connections held by each worker: {held}")
+        self.assertEqual(sum(held), 8, held)
+        self.assertLessEqual(max(held), 3, held)  # in turn: 2 each (one taking all 8 before)
+        self.assertGreaterEqual(min(held), 1, held)
 
     def test_workers_leave_when_their_supervisor_is_killed(self):
         # systemd restarts a pool whose main process died; orphaned workers would keep the old
         # code and configuration serving beside it, and never be replaced (PR_SET_PDEATHSIG).
-        with tempfile.TemporaryDirectory() as work:
-            os.chmod(work, 0o755)
-            stack = Stack(work)
-            try:
-                stack.start_pool()
-                for _ in range(50):
-                    if stack.workers() == 4:
-                        break
-                    time.sleep(0.1)
-                with open(f"/proc/{stack.pool.pid}/task/{stack.pool.pid}/children") as f:
-                    workers = [int(p) for p in f.read().split()]
-                self.assertEqual(len(workers), 4)
-                stack.pool.process.send_signal(signal.SIGKILL)
-                stack.pool.process.wait(timeout=10)
+        self.stack.start_pool()
+        workers = self.stack.wait_for_workers(4)
+        self.assertEqual(len(workers), 4)
+        self.stack.pool.process.send_signal(signal.SIGKILL)
+        self.stack.pool.process.wait(timeout=10)
 
-                def alive(pid):
-                    try:
-                        with open(f"/proc/{pid}/stat") as f:
-                            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-                    except FileNotFoundError:
-                        return False
-                for _ in range(100):
-                    if not any(alive(p) for p in workers):
-                        break
-                    time.sleep(0.1)
-                self.assertEqual([p for p in workers if alive(p)], [], "workers outlived their supervisor")
-            finally:
-                stack.close()
+        def alive(pid):
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+            except FileNotFoundError:
+                return False
+        wait.until(lambda: not any(alive(p) for p in workers), 10)
+        self.assertEqual([p for p in workers if alive(p)], [], "workers outlived their supervisor")
 
 
 if __name__ == "__main__":
