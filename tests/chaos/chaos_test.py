@@ -16,7 +16,6 @@ Bounded: about three and a half minutes. Prints a table (scenario, requests, fai
 """
 import http.client
 import itertools
-import json
 import os
 import shlex
 import signal
@@ -26,9 +25,9 @@ import time
 import unittest
 
 import private_stack  # the one starter of a test's processes (scripts/lib)
-from harness import keeper_stack, wait
+from harness import keeper_stack, wait, web
 from harness.auth import auth_hash
-from harness.keeper_stack import RetryingWriters, Writers
+from harness.keeper_stack import RetryingWriters, Writers, call_outcome, look_at_call
 from harness.test_stack import DATABASE_URL, PORT, STATE, sql
 
 POOL_PID = int(os.environ["KEEPER_TEST_POOL_PID"])
@@ -57,36 +56,8 @@ def retried_log_lines():
 
 def metric(series):
     """The value of one series of /metrics (0 when absent)."""
-    c = http.client.HTTPConnection("127.0.0.1", PORT, timeout=10)
-    c.request("GET", "/metrics")
-    for line in c.getresponse().read().decode().splitlines():
-        if line.startswith(series + " "):
-            return float(line.split()[-1])
-    return 0.0
-
-
-def look_at_call(session, request_id):
-    """/call-outcome's answer of a call, asked once, and its Retry-After (docs/api-decisions.md,
-    "Checking a call's outcome")."""
-    for _ in range(5):  # nginx's "cannot be read now" ({"Message": …}, 503), as after the workers' kill
-        conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=10)
-        conn.request("GET", f"/call-outcome?sessionId={session}&requestId={request_id}")
-        r = conn.getresponse()
-        answer = json.loads(r.read().decode())
-        if "Message" not in answer:
-            break
-        time.sleep(0.5)
-    return answer, int(r.getheader("Retry-After", "1"))
-
-
-def call_outcome(session, request_id):
-    """What /call-outcome says of a call, asked again while it is "pending" (at most 20 times)."""
-    for _ in range(20):
-        answer, retry_after = look_at_call(session, request_id)
-        if answer.get("outcome") != "pending":
-            return answer
-        time.sleep(min(retry_after, 5))
-    return answer
+    lines = web.call(PORT, "/metrics", timeout=10)[2].decode().splitlines()
+    return next((float(line.split()[-1]) for line in lines if line.startswith(series + " ")), 0.0)
 
 
 def lock_row(purse, seconds):
@@ -438,7 +409,7 @@ class Chaos(unittest.TestCase):
             # The unkeyed top-up's commit stopped waiting at its cancel point: it is committed here
             # alone, visible, and not on the standby. A look at it must not say "recorded", which a
             # failover now would make untrue: "pending" until the standby has it.
-            early, _ = look_at_call(who.session, answers["unkeyed"][3])
+            early, _ = look_at_call(answers["unkeyed"][3], who.session)
             self.assertEqual((early.get("session"), early.get("outcome")), (0, "pending"), early)
         finally:
             sql("ALTER SYSTEM RESET synchronous_standby_names")
@@ -464,7 +435,7 @@ class Chaos(unittest.TestCase):
                                ("keyed repeat", "none")):
             with self.subTest(f"/call-outcome of {name}"):
                 whose = keyed_who if name.startswith("keyed") else who
-                answer = call_outcome(whose.session, answers[name][3])
+                answer = call_outcome(answers[name][3], whose.session)
                 self.assertEqual((answer.get("session"), answer.get("outcome")), (0, expected), answer)
                 if expected == "recorded":
                     self.assertEqual(answer["result"], 0, answer)
@@ -483,12 +454,10 @@ class Chaos(unittest.TestCase):
         who = Who()
 
         def get(path, key):
-            conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=30)
-            conn.request("GET", path, headers={"Idempotency-Key": key})
-            r = conn.getresponse()
-            body = r.read().decode()
-            return r.status, body.rstrip().rsplit(">", 2)[-2].split("<")[0] if r.status == 200 else body, \
-                r.getheader("Idempotent-Replayed")
+            status, headers, body = web.call(PORT, path, headers={"Idempotency-Key": key}, timeout=30)
+            body = body.decode()
+            return status, body.rstrip().rsplit(">", 2)[-2].split("<")[0] if status == 200 else body, \
+                headers.get("Idempotent-Replayed")
 
         def topup(session, amount, key):
             return get(f"/AccountApi.asmx/TopupPurseFromAtmCard?sessionId={session}&purseDest={who.purse}"
@@ -650,7 +619,7 @@ class Chaos(unittest.TestCase):
         self.assertEqual(sorted({a for k, a, _, _ in answers if k == "done"} - set(stored)), [], "acknowledged top-ups missing")
         # Each "outcome unknown" resolves by its request id: recorded exactly when the top-up is stored.
         for _, amount, request_id, _ in (a for a in answers if a[0] == "outcome unknown"):
-            answer = call_outcome(who.session, request_id)
+            answer = call_outcome(request_id, who.session)
             self.assertEqual(answer.get("outcome") == "recorded", amount in stored, (amount, answer))
             self.assertIn(answer.get("outcome"), ("recorded", "none"), answer)
         # Audit rows by request id: each began before its client had the answer.

@@ -48,7 +48,6 @@ import shutil
 import signal
 import ssl
 import subprocess
-import sys
 import threading
 import time
 import unittest
@@ -58,7 +57,7 @@ from pathlib import Path
 from harness.hostnet import Network
 from harness.net_stack import (TIER_PORT, database_hosts, make_tier_certificates, restart_nginx, start_database,
                        start_edge, start_pool, stop_nginx, verdict, workers_of)
-from harness import keeper_stack
+from harness import keeper_stack, wait
 from harness.keeper_stack import (CARD, CARD2, LOGIN, PURSE2, SESSION, KeeperFront, Writers, call_outcome,
                           make_root)
 
@@ -117,12 +116,9 @@ class TwoHostsOnANetwork(unittest.TestCase):
         """Each test begins with the front sending calls to both hosts again: after a fault it
         skips a host that failed for FAIL_TIMEOUT_S (keeper-front-hosts.conf)."""
         sizes = {h: len(self.log(h)) for h in ("w1", "w2")}
-        deadline = time.monotonic() + FAIL_TIMEOUT_S + 5
-        while time.monotonic() < deadline:
-            Writers.call("/GlobalApi.asmx/GetUtcNow", {})
-            if all(len(self.log(h)) > n for h, n in sizes.items()):
-                return
-            time.sleep(0.1)
+        if wait.until(lambda: Writers.call("/GlobalApi.asmx/GetUtcNow", {}) and
+                      all(len(self.log(h)) > n for h, n in sizes.items()), FAIL_TIMEOUT_S + 5):
+            return
         with open(f"{self.root}/log/edge-nginx-access.log") as f:
             tail = f.readlines()[-6:]
         self.fail(f"the front did not come back to both hosts within {FAIL_TIMEOUT_S + 5} s; its last calls:\n"
@@ -324,11 +320,8 @@ class TwoHostsOnANetwork(unittest.TestCase):
                     Path(f"/proc/{pid}/comm").read_text().strip() == "keeper-fcgi")
         before = set(workers_of(self.net, host))
         os.kill(pool, signal.SIGHUP)
-        for _ in range(200):
-            if before.isdisjoint(workers_of(self.net, host)):
-                return
-            time.sleep(0.1)
-        self.fail(f"{host}'s workers were not replaced by the reload")
+        if not wait.until(lambda: before.isdisjoint(workers_of(self.net, host)), 20):
+            self.fail(f"{host}'s workers were not replaced by the reload")
 
     def as_front(self, host, path, params, rid=None, timeout=45):
         """(status, body) of a GET at host's tier listener, sent as the front sends it: its

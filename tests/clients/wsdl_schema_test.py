@@ -1,6 +1,5 @@
 """Each group's WSDL, as served: well-formed (xmllint), its types schema compiles as XML Schema
 (xmllint --schema), and every golden SOAP request and response body validates against it."""
-import glob
 import os
 import re
 import subprocess
@@ -10,7 +9,7 @@ import urllib.request
 
 from harness import test_stack as stack
 
-GOLDEN = os.environ["KEEPER_TEST_GOLDEN_DIR"]
+GOLDEN = os.path.join(os.environ["KEEPER_TEST_SOURCE_DIR"], "tests", "golden")
 GROUPS = ["AccountApi", "TelepayApi", "SimpleAuthApi", "PushApi", "GlobalApi", "ErrorsApi"]
 
 

@@ -28,7 +28,6 @@ import glob
 import json
 import os
 import shutil
-import sys
 import time
 import unittest
 

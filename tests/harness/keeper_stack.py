@@ -15,6 +15,7 @@ import time
 import urllib.parse
 
 import harness.threads
+from harness import wait, web
 import nginx_conf  # the one writer of a test nginx's files (scripts/lib, on PYTHONPATH)
 import private_stack  # the one starter of a test's processes (scripts/lib)
 from private_stack import USER, run
@@ -116,11 +117,8 @@ class KeeperFront:
         include {SOURCE}/nginx/keeper-errors.conf; include {SOURCE}/nginx/keeper-locations.conf;
     }}
 """, HTTP_PORT, f"{self.root}/log/nginx-error.log", user=USER)
-        for _ in range(50):
-            if Writers.call("/GlobalApi.asmx/GetUtcNow", {})[0] == 200:
-                return
-            time.sleep(0.1)
-        raise AssertionError("keeper did not answer behind nginx")
+        if not wait.until(lambda: Writers.call("/GlobalApi.asmx/GetUtcNow", {})[0] == 200, 5):
+            raise AssertionError("keeper did not answer behind nginx")
 
     def stop(self):
         if self.nginx:
@@ -224,20 +222,27 @@ class Writers(harness.threads.Threads):
         return max(zip(ends, ends[1:]), key=lambda pair: pair[1] - pair[0])
 
 
-def call_outcome(request_id):
-    """What /call-outcome says of one of SESSION's calls (docs/api-decisions.md, "Checking a call's
-    outcome"), asked again while it is "pending" (at most 30 s)."""
+def look_at_call(request_id, session=SESSION):
+    """/call-outcome's answer of one of session's calls, asked once (again while nginx answers that it
+    cannot be read now, as after the workers' kill), and its Retry-After (docs/api-decisions.md,
+    "Checking a call's outcome")."""
+    for _ in range(5):
+        query = urllib.parse.urlencode({"sessionId": session, "requestId": request_id})
+        _, headers, body = web.call(front[1], f"/call-outcome?{query}", host=front[0], timeout=10)
+        if "Message" not in (answer := json.loads(body)):
+            break
+        time.sleep(0.5)
+    return answer, int(headers.get("Retry-After", "1"))
+
+
+def call_outcome(request_id, session=SESSION):
+    """What /call-outcome says of one of session's calls, asked again while it is "pending" (30 times
+    at most)."""
     for _ in range(30):
-        conn = http.client.HTTPConnection(*front, timeout=10)
-        try:
-            conn.request("GET", "/call-outcome?" + urllib.parse.urlencode({"sessionId": SESSION, "requestId": request_id}))
-            r = conn.getresponse()
-            answer = json.loads(r.read().decode())
-        finally:
-            conn.close()
+        answer, retry_after = look_at_call(request_id, session)
         if answer.get("outcome") != "pending":
             return answer
-        time.sleep(1)
+        time.sleep(min(retry_after, 5))
     return answer
 
 
@@ -259,19 +264,16 @@ class RetryingWriters(harness.threads.Threads):
 
     @staticmethod
     def send(params, key):
-        conn = http.client.HTTPConnection(*front, timeout=60)
+        """(result, replayed) of one send; (None, False) without an answer of keeper's."""
         try:
-            conn.request("GET", "/AccountApi.asmx/TopupPurseFromAtmCard?" + urllib.parse.urlencode(params),
-                         headers={"Idempotency-Key": key})
-            r = conn.getresponse()
-            body = r.read().decode(errors="replace")
-            if r.status == 200:
-                return body.rsplit(">", 2)[-2].split("<")[0], r.getheader("Idempotent-Replayed") == "true"
+            status, headers, body = web.call(front[1], "/AccountApi.asmx/TopupPurseFromAtmCard?" +
+                                             urllib.parse.urlencode(params), headers={"Idempotency-Key": key},
+                                             host=front[0], timeout=60)
         except (OSError, http.client.HTTPException):
-            pass
-        finally:
-            conn.close()
-        return None, False
+            return None, False
+        if status != 200:
+            return None, False
+        return body.decode(errors="replace").rsplit(">", 2)[-2].split("<")[0], headers.get("Idempotent-Replayed") == "true"
 
     def run(self, _):
         while not self.stop.is_set():

@@ -9,7 +9,7 @@ import os
 import signal
 import time
 
-from harness import keeper_stack
+from harness import keeper_stack, wait
 from harness.keeper_stack import SOURCE, call_outcome
 import nginx_conf  # the one writer of a test nginx's files (scripts/lib, on PYTHONPATH)
 import private_stack  # the one starter of a test's processes (scripts/lib)
@@ -100,11 +100,7 @@ def start_pool(net, root, host, env, workers=2):
         ("/var/log/nginx/keeper-", f"{root}/log/{host}-nginx-"),
         ("/etc/keeper/nginx/", f"{SOURCE}/nginx/")])
     start_nginx(net, root, host, host_nginx_conf(root, host, f"    include {upstream};\n    include {tier};"))
-    for _ in range(300):
-        if os.path.exists(f"{run_dir}/keeper-retry.sock"):
-            break
-        time.sleep(0.1)
-    else:
+    if not wait.until(lambda: os.path.exists(f"{run_dir}/keeper-retry.sock"), 30):
         raise AssertionError(f"keeper-fcgi on {host} made no retry socket in 30 s")
     wait_port(address, TIER_PORT, 30, f"nginx on {host}")
 

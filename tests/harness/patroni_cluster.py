@@ -15,6 +15,7 @@ import urllib.request
 
 import yaml  # python3-yaml, which Debian's patroni depends on
 
+from harness import wait
 from harness.keeper_stack import SOURCE, USER, descendants
 
 ETCD_CLIENT, ETCD_PEER, PG_PORT, REST_PORT = 2379, 2380, 5432, 8008
@@ -213,12 +214,8 @@ class Cluster:
         return {m["name"]: f"{m['role']}/{m['state']}" for m in self.members()}
 
     def wait(self, predicate, seconds, what):
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            if predicate():
-                return
-            time.sleep(0.5)
-        raise AssertionError(f"{what} after {seconds} s: {self.states()}")
+        if not wait.until(predicate, seconds, step=0.5):
+            raise AssertionError(f"{what} after {seconds} s: {self.states()}")
 
     def wait_settled(self, seconds):
         self.wait(lambda: settled(self.members()), seconds, "no leader with a synchronous standby")

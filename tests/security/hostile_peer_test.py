@@ -25,7 +25,6 @@ Bounded: about a minute; it stops and removes everything it started. Needs root.
 import os
 import shutil
 import subprocess
-import sys
 import time
 import unittest
 

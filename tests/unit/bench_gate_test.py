@@ -5,7 +5,6 @@ import contextlib
 import io
 import os
 import pathlib
-import sys
 import unittest
 
 BENCH = pathlib.Path(__file__).resolve().parents[2] / "bench"
