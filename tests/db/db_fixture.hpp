@@ -6,7 +6,6 @@
 #include <pqxx/pqxx>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "core/domain/auth_hash.hpp"
 #include "core/pipeline/request_router.hpp"

@@ -24,6 +24,8 @@ struct keyed_fixture : db_fixture {
     user alice = new_user();
     user bob = new_user();
     std::string key = unique("key-");
+    std::string purse = purse_for(alice);
+    long long card = card_for(alice);
 
     // A store whose worker has this key file (secret_keyring lines, the current key first).
     static std::unique_ptr<keeper::db::pg_store> store_with(const std::string& key_lines) {
@@ -31,11 +33,11 @@ struct keyed_fixture : db_fixture {
             keeper::test::shared_database().url(), 1, keeper::db::database_timeouts{},
             std::make_shared<const keeper::db::key_file>(keeper::db::secret_keyring::parse(key_lines)));
     }
-    keyed_answer topup(const user& u, const std::string& purse, long long card, const std::string& amount,
+    keyed_answer topup(const user& u, const std::string& dest, long long card_id, const std::string& amount,
                        const std::string& k, keeper::core::store* through = nullptr) {
         return call_keyed(
             "AccountApi", "TopupPurseFromAtmCard",
-            {{"sessionId", u.session}, {"purseDest", purse}, {"cardId", std::to_string(card)}, {"amount", amount}}, k,
+            {{"sessionId", u.session}, {"purseDest", dest}, {"cardId", std::to_string(card_id)}, {"amount", amount}}, k,
             through);
     }
     keyed_answer rename(const user& u, int profile, const std::string& name, const std::string& k) {
@@ -60,8 +62,6 @@ struct keyed_fixture : db_fixture {
 BOOST_FIXTURE_TEST_SUITE(idempotency_keys, keyed_fixture)
 
 BOOST_AUTO_TEST_CASE(a_keyed_topup_runs_once_and_its_repeats_answer_its_result) {
-    const auto purse = purse_for(alice);
-    const auto card = card_for(alice);
     const auto first = topup(alice, purse, card, "10.5", key);
     BOOST_TEST(first.status == 200);
     BOOST_TEST(first.result == 0);
@@ -85,8 +85,6 @@ BOOST_AUTO_TEST_CASE(a_keyed_topup_runs_once_and_its_repeats_answer_its_result) 
 }
 
 BOOST_AUTO_TEST_CASE(the_key_with_other_parameters_or_another_operation_is_refused_with_422) {
-    const auto purse = purse_for(alice);
-    const auto card = card_for(alice);
     BOOST_TEST(topup(alice, purse, card, "5", key).result == 0);
     const auto other_amount = topup(alice, purse, card, "6", key);
     BOOST_TEST(other_amount.status == 422);
@@ -111,8 +109,6 @@ BOOST_AUTO_TEST_CASE(fingerprints_are_keyed_and_a_repeat_matches_under_any_key_o
     const auto fingerprint_of = [&](const std::string& k) {
         return scalar("SELECT encode(fingerprint, 'hex') FROM idempotency_keys WHERE key = '" + k + "'");
     };
-    const auto purse = purse_for(alice);
-    const auto card = card_for(alice);
     BOOST_TEST(topup(alice, purse, card, "10", key, before_rotation.get()).result == 0);
     const auto unkeyed = unique("key-");  // the fixture's store has no key file: as the previous release
     BOOST_TEST(topup(alice, purse, card, "10", unkeyed).result == 0);
@@ -138,8 +134,6 @@ BOOST_AUTO_TEST_CASE(a_keyed_repeat_replays_on_every_host_of_a_rotation_and_an_u
     const auto k2 = secret_keyring::new_key_line("k2");
     const auto reloaded = store_with(k2 + "\n" + k1);  // this host has the new key, the old one below it
     const auto not_yet = store_with(k1);               // this one still has only the old key
-    const auto purse = purse_for(alice);
-    const auto card = card_for(alice);
     const auto on_reloaded = unique("key-");
     BOOST_TEST(topup(alice, purse, card, "10", on_reloaded, reloaded.get()).result == 0);
     const auto repeat = topup(alice, purse, card, "10", on_reloaded, not_yet.get());
@@ -267,8 +261,6 @@ BOOST_AUTO_TEST_CASE(applications_and_authenticate_keep_keys_under_their_own_cal
 // client that authenticates again (a new session id) and repeats its keyed top-up, or writes the
 // purse in lower case, repeats the same call.
 BOOST_AUTO_TEST_CASE(a_repeat_after_authenticating_again_or_with_the_purse_in_lower_case_replays) {
-    const auto purse = purse_for(alice);
-    const auto card = card_for(alice);
     BOOST_TEST(topup(alice, purse, card, "12.5", key).result == 0);
     const user again{alice.login, unique("sess")};
     BOOST_TEST_REQUIRE(authenticate_with_secret(again.session, alice.login, "secret") == 0);
@@ -332,8 +324,6 @@ BOOST_AUTO_TEST_CASE(a_failed_authentication_records_no_key_and_blocks_nothing) 
 // row, still running) changed nothing and is told to repeat it: 409 with Retry-After, never a
 // server fault. Repeated, it runs once.
 BOOST_AUTO_TEST_CASE(a_keyed_call_that_waits_past_lock_timeout_gets_409_and_changes_nothing) {
-    const auto purse = purse_for(alice);
-    const auto card = card_for(alice);
     keeper::db::pg_store short_wait{
         keeper::test::shared_database().url(), 1, {std::chrono::milliseconds{300}, std::chrono::milliseconds{5000}}};
     pqxx::connection other{keeper::test::shared_database().url()};
@@ -353,8 +343,6 @@ BOOST_AUTO_TEST_CASE(a_keyed_call_that_waits_past_lock_timeout_gets_409_and_chan
 }
 
 BOOST_AUTO_TEST_CASE(concurrent_repeats_apply_once_and_all_answer_the_same) {
-    const auto purse = purse_for(alice);
-    const auto card = card_for(alice);
     keeper::db::pg_store pool{keeper::test::shared_database().url(), 6};
     // Hold the card's lock, so that every repeat is in flight at once before the first commits.
     pqxx::connection holder{keeper::test::shared_database().url()};

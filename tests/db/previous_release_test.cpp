@@ -6,10 +6,8 @@
 // its worker ran them; db/functions/keeper_previous_release.sql answers them.
 #include <boost/test/unit_test.hpp>
 
-#include <array>
 #include <cstddef>
 #include <span>
-#include <string_view>
 
 // Its handles, under a namespace of their own (their names are this release's too); the standard
 // headers it includes are already included above.

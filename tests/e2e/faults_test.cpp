@@ -2,13 +2,12 @@
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
-#include <fstream>
-#include <iterator>
 #include <regex>
 #include <set>
 #include <thread>
 
 #include "stack_fixture.hpp"
+#include "tests/support/files.hpp"
 
 using namespace keeper::test;
 
@@ -203,9 +202,7 @@ BOOST_AUTO_TEST_CASE(a_calls_trace_is_continued_or_started_and_logged) {
 
     const auto logged = [&](const std::string& file, const std::string& text) {
         for (int i = 0; i < 50; ++i) {  // nginx logs after it answered; keeper within 20 ms
-            std::ifstream in{stack_state_dir() + "/log/" + file};
-            const std::string log{std::istreambuf_iterator<char>{in}, {}};
-            if (log.find(text) != std::string::npos) return true;
+            if (read_file(stack_state_dir() + "/log/" + file).find(text) != std::string::npos) return true;
             std::this_thread::sleep_for(std::chrono::milliseconds{50});
         }
         return false;

@@ -1,15 +1,14 @@
 // Replays tests/golden/*.case through nginx: every operation over every transport, byte for byte.
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <set>
-#include <sstream>
 
 #include "core/domain/code_hash.hpp"
 #include "core/domain/operation_table.hpp"
 #include "core/wire/transport_table.hpp"
 #include "stack_fixture.hpp"
+#include "tests/support/files.hpp"
 
 using namespace keeper::test;
 namespace fs = std::filesystem;
@@ -26,13 +25,6 @@ struct golden_case {
     std::map<std::string, std::string> response_headers;  // names lower case
     std::string response_body;
 };
-
-std::string read_file(const fs::path& p) {
-    std::ifstream in{p, std::ios::binary};
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 // "Name: value" lines up to a blank line, from pos; moves pos past the blank line.
 std::map<std::string, std::string> read_headers(const std::string& text, std::size_t& pos, bool lower_names) {
@@ -163,7 +155,7 @@ void replay(int port, const std::vector<fs::path>& files) {
     BOOST_TEST_REQUIRE(!files.empty());
     for (const auto& file : files) {
         BOOST_TEST_CONTEXT(file.filename().string()) {
-            const auto c = parse_case(read_file(file));
+            const auto c = parse_case(read_file(file.string()));
             const auto reply = http_request(port, c.method, c.target, c.request_headers, expanded_body(c.request_body));
             BOOST_TEST(reply.status == c.status);
             for (const auto& [name, value] : c.response_headers) BOOST_TEST(reply.header(name) == value);

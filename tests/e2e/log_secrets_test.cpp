@@ -6,15 +6,16 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <fstream>
 #include <functional>
 #include <thread>
 
 #include "keeperctl/provisioning.hpp"
 #include "stack_fixture.hpp"
+#include "tests/support/files.hpp"
 
 using keeper::test::fields;
 using keeper::test::http_reply;
+using keeper::test::read_file;
 
 namespace {
 
@@ -36,11 +37,6 @@ struct log_secrets_fixture : keeper::test::stack_fixture {
         return s;
     }
 };
-
-std::string read_file(const std::string& path) {
-    std::ifstream in{path};
-    return {std::istreambuf_iterator<char>{in}, {}};
-}
 
 }  // namespace
 

@@ -2,11 +2,10 @@
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
-#include <fstream>
-#include <iterator>
 #include <thread>
 
 #include "stack_fixture.hpp"
+#include "tests/support/files.hpp"
 
 using namespace keeper::test;
 using keeper::core::expected_auth_hash;
@@ -45,8 +44,7 @@ BOOST_AUTO_TEST_CASE(nginx_access_log_holds_no_query_string_secrets) {
     const auto hash = expected_auth_hash(login, secret, session);
     BOOST_TEST(good() == 0);  // over GET: the hash and session id are in the query string
     std::this_thread::sleep_for(std::chrono::milliseconds{200});  // nginx logs after it answered
-    std::ifstream in{stack_state_dir() + "/log/nginx-access.log"};
-    const std::string log{std::istreambuf_iterator<char>{in}, {}};
+    const auto log = read_file(stack_state_dir() + "/log/nginx-access.log");
     BOOST_TEST(log.find("GET /SimpleAuthApi.asmx/Authenticate HTTP") != std::string::npos);  // the call is logged ...
     BOOST_TEST(log.find(hash) == std::string::npos);                                         // ... without its hash
 }

@@ -20,6 +20,7 @@
 #include "config/connection_strings.hpp"
 #include "config/settings_file.hpp"
 #include "core/api/settings.hpp"
+#include "tests/support/files.hpp"
 
 using namespace keeper::core;
 using namespace keeper::config;
@@ -163,10 +164,7 @@ BOOST_AUTO_TEST_CASE(every_key_is_documented_with_its_default) {
 }
 
 BOOST_AUTO_TEST_CASE(the_shipped_config_file_shows_every_key_with_its_default) {
-    std::ifstream in{std::string{KEEPER_SOURCE_DIR} + "/packaging/keeper.conf"};
-    std::ostringstream text;
-    text << in.rdbuf();
-    const auto file = text.str();
+    const auto file = keeper::test::read_file(std::string{KEEPER_SOURCE_DIR} + "/packaging/keeper.conf");
     for (const auto& d : setting_docs()) {
         const auto line = "#" + d.key + (d.default_value.empty() ? " =" : " = " + d.default_value);
         BOOST_TEST(file.find(line + "\n") != std::string::npos, "missing: " << line);
@@ -209,10 +207,7 @@ namespace {
 
 // The value of a server-level directive (at the start of a line) in a shipped nginx file.
 std::string directive_in(const std::string& conf, const std::string& directive) {
-    std::ifstream in{std::string{KEEPER_SOURCE_DIR} + "/nginx/" + conf};
-    std::ostringstream text;
-    text << in.rdbuf();
-    const auto file = text.str();
+    const auto file = keeper::test::read_file(std::string{KEEPER_SOURCE_DIR} + "/nginx/" + conf);
     const auto at = file.find("\n" + directive + " ");
     BOOST_REQUIRE_MESSAGE(at != std::string::npos, conf << " has no " << directive);
     const auto start = file.find_first_not_of(' ', at + directive.size() + 1);
@@ -289,18 +284,13 @@ BOOST_AUTO_TEST_CASE(every_result_code_is_reachable_through_some_operation) {
 }
 
 BOOST_AUTO_TEST_CASE(the_committed_api_reference_is_the_generated_one) {
-    std::ifstream in{std::string{KEEPER_SOURCE_DIR} + "/docs/api.md"};
-    std::ostringstream text;
-    text << in.rdbuf();
-    BOOST_TEST((text.str() == write_api_reference()),
+    BOOST_TEST((keeper::test::read_file(std::string{KEEPER_SOURCE_DIR} + "/docs/api.md") == write_api_reference()),
                "regenerate: build/keeperctl/keeperctl api-reference > docs/api.md");
 }
 
 BOOST_AUTO_TEST_CASE(the_committed_openapi_document_is_the_generated_one) {
-    std::ifstream in{std::string{KEEPER_SOURCE_DIR} + "/docs/openapi.json"};
-    std::ostringstream text;
-    text << in.rdbuf();
-    BOOST_TEST((text.str() == write_openapi()), "regenerate: build/keeperctl/keeperctl openapi > docs/openapi.json");
+    BOOST_TEST((keeper::test::read_file(std::string{KEEPER_SOURCE_DIR} + "/docs/openapi.json") == write_openapi()),
+               "regenerate: build/keeperctl/keeperctl openapi > docs/openapi.json");
 }
 
 BOOST_AUTO_TEST_CASE(group_names_map_both_ways) {

@@ -5,7 +5,6 @@
 #include <boost/test/unit_test.hpp>
 
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -19,17 +18,16 @@
 #include "core/domain/operation_table.hpp"
 #include "core/pages/nginx_errors.hpp"
 #include "core/wire/response_writer.hpp"
+#include "tests/support/files.hpp"
 
 using namespace keeper::core;
 
 namespace {
 
 std::string source(const std::string& path) {
-    std::ifstream in{std::string{KEEPER_SOURCE_DIR} + "/" + path};
-    std::ostringstream text;
-    text << in.rdbuf();
-    BOOST_REQUIRE(!text.str().empty());
-    return text.str();
+    auto text = keeper::test::read_file(std::string{KEEPER_SOURCE_DIR} + "/" + path);
+    BOOST_REQUIRE(!text.empty());
+    return text;
 }
 
 std::string between(const std::string& text, const std::string& open, const std::string& close) {

@@ -2,13 +2,12 @@
 // exactly its parameters $1..$N, names are unique, every statement returns named columns. The
 // database tier checks the column names against PostgreSQL itself (pg_store_connection).
 #include <boost/test/unit_test.hpp>
-#include <fstream>
 #include <regex>
-#include <sstream>
 #include <set>
 #include <string>
 
 #include "db/store/statements.hpp"
+#include "tests/support/files.hpp"
 
 using namespace keeper::db;
 
@@ -27,12 +26,11 @@ BOOST_AUTO_TEST_CASE(every_call_statement_takes_the_calls_claim_first) {
         if (sql.find("::keeper_call") == std::string::npos) continue;
         BOOST_TEST_CONTEXT(s.name) {
             BOOST_TEST_REQUIRE(std::regex_search(sql, m, called));
-            std::ifstream in{std::string{KEEPER_SOURCE_DIR} + "/db/functions/" + m[1].str() + ".sql"};
-            std::ostringstream text;
-            text << in.rdbuf();
-            const auto body = text.str().find("\nBEGIN\n");
+            const auto text =
+                keeper::test::read_file(std::string{KEEPER_SOURCE_DIR} + "/db/functions/" + m[1].str() + ".sql");
+            const auto body = text.find("\nBEGIN\n");
             BOOST_TEST_REQUIRE(body != std::string::npos);
-            BOOST_TEST(text.str().substr(body + 7).starts_with(
+            BOOST_TEST(text.substr(body + 7).starts_with(
                 "    IF keeper_claim_needed(p_call) THEN PERFORM keeper_claim(p_call); END IF;\n"));
             ++calls;
         }

@@ -16,7 +16,6 @@ every JSON answer the tests receive.
   does not list for its operation fails too.
 """
 import copy
-import http.client
 import json
 import os
 import pathlib
@@ -26,6 +25,8 @@ import unittest
 import urllib.parse
 
 import jsonschema
+
+from harness import web
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 DOC_PATH = ROOT / "docs" / "openapi.json"
@@ -49,11 +50,9 @@ def validate_api(path):
 
 
 def call(method, target, content_type, body):
-    c = http.client.HTTPConnection("127.0.0.1", PORT, timeout=30)
-    headers = {"Content-Type": content_type} if content_type else {}
-    c.request(method, target, body=body.encode(), headers=headers)
-    r = c.getresponse()
-    return r.status, r.getheader("jsonerror") or "", r.read().decode("utf-8", "replace")
+    status, headers, answer = web.call(PORT, target, method, {"Content-Type": content_type} if content_type else {},
+                                       body.encode(), timeout=30)
+    return status, headers.get("jsonerror") or "", answer.decode("utf-8", "replace")
 
 
 def golden_json_exchanges():
