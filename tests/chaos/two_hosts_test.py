@@ -116,8 +116,11 @@ class TwoHostsOnANetwork(unittest.TestCase):
         """Each test begins with the front sending calls to both hosts again: after a fault it
         skips a host that failed for FAIL_TIMEOUT_S (keeper-front-hosts.conf)."""
         sizes = {h: len(self.log(h)) for h in ("w1", "w2")}
-        if wait.until(lambda: Writers.call("/GlobalApi.asmx/GetUtcNow", {}) and
-                      all(len(self.log(h)) > n for h, n in sizes.items()), FAIL_TIMEOUT_S + 5):
+
+        def both_hosts_served():
+            Writers.call("/GlobalApi.asmx/GetUtcNow", {})
+            return all(len(self.log(h)) > n for h, n in sizes.items())
+        if wait.until(both_hosts_served, FAIL_TIMEOUT_S + 5):
             return
         with open(f"{self.root}/log/edge-nginx-access.log") as f:
             tail = f.readlines()[-6:]

@@ -153,18 +153,17 @@ class Writers(harness.threads.Threads):
         open between calls, as a mobile client keeps its connection) or a connection of its own."""
         own = conn is None
         conn = conn or http.client.HTTPConnection(*front, timeout=60)
+        target = path + "?" + urllib.parse.urlencode(params)
         try:
             for attempt in (1, 2):
                 reused = conn.sock is not None
                 try:
-                    return Writers.answer(conn, path + "?" + urllib.parse.urlencode(params))
-                except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError) as e:
+                    return Writers.answer(conn, target)
+                except (OSError, http.client.HTTPException) as e:
                     conn.close()
-                    if not (resend_on_close and attempt == 1 and reused):
+                    closed_unread = isinstance(e, (BrokenPipeError, ConnectionResetError))  # RemoteDisconnected too
+                    if not (resend_on_close and attempt == 1 and reused and closed_unread):
                         return 0, type(e).__name__, None
-        except (OSError, http.client.HTTPException) as e:
-            conn.close()
-            return 0, type(e).__name__, None
         finally:
             if own:
                 conn.close()
@@ -226,8 +225,8 @@ def look_at_call(request_id, session=SESSION):
     """/call-outcome's answer of one of session's calls, asked once (again while nginx answers that it
     cannot be read now, as after the workers' kill), and its Retry-After (docs/api-decisions.md,
     "Checking a call's outcome")."""
+    query = urllib.parse.urlencode({"sessionId": session, "requestId": request_id})
     for _ in range(5):
-        query = urllib.parse.urlencode({"sessionId": session, "requestId": request_id})
         _, headers, body = web.call(front[1], f"/call-outcome?{query}", host=front[0], timeout=10)
         if "Message" not in (answer := json.loads(body)):
             break
