@@ -3,7 +3,7 @@
 application and its userId, as the contract keys Authenticate's by the login, and never by an
 address: thousands of phones share one behind a carrier's NAT, and neither a phone that names
 applications that do not exist nor an app build that sends wrong hashes for its user holds the
-other users there. What an address does meet is nginx's rate (tests/e2e/client_block_test.py).
+other users there. What an address does meet is nginx's rate (tests/e2e/nginx_faults_test.py).
 Authenticate's rule, per login, is the contract's (tests/e2e/sessions_test.cpp)."""
 import threading
 import time

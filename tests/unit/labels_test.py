@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Each folder under tests/ is one label: a test whose command runs a file of tests/<folder>/ (at
 any depth) carries the label <folder>, and its name starts with it. The Boost.Test tiers are made
-so by keeper_test_tier; the scripts are listed by hand in tests/CMakeLists.txt, where a moved file
-or a wrong label would otherwise go unseen."""
+so by keeper_test_tier and the scripts by their file names (tests/CMakeLists.txt); a test added
+there by hand, or a wrapper that runs another folder's file, is held to the same rule."""
 import json
 import os
 import pathlib

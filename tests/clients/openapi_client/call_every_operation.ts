@@ -2,7 +2,7 @@
 // docs/openapi.json: openapi-typescript's types (keeper-api.d.ts, made by the test), openapi-fetch's
 // calls. `tsc --strict` checks every call's parameters and every answer's type against the
 // document; at run time each answer's `d` is checked to be of that type. Prints the answers as one
-// JSON object for tests/clients/openapi_client_test.py, which made the objects named in argv[2].
+// JSON object for tests/clients/openapi_generated_test.py, which made the objects named in argv[2].
 import createClient from "openapi-fetch";
 import type { paths } from "./keeper-api";
 

@@ -1,4 +1,4 @@
-"""Chaos under load, against the running test stack.
+"""Chaos under load, against a stack of its own (under_load_test.sh starts it).
 
 A load generator writes while something breaks, and records every acknowledgement: top-ups of
 one card with amounts no other request uses, and contact permits with wmids no other request
@@ -11,7 +11,6 @@ another database session while other calls go on; and all of these at once under
 repeats each top-up with its Idempotency-Key until answered, which must see each exactly once;
 the synchronous standby stalled, alone and under more clients than the pool has threads.
 
-Needs scripts/test's stack (KEEPER_TEST_*); it restarts that stack's PostgreSQL, so it runs alone.
 Bounded: about three and a half minutes. Prints a table (scenario, requests, failed, lost, recovery).
 """
 import http.client
