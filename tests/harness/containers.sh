@@ -10,9 +10,9 @@
 # removes every namespace and bridge it made.
 
 say() { printf '%s\n' "$*" >&2; }
-check() {  # check "what" command...
-  local what=$1; shift
-  if "$@" >"$WORK/last.out" 2>&1; then passed=$((passed + 1)); say "ok: $what"
+check() {  # check "what" command...: says how long each took, the tier's own profile
+  local what=$1 began; shift; began=$(now)
+  if "$@" >"$WORK/last.out" 2>&1; then passed=$((passed + 1)); say "ok: $what ($(since "$began") s)"
   else failed=$((failed + 1)); say "FAIL: $what"; sed 's/^/  /' "$WORK/last.out" | tail -n 30 >&2; fi
 }
 figure() { say "figure: $*"; echo "$*" >>"$WORK/figures"; }
